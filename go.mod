@@ -41,6 +41,7 @@ require (
 	github.com/supranational/blst v0.3.16 // indirect
 	github.com/swaggest/swgui v1.8.5 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
