@@ -1,0 +1,224 @@
+package cipher
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+
+	"github.com/ipfs/go-cid"
+	"github.com/multiformats/go-multihash"
+)
+
+// MaxEncryptedSize is the largest encrypted_data [Keyring.Open] reads: 1 MiB of
+// text, checked before any decoding. A token that size holds about 768 KiB of
+// plaintext (less when it arrives Base64-wrapped a second time); [Seal] refuses
+// plaintext whose token would exceed it.
+const MaxEncryptedSize = 1 << 20
+
+// Envelope is the spec's PatientData object; its JSON tags are the wire format.
+type Envelope struct {
+	PatientID     string `json:"patient_id"`
+	EncryptedData string `json:"encrypted_data"`
+	IPFSCID       string `json:"ipfs_cid"`
+	DataHash      string `json:"data_hash"`
+}
+
+// DataHash returns the envelope's data_hash of plaintext: SHA-256 as 64
+// lowercase hex digits.
+func DataHash(plaintext []byte) string {
+	sum := sha256.Sum256(plaintext)
+	return hex.EncodeToString(sum[:])
+}
+
+// Seal encrypts plaintext with the first key of k and returns the envelope
+// that [Keyring.Open] accepts: encrypted_data is the Fernet token text (URL-safe
+// Base64), ipfs_cid is what `ipfs add --cid-version=1` gives for a file
+// holding exactly that text, and data_hash is [DataHash] of plaintext.
+//
+// Errors: a *FieldError wrapping ErrMissingField for an empty patientID, or
+// ErrInvalidEncoding when the token would exceed MaxEncryptedSize; an error
+// for a keyring without keys or a failing random source.
+func Seal(patientID string, plaintext []byte, k *Keyring) (Envelope, error) {
+	if patientID == "" {
+		return Envelope{}, &FieldError{Field: FieldPatientID, Err: ErrMissingField}
+	}
+	if k.Len() == 0 {
+		return Envelope{}, errNoKeys
+	}
+	if tokenLen(len(plaintext)) > MaxEncryptedSize {
+		return Envelope{}, &FieldError{Field: FieldEncryptedData, Err: ErrInvalidEncoding, Reason: "plaintext too large: its token would exceed MaxEncryptedSize"}
+	}
+	tok, err := k.Encrypt(plaintext)
+	if err != nil {
+		return Envelope{}, err
+	}
+	c, err := CIDFor(tok)
+	if err != nil {
+		return Envelope{}, err
+	}
+	return Envelope{
+		PatientID:     patientID,
+		EncryptedData: string(tok),
+		IPFSCID:       c.String(),
+		DataHash:      DataHash(plaintext),
+	}, nil
+}
+
+// Open checks env and returns its plaintext. The checks run in this order and
+// the first failure is returned as a *FieldError naming the field and wrapping
+// one sentinel:
+//
+//  1. ErrMissingField: patient_id, encrypted_data, ipfs_cid, data_hash empty
+//     (in that order);
+//  2. ErrInvalidHashFormat: data_hash is not 64 lowercase hex digits;
+//  3. ErrInvalidCID: ipfs_cid does not parse as a CID (v0 "Qm...", or v1 in
+//     any multibase);
+//  4. ErrInvalidEncoding: encrypted_data is longer than MaxEncryptedSize, or is
+//     neither a Fernet token nor Base64 (either alphabet, padded or not) of
+//     a token's text;
+//  5. ErrDecrypt: no key of the ring opens the token; tokens never expire here;
+//  6. ErrCIDMismatch: the CID's multihash is sha2-256 over a raw or dag-pb
+//     block and addresses neither encrypted_data as received nor the token
+//     text inside it (see docs/decisions/cipher.md for what is recomputed);
+//  7. ErrHashMismatch: SHA-256 of the plaintext is not data_hash (compared in
+//     constant time).
+//
+// Whether patient_id matches the record inside is the caller's check. If ctx
+// ends before decryption or before the CID is recomputed, Open returns
+// ctx.Err() (wrapped). No error carries plaintext, key or ciphertext bytes.
+func (k *Keyring) Open(ctx context.Context, env Envelope) ([]byte, error) {
+	if k.Len() == 0 {
+		return nil, errNoKeys
+	}
+	for _, f := range [...]struct{ name, value string }{
+		{FieldPatientID, env.PatientID},
+		{FieldEncryptedData, env.EncryptedData},
+		{FieldIPFSCID, env.IPFSCID},
+		{FieldDataHash, env.DataHash},
+	} {
+		if f.value == "" {
+			return nil, &FieldError{Field: f.name, Err: ErrMissingField}
+		}
+	}
+	want, ok := parseDataHash(env.DataHash)
+	if !ok {
+		return nil, &FieldError{Field: FieldDataHash, Err: ErrInvalidHashFormat, Reason: "want 64 lowercase hex digits"}
+	}
+	c, err := cid.Decode(env.IPFSCID)
+	if err != nil {
+		return nil, &FieldError{Field: FieldIPFSCID, Err: ErrInvalidCID}
+	}
+	if len(env.EncryptedData) > MaxEncryptedSize {
+		return nil, &FieldError{Field: FieldEncryptedData, Err: ErrInvalidEncoding, Reason: "larger than MaxEncryptedSize"}
+	}
+	raw, tokenText, err := parseEncrypted(env.EncryptedData)
+	if err != nil {
+		return nil, &FieldError{Field: FieldEncryptedData, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &ctxError{err}
+	}
+	plain, err := k.open(raw, 0, k.clock())
+	if err != nil {
+		return nil, &FieldError{Field: FieldEncryptedData, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		clear(plain)
+		return nil, &ctxError{err}
+	}
+	if !cidAddresses(c, []byte(env.EncryptedData), tokenText) {
+		clear(plain)
+		return nil, &FieldError{Field: FieldIPFSCID, Err: ErrCIDMismatch}
+	}
+	got := sha256.Sum256(plain)
+	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		clear(plain)
+		return nil, &FieldError{Field: FieldDataHash, Err: ErrHashMismatch}
+	}
+	return plain, nil
+}
+
+// ctxError wraps the context's error so the message says where it happened.
+type ctxError struct{ err error }
+
+func (e *ctxError) Error() string { return "cipher: open: " + e.err.Error() }
+func (e *ctxError) Unwrap() error { return e.err }
+
+func parseDataHash(s string) (sum [sha256.Size]byte, ok bool) {
+	if len(s) != 2*sha256.Size {
+		return sum, false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return sum, false
+		}
+	}
+	_, err := hex.Decode(sum[:], []byte(s))
+	return sum, err == nil
+}
+
+// parseEncrypted finds the binary Fernet token in encrypted_data, which is
+// either the token's text or Base64 of that text, and returns the token and
+// its text. The two cannot be confused: a token starts with the version byte
+// 0x80, Base64 of a token's text decodes to ASCII starting "g". A string that
+// decodes directly to a well-shaped token with another version byte is taken
+// as a token, so that it fails as ErrDecrypt (unsupported version).
+func parseEncrypted(s string) (raw, text []byte, err error) {
+	direct, derr := decodeToken([]byte(s))
+	if derr == nil && direct[0] == fernetVersion {
+		return direct, []byte(s), nil
+	}
+	if inner, ok := decodeBase64(s); ok {
+		if nested, nerr := decodeToken(inner); nerr == nil && (nested[0] == fernetVersion || derr != nil) {
+			return nested, inner, nil
+		}
+	}
+	if derr == nil {
+		return direct, []byte(s), nil
+	}
+	var te *TokenError
+	if errors.As(derr, &te) && te.Reason != "not Base64" {
+		return nil, nil, derr // say why the token is malformed
+	}
+	return nil, nil, errToken(ErrInvalidEncoding, "neither a Fernet token nor Base64 of one")
+}
+
+// cidAddresses reports whether c may address one of the candidate byte
+// strings. Only sha2-256 multihashes over a raw or dag-pb block can be
+// recomputed; any other CID is accepted unchecked (true).
+func cidAddresses(c cid.Cid, candidates ...[]byte) bool {
+	dmh, err := multihash.Decode(c.Hash())
+	if err != nil || dmh.Code != multihash.SHA2_256 || dmh.Length != sha256.Size {
+		return true
+	}
+	var layouts []dagLayout
+	switch {
+	case c.Type() == codecRaw:
+		// A raw block is the bytes themselves, whatever their size.
+	case c.Type() == codecDagPB && c.Version() == 0:
+		layouts = []dagLayout{layoutV0}
+	case c.Type() == codecDagPB:
+		layouts = []dagLayout{layoutPB, layoutV1}
+	default:
+		return true
+	}
+	for i, cand := range candidates {
+		if i > 0 && string(cand) == string(candidates[0]) {
+			continue
+		}
+		if c.Type() == codecRaw {
+			if sum := sha256.Sum256(cand); string(sum[:]) == string(dmh.Digest) {
+				return true
+			}
+			continue
+		}
+		for _, l := range layouts {
+			if root := buildDAG(cand, l).cid; root.Type() == c.Type() && string(root.Hash()) == string(c.Hash()) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,91 @@
+package cipher
+
+import (
+	"errors"
+	"strings"
+)
+
+// Sentinel errors. Every error returned by [Keyring.Open] wraps exactly one of
+// them (or is the context's error when ctx ends first), so a caller can map
+// them with errors.Is. Their texts, and the texts of the typed errors that wrap
+// them, never contain plaintext, key material or ciphertext.
+var (
+	// ErrMissingField: a required envelope field is empty.
+	ErrMissingField = errors.New("missing field")
+	// ErrInvalidHashFormat: data_hash is not exactly 64 lowercase hex digits.
+	ErrInvalidHashFormat = errors.New("invalid data_hash format")
+	// ErrInvalidCID: ipfs_cid is not a CID.
+	ErrInvalidCID = errors.New("invalid CID")
+	// ErrInvalidEncoding: encrypted_data is neither a Fernet token nor Base64
+	// text of one, or it is larger than MaxEncryptedSize.
+	ErrInvalidEncoding = errors.New("invalid encrypted data encoding")
+	// ErrDecrypt: a well-formed token that no key of the ring opens (wrong key,
+	// bad HMAC, unsupported version, bad padding, or outside its TTL).
+	ErrDecrypt = errors.New("decryption failed")
+	// ErrCIDMismatch: the CID's multihash, recomputed from the stored bytes,
+	// differs from the one in ipfs_cid.
+	ErrCIDMismatch = errors.New("CID does not address the encrypted data")
+	// ErrHashMismatch: SHA-256 of the plaintext differs from data_hash.
+	ErrHashMismatch = errors.New("data hash mismatch")
+)
+
+// Envelope field names, as in the JSON wire format.
+const (
+	FieldPatientID     = "patient_id"
+	FieldEncryptedData = "encrypted_data"
+	FieldIPFSCID       = "ipfs_cid"
+	FieldDataHash      = "data_hash"
+)
+
+// FieldError is the error type of [Keyring.Open] and [Seal]: it names the
+// envelope field at fault and wraps one sentinel (Err). Reason is a fixed
+// description for logs and never contains data from the envelope.
+type FieldError struct {
+	Field  string // JSON name of the field: patient_id, encrypted_data, ipfs_cid or data_hash
+	Err    error  // the sentinel (possibly through a *TokenError)
+	Reason string // optional fixed detail, e.g. "larger than MaxEncryptedSize"
+}
+
+func (e *FieldError) Error() string {
+	var b strings.Builder
+	b.WriteString("cipher: ")
+	b.WriteString(e.Field)
+	b.WriteString(": ")
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString("invalid")
+	}
+	if e.Reason != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Reason)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Unwrap returns the wrapped sentinel.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// TokenError is the error type of [Keyring.Decrypt]: it wraps
+// [ErrInvalidEncoding] (not a structurally valid token) or [ErrDecrypt] (no key
+// opens it) and says why in fixed words.
+type TokenError struct {
+	Err    error  // ErrInvalidEncoding or ErrDecrypt
+	Reason string // fixed text such as "bad HMAC for every key"
+}
+
+func (e *TokenError) Error() string {
+	if e.Reason == "" {
+		return "cipher: " + e.Err.Error()
+	}
+	return "cipher: " + e.Err.Error() + ": " + e.Reason
+}
+
+// Unwrap returns the wrapped sentinel.
+func (e *TokenError) Unwrap() error { return e.Err }
+
+// errToken returns a *TokenError; reason must be fixed text, never data.
+func errToken(sentinel error, reason string) error {
+	return &TokenError{Err: sentinel, Reason: reason}
+}
