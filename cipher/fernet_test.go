@@ -93,14 +93,14 @@ func TestFernetSpecInvalid(t *testing.T) {
 	t.Parallel()
 	// Which sentinel each case of invalid.json must produce.
 	want := map[string]error{
-		"incorrect mac":                           ErrDecrypt,
-		"too short":                               ErrInvalidEncoding,
-		"invalid base64":                          ErrInvalidEncoding,
+		"incorrect mac":  ErrDecrypt,
+		"too short":      ErrInvalidEncoding,
+		"invalid base64": ErrInvalidEncoding,
 		"payload size not multiple of block size": ErrInvalidEncoding,
 		"payload padding error":                   ErrDecrypt,
 		"far-future TS (unacceptable clock skew)": ErrDecrypt,
-		"expired TTL":                             ErrDecrypt,
-		"incorrect IV (causes padding error)":     ErrDecrypt,
+		"expired TTL":                         ErrDecrypt,
+		"incorrect IV (causes padding error)": ErrDecrypt,
 	}
 	vs := loadVectors(t, "invalid.json")
 	require.Len(t, vs, len(want), "a new invalid.json case needs an expectation here")
