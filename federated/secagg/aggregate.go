@@ -13,6 +13,7 @@ import (
 // never a participant's plaintext input.
 type Transcript struct {
 	Params      Params                 // session parameters
+	Threshold   int                    // t of the t-of-n sharing
 	Roster      []PublicKeys           // U1: who advertised keys
 	Commitments map[string][]byte      // commitment to b_u, per member of U2
 	Inputs      map[string]MaskedInput // U3: masked inputs received
@@ -30,7 +31,11 @@ func Unmask(ctx context.Context, tr Transcript) ([]uint64, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	byID, order, err := checkRoster(tr.Roster, p.Threshold)
+	t := tr.Threshold
+	if t < MinThreshold(len(tr.Roster)) {
+		return nil, fmt.Errorf("%w: threshold %d for %d participants", ErrParams, t, len(tr.Roster))
+	}
+	byID, order, err := checkRoster(tr.Roster, t)
 	if err != nil {
 		return nil, err
 	}
@@ -53,8 +58,8 @@ func Unmask(ctx context.Context, tr Transcript) ([]uint64, error) {
 		u3 = append(u3, id)
 	}
 	slices.Sort(u3)
-	if len(u3) < p.Threshold {
-		return nil, fmt.Errorf("%w: %d inputs, threshold %d", ErrUnmask, len(u3), p.Threshold)
+	if len(u3) < t {
+		return nil, fmt.Errorf("%w: %d inputs, threshold %d", ErrUnmask, len(u3), t)
 	}
 
 	// Group revealed shares by (kind, of), one per revealer.
@@ -99,7 +104,7 @@ func Unmask(ctx context.Context, tr Transcript) ([]uint64, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		seed, err := Combine(groups[key{SelfMask, v}], p.Threshold, SeedSize)
+		seed, err := Combine(groups[key{SelfMask, v}], t, SeedSize)
 		if err != nil {
 			return nil, fmt.Errorf("%w: self mask of %q: %w", ErrUnmask, v, err)
 		}
@@ -114,7 +119,7 @@ func Unmask(ctx context.Context, tr Transcript) ([]uint64, error) {
 		if _, alive := slices.BinarySearch(u3, v); alive {
 			continue
 		}
-		raw, err := Combine(groups[key{MaskKey, v}], p.Threshold, keySize)
+		raw, err := Combine(groups[key{MaskKey, v}], t, keySize)
 		if err != nil {
 			return nil, fmt.Errorf("%w: mask key of %q: %w", ErrUnmask, v, err)
 		}

@@ -15,7 +15,7 @@ func BenchmarkUnmask(b *testing.B) {
 				for i := range drops {
 					drop[fmt.Sprintf("org-%03d", i)] = true
 				}
-				s := runSession(b, n, max(2, n/2+1), 10000, drop)
+				s := runSession(b, n, MinThreshold(n), 10000, drop)
 				b.ResetTimer()
 				for b.Loop() {
 					if _, err := Unmask(b.Context(), s.tr); err != nil {
@@ -32,7 +32,7 @@ func BenchmarkUnmask(b *testing.B) {
 func BenchmarkMaskInput(b *testing.B) {
 	for _, n := range []int{3, 10, 100} {
 		b.Run(fmt.Sprintf("participants=%d/dim=10000", n), func(b *testing.B) {
-			s := runSession(b, n, max(2, n/2+1), 10000, nil)
+			s := runSession(b, n, MinThreshold(n), 10000, nil)
 			c := s.clients[0]
 			x := make([]uint64, 10000)
 			b.ResetTimer()

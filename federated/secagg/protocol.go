@@ -37,18 +37,19 @@ var (
 
 // Params are the public parameters of one aggregation session (one round).
 type Params struct {
-	Session   []byte `json:"session"`   // 32 random bytes, fresh per round
-	Threshold int    `json:"threshold"` // t of the t-of-n secret sharing
-	Dim       int    `json:"dim"`       // vector length
+	Session []byte `json:"session"` // 32 random bytes, fresh per round
+	Dim     int    `json:"dim"`     // vector length
 }
+
+// MinThreshold is the smallest Shamir threshold a client accepts for a roster
+// of n: a strict majority, and never below 2. A coordinator may ask for more.
+func MinThreshold(n int) int { return max(2, n/2+1) }
 
 // Validate checks the parameters.
 func (p Params) Validate() error {
 	switch {
 	case len(p.Session) != SessionSize:
 		return fmt.Errorf("%w: session must be %d bytes", ErrParams, SessionSize)
-	case p.Threshold < 2:
-		return fmt.Errorf("%w: threshold %d < 2", ErrParams, p.Threshold)
 	case p.Dim < 1 || p.Dim > MaxDim:
 		return fmt.Errorf("%w: dim %d", ErrParams, p.Dim)
 	}
@@ -137,8 +138,9 @@ const (
 // Client is one participant's side of a session. It holds the secrets and
 // must not leave the participant's process. It is not safe for concurrent use.
 type Client struct {
-	id      string
-	params  Params
+	id        string
+	params    Params
+	threshold int
 	rand    io.Reader
 	cipher  *ecdh.PrivateKey
 	mask    *ecdh.PrivateKey
@@ -211,12 +213,16 @@ func xOf(order []string, id string) (uint16, bool) {
 
 // ShareKeys draws the self-mask seed b_u, shares it and the mask private key
 // t-of-n among the roster (U1, which must include this client with its own
-// keys) and seals each recipient's pair of shares.
-func (c *Client) ShareKeys(roster []PublicKeys) (*ShareKeysMessage, error) {
+// keys) and seals each recipient's pair of shares. A threshold below
+// MinThreshold(len(roster)) or above len(roster) is refused.
+func (c *Client) ShareKeys(roster []PublicKeys, t int) (*ShareKeysMessage, error) {
 	if c.state != stateKeys {
 		return nil, fmt.Errorf("%w: ShareKeys called twice", ErrProtocol)
 	}
-	byID, order, err := checkRoster(roster, c.params.Threshold)
+	if t < MinThreshold(len(roster)) || t > len(roster) {
+		return nil, fmt.Errorf("%w: threshold %d for %d participants", ErrParams, t, len(roster))
+	}
+	byID, order, err := checkRoster(roster, t)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +233,8 @@ func (c *Client) ShareKeys(roster []PublicKeys) (*ShareKeysMessage, error) {
 	if _, err := io.ReadFull(c.rand, c.selfKey[:]); err != nil {
 		return nil, fmt.Errorf("secagg: reading randomness: %w", err)
 	}
-	n, t := len(order), c.params.Threshold
+	n := len(order)
+	c.threshold = t
 	keyShares, err := Split(c.rand, c.mask.Bytes(), t, n)
 	if err != nil {
 		return nil, err
@@ -420,7 +427,7 @@ func (c *Client) MaskInput(u2 []string, incoming []EncryptedShare, x []uint64) (
 	if len(x) != c.params.Dim {
 		return nil, fmt.Errorf("%w: input has %d words, session has %d", ErrParams, len(x), c.params.Dim)
 	}
-	set, err := checkSubset(u2, c.order, c.id, c.params.Threshold)
+	set, err := checkSubset(u2, c.order, c.id, c.threshold)
 	if err != nil {
 		return nil, err
 	}
@@ -472,7 +479,7 @@ func (c *Client) Unmask(u3 []string) ([]RevealedShare, error) {
 	if c.state != stateMasked {
 		return nil, fmt.Errorf("%w: Unmask out of order", ErrProtocol)
 	}
-	set, err := checkSubset(u3, c.u2, c.id, c.params.Threshold)
+	set, err := checkSubset(u3, c.u2, c.id, c.threshold)
 	if err != nil {
 		return nil, err
 	}

@@ -20,18 +20,18 @@ type session struct {
 	tr      Transcript
 }
 
-func newParams(t testing.TB, threshold, dim int) Params {
+func newParams(t testing.TB, dim int) Params {
 	s := make([]byte, SessionSize)
 	_, err := rand.Read(s)
 	require.NoError(t, err)
-	return Params{Session: s, Threshold: threshold, Dim: dim}
+	return Params{Session: s, Dim: dim}
 }
 
 func runSession(t testing.TB, n, threshold, dim int, drop map[string]bool) *session {
 	t.Helper()
-	p := newParams(t, threshold, dim)
+	p := newParams(t, dim)
 	s := &session{params: p, inputs: map[string][]uint64{}}
-	s.tr = Transcript{Params: p, Commitments: map[string][]byte{}, Inputs: map[string]MaskedInput{}}
+	s.tr = Transcript{Params: p, Threshold: threshold, Commitments: map[string][]byte{}, Inputs: map[string]MaskedInput{}}
 	rng := mrand.New(mrand.NewPCG(uint64(n), uint64(dim)))
 	for i := range n {
 		c, err := NewClient(rand.Reader, fmt.Sprintf("org-%03d", i), p)
@@ -42,7 +42,7 @@ func runSession(t testing.TB, n, threshold, dim int, drop map[string]bool) *sess
 	inbox := map[string][]EncryptedShare{}
 	var u2 []string
 	for _, c := range s.clients {
-		msg, err := c.ShareKeys(s.tr.Roster)
+		msg, err := c.ShareKeys(s.tr.Roster, threshold)
 		require.NoError(t, err)
 		s.tr.Commitments[c.id] = msg.Commitment
 		for _, es := range msg.Shares {
@@ -159,7 +159,7 @@ func TestUnmaskRejectsBadTranscripts(t *testing.T) {
 
 func TestClientRefusesUnsafeRequests(t *testing.T) {
 	t.Parallel()
-	p := newParams(t, 2, 4)
+	p := newParams(t, 4)
 	var cs []*Client
 	var roster []PublicKeys
 	for i := range 3 {
@@ -170,7 +170,7 @@ func TestClientRefusesUnsafeRequests(t *testing.T) {
 	}
 	inbox := map[string][]EncryptedShare{}
 	for _, c := range cs {
-		m, err := c.ShareKeys(roster)
+		m, err := c.ShareKeys(roster, 2)
 		require.NoError(t, err)
 		for _, es := range m.Shares {
 			inbox[es.To] = append(inbox[es.To], es)
@@ -255,7 +255,7 @@ func FuzzShareDecryption(f *testing.F) {
 	f.Add([]byte{}, "o1")
 	f.Add(make([]byte, 200), "o2")
 	f.Fuzz(func(t *testing.T, ct []byte, from string) {
-		p := Params{Session: make([]byte, SessionSize), Threshold: 2, Dim: 1}
+		p := Params{Session: make([]byte, SessionSize), Dim: 1}
 		var cs []*Client
 		var roster []PublicKeys
 		for i := range 3 {
@@ -264,7 +264,7 @@ func FuzzShareDecryption(f *testing.F) {
 			cs = append(cs, c)
 			roster = append(roster, c.Keys())
 		}
-		_, err := cs[0].ShareKeys(roster)
+		_, err := cs[0].ShareKeys(roster, 2)
 		require.NoError(t, err)
 		_, err = cs[0].MaskInput([]string{"o0", "o1", "o2"}, []EncryptedShare{{From: from, To: "o0", Ciphertext: ct}}, []uint64{0})
 		require.Error(t, err)
