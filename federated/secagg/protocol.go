@@ -141,10 +141,10 @@ type Client struct {
 	id        string
 	params    Params
 	threshold int
-	rand    io.Reader
-	cipher  *ecdh.PrivateKey
-	mask    *ecdh.PrivateKey
-	selfKey [SeedSize]byte
+	rand      io.Reader
+	cipher    *ecdh.PrivateKey
+	mask      *ecdh.PrivateKey
+	selfKey   [SeedSize]byte
 
 	state    clientState
 	roster   map[string]PublicKeys
