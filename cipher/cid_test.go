@@ -29,9 +29,9 @@ func pattern(n int) []byte {
 //     bafkreifzjut3te... often quoted for it is "hello world" without the
 //     newline, a raw block: sha256 b94d27b9...; checked below.)
 //   - empty file v0 QmbFMke1...: used in many public READMEs and tests, e.g.
-//     a nushell test generated with `printf ” | ipfs add --only-hash
-//     --cid-version=0 --raw-leaves=false`, which also gives QmS9JArP... for the
-//     single byte 0x00; empty v1 bafkreihdwdcef... is sha2-256 of nothing.
+//     a nushell test whose vectors come from `printf <input> | ipfs add
+//     --only-hash --cid-version=0 --raw-leaves=false`, which also lists
+//     QmS9JArP... for the single byte 0x00; empty v1 bafkreihdwdcef... is sha2-256 of nothing.
 //   - every pattern(n) row: computed by github.com/ipfs/boxo v0.43.0,
 //     ipld/unixfs/importer/balanced.Layout with chunker.DefaultSplitter and
 //     maxlinks 174 -- the importer kubo's `ipfs add` runs -- in a throwaway

@@ -1,0 +1,64 @@
+package cipher
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// FuzzOpen feeds arbitrary envelopes to Open: it must never panic, and it must
+// either return the plaintext whose SHA-256 is data_hash, or an error that
+// wraps one of the sentinels and carries no key material.
+func FuzzOpen(f *testing.F) {
+	k := testRing(f)
+	valid := seal(f, k, testRecord)
+	raw, err := base64.URLEncoding.DecodeString(valid.EncryptedData)
+	if err != nil {
+		f.Fatal(err)
+	}
+	add := func(e Envelope) { f.Add(e.PatientID, e.EncryptedData, e.IPFSCID, e.DataHash) }
+	add(valid)
+	add(Envelope{})
+	add(Envelope{PatientID: "p", EncryptedData: base64.StdEncoding.EncodeToString([]byte(valid.EncryptedData)), IPFSCID: valid.IPFSCID, DataHash: valid.DataHash})
+	add(Envelope{PatientID: "p", EncryptedData: valid.EncryptedData, IPFSCID: "QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o", DataHash: valid.DataHash})
+	add(Envelope{PatientID: "p", EncryptedData: valid.EncryptedData, IPFSCID: valid.IPFSCID, DataHash: strings.Repeat("0", 64)})
+	add(Envelope{PatientID: "p", EncryptedData: base64.RawURLEncoding.EncodeToString(raw[:73]), IPFSCID: valid.IPFSCID, DataHash: valid.DataHash})
+	add(Envelope{PatientID: "p", EncryptedData: "%%%", IPFSCID: "bafy", DataHash: "XYZ"})
+	add(Envelope{PatientID: "p", EncryptedData: "gAAAAA", IPFSCID: "zb2rhe5P4gXftAwvA4eXQ5HJwsER2owDyS9sKaQRRVQPn93bA", DataHash: valid.DataHash})
+	sentinels := []error{ErrMissingField, ErrInvalidHashFormat, ErrInvalidCID, ErrInvalidEncoding, ErrDecrypt, ErrCIDMismatch, ErrHashMismatch}
+	keyText := testKey(11).Encode()
+
+	f.Fuzz(func(t *testing.T, patientID, encryptedData, ipfsCID, dataHash string) {
+		env := Envelope{PatientID: patientID, EncryptedData: encryptedData, IPFSCID: ipfsCID, DataHash: dataHash}
+		plain, err := k.Open(t.Context(), env)
+		if err == nil {
+			sum := sha256.Sum256(plain)
+			if hex.EncodeToString(sum[:]) != dataHash {
+				t.Fatalf("Open returned plaintext whose hash is not data_hash")
+			}
+			return
+		}
+		if plain != nil {
+			t.Fatalf("plaintext returned with error %v", err)
+		}
+		n := 0
+		for _, s := range sentinels {
+			if errors.Is(err, s) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("error %q wraps %d sentinels, want 1", err, n)
+		}
+		var fe *FieldError
+		if !errors.As(err, &fe) {
+			t.Fatalf("error %q is not a *FieldError", err)
+		}
+		if strings.Contains(err.Error(), keyText) || (len(encryptedData) >= 16 && strings.Contains(err.Error(), encryptedData)) {
+			t.Fatalf("error leaks input: %q", err)
+		}
+	})
+}
