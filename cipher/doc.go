@@ -5,10 +5,11 @@
 //
 // A [Keyring] holds the Fernet keys of FERNET_KEY (comma-separated; the first
 // encrypts, all decrypt, so keys rotate by prepending). [Keyring.Open] checks an
-// [Envelope] field by field and returns the plaintext, or a [*FieldError]
-// wrapping one sentinel error (ErrMissingField, ErrInvalidHashFormat,
-// ErrInvalidCID, ErrInvalidEncoding, ErrDecrypt, ErrCIDMismatch,
-// ErrHashMismatch) that a server maps to a status with errors.Is. [Seal] builds
+// [Envelope] field by field and returns the plaintext, or an error wrapping
+// one sentinel (ErrMissingField through a [*FieldError]; ErrInvalidHashFormat,
+// ErrInvalidCID, ErrInvalidEncoding, ErrDecrypt, ErrCIDMismatch or
+// ErrHashMismatch through an [*EnvelopeError]) that a server maps to a status
+// with errors.Is. [Seal] builds
 // an envelope that Open accepts, with the CID `ipfs add --cid-version=1` gives
 // for the token text ([CIDFor]).
 //

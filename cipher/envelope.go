@@ -37,18 +37,19 @@ func DataHash(plaintext []byte) string {
 // Base64), ipfs_cid is what `ipfs add --cid-version=1` gives for a file
 // holding exactly that text, and data_hash is [DataHash] of plaintext.
 //
-// Errors: a *FieldError wrapping ErrMissingField for an empty patientID, or
-// ErrInvalidEncoding when the token would exceed MaxEncryptedSize; an error
-// for a keyring without keys or a failing random source.
+// Errors: a *FieldError (ErrMissingField) for an empty patientID, an
+// *EnvelopeError wrapping ErrInvalidEncoding when the token would exceed
+// MaxEncryptedSize, and a plain error for a keyring without keys or a failing
+// random source.
 func Seal(patientID string, plaintext []byte, k *Keyring) (Envelope, error) {
 	if patientID == "" {
-		return Envelope{}, &FieldError{Field: FieldPatientID, Err: ErrMissingField}
+		return Envelope{}, &FieldError{Field: FieldPatientID}
 	}
 	if k.Len() == 0 {
 		return Envelope{}, errNoKeys
 	}
 	if tokenLen(len(plaintext)) > MaxEncryptedSize {
-		return Envelope{}, &FieldError{Field: FieldEncryptedData, Err: ErrInvalidEncoding, Reason: "plaintext too large: its token would exceed MaxEncryptedSize"}
+		return Envelope{}, &EnvelopeError{Field: FieldEncryptedData, Err: ErrInvalidEncoding, Reason: "plaintext too large: its token would exceed MaxEncryptedSize"}
 	}
 	tok, err := k.Encrypt(plaintext)
 	if err != nil {
@@ -67,8 +68,8 @@ func Seal(patientID string, plaintext []byte, k *Keyring) (Envelope, error) {
 }
 
 // Open checks env and returns its plaintext. The checks run in this order and
-// the first failure is returned as a *FieldError naming the field and wrapping
-// one sentinel:
+// the first failure is returned: a *FieldError for a missing field, otherwise
+// an *EnvelopeError naming the field at fault; each wraps one sentinel:
 //
 //  1. ErrMissingField: patient_id, encrypted_data, ipfs_cid, data_hash empty
 //     (in that order);
@@ -99,30 +100,30 @@ func (k *Keyring) Open(ctx context.Context, env Envelope) ([]byte, error) {
 		{FieldDataHash, env.DataHash},
 	} {
 		if f.value == "" {
-			return nil, &FieldError{Field: f.name, Err: ErrMissingField}
+			return nil, &FieldError{Field: f.name}
 		}
 	}
 	want, ok := parseDataHash(env.DataHash)
 	if !ok {
-		return nil, &FieldError{Field: FieldDataHash, Err: ErrInvalidHashFormat, Reason: "want 64 lowercase hex digits"}
+		return nil, &EnvelopeError{Field: FieldDataHash, Err: ErrInvalidHashFormat, Reason: "want 64 lowercase hex digits"}
 	}
 	c, err := cid.Decode(env.IPFSCID)
 	if err != nil {
-		return nil, &FieldError{Field: FieldIPFSCID, Err: ErrInvalidCID}
+		return nil, &EnvelopeError{Field: FieldIPFSCID, Err: ErrInvalidCID}
 	}
 	if len(env.EncryptedData) > MaxEncryptedSize {
-		return nil, &FieldError{Field: FieldEncryptedData, Err: ErrInvalidEncoding, Reason: "larger than MaxEncryptedSize"}
+		return nil, &EnvelopeError{Field: FieldEncryptedData, Err: ErrInvalidEncoding, Reason: "larger than MaxEncryptedSize"}
 	}
 	raw, tokenText, err := parseEncrypted(env.EncryptedData)
 	if err != nil {
-		return nil, &FieldError{Field: FieldEncryptedData, Err: err}
+		return nil, &EnvelopeError{Field: FieldEncryptedData, Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &ctxError{err}
 	}
 	plain, err := k.open(raw, 0, k.clock())
 	if err != nil {
-		return nil, &FieldError{Field: FieldEncryptedData, Err: err}
+		return nil, &EnvelopeError{Field: FieldEncryptedData, Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		clear(plain)
@@ -130,12 +131,12 @@ func (k *Keyring) Open(ctx context.Context, env Envelope) ([]byte, error) {
 	}
 	if !cidAddresses(c, []byte(env.EncryptedData), tokenText) {
 		clear(plain)
-		return nil, &FieldError{Field: FieldIPFSCID, Err: ErrCIDMismatch}
+		return nil, &EnvelopeError{Field: FieldIPFSCID, Err: ErrCIDMismatch}
 	}
 	got := sha256.Sum256(plain)
 	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 		clear(plain)
-		return nil, &FieldError{Field: FieldDataHash, Err: ErrHashMismatch}
+		return nil, &EnvelopeError{Field: FieldDataHash, Err: ErrHashMismatch}
 	}
 	return plain, nil
 }

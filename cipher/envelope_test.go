@@ -255,8 +255,15 @@ func TestOpenErrors(t *testing.T) {
 				}
 			}
 			var fe *FieldError
-			require.ErrorAs(t, err, &fe)
-			assert.Equal(t, tt.field, fe.Field)
+			if tt.want == ErrMissingField {
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, tt.field, fe.Field)
+			} else {
+				assert.False(t, errors.As(err, &fe), "*FieldError means a missing field only")
+				var ee *EnvelopeError
+				require.ErrorAs(t, err, &ee)
+				assert.Equal(t, tt.field, ee.Field)
+			}
 			msg := err.Error()
 			assert.NotContains(t, msg, "SECRET-MARKER")
 			assert.NotContains(t, msg, testKey(11).Encode())
@@ -310,9 +317,9 @@ func TestSealErrors(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Seal("p", make([]byte, n+1), k)
 	require.ErrorIs(t, err, ErrInvalidEncoding)
-	var fe *FieldError
-	require.True(t, errors.As(err, &fe))
-	assert.Equal(t, FieldEncryptedData, fe.Field)
+	var ee *EnvelopeError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, FieldEncryptedData, ee.Field)
 }
 
 func TestDataHash(t *testing.T) {

@@ -6,8 +6,9 @@ import (
 )
 
 // Sentinel errors. Every error returned by [Keyring.Open] wraps exactly one of
-// them (or is the context's error when ctx ends first), so a caller can map
-// them with errors.Is. Their texts, and the texts of the typed errors that wrap
+// them (or the context's error when ctx ends first), so a caller can map them
+// with errors.Is: [ErrMissingField] through a *FieldError, the others through
+// an *EnvelopeError. Their texts, and the texts of the typed errors that wrap
 // them, never contain plaintext, key material or ciphertext.
 var (
 	// ErrMissingField: a required envelope field is empty.
@@ -37,35 +38,56 @@ const (
 	FieldDataHash      = "data_hash"
 )
 
-// FieldError is the error type of [Keyring.Open] and [Seal]: it names the
-// envelope field at fault and wraps one sentinel (Err). Reason is a fixed
-// description for logs and never contains data from the envelope.
+// FieldError reports an empty required envelope field; it wraps
+// [ErrMissingField]. It is returned for nothing else, so errors.As with a
+// *FieldError means "a required field is missing".
 type FieldError struct {
-	Field  string // JSON name of the field: patient_id, encrypted_data, ipfs_cid or data_hash
-	Err    error  // the sentinel (possibly through a *TokenError)
+	Field string // JSON name: patient_id, encrypted_data, ipfs_cid or data_hash
+}
+
+func (e *FieldError) Error() string { return "cipher: " + e.Field + ": missing field" }
+
+// Unwrap returns ErrMissingField.
+func (e *FieldError) Unwrap() error { return ErrMissingField }
+
+// EnvelopeError is the error type of every other failed check of
+// [Keyring.Open] (and of [Seal]'s size limit): it names the envelope field at
+// fault and wraps exactly one sentinel, directly or through a *TokenError.
+// Reason is fixed text and never contains data from the envelope.
+type EnvelopeError struct {
+	Field  string // JSON name of the field at fault
+	Err    error  // the sentinel, or a *TokenError wrapping it
 	Reason string // optional fixed detail, e.g. "larger than MaxEncryptedSize"
 }
 
-func (e *FieldError) Error() string {
+func (e *EnvelopeError) Error() string {
 	var b strings.Builder
 	b.WriteString("cipher: ")
 	b.WriteString(e.Field)
 	b.WriteString(": ")
-	if e.Err != nil {
+	reason := e.Reason
+	var te *TokenError
+	switch {
+	case errors.As(e.Err, &te):
+		b.WriteString(te.Err.Error())
+		if reason == "" {
+			reason = te.Reason
+		}
+	case e.Err != nil:
 		b.WriteString(e.Err.Error())
-	} else {
+	default:
 		b.WriteString("invalid")
 	}
-	if e.Reason != "" {
+	if reason != "" {
 		b.WriteString(" (")
-		b.WriteString(e.Reason)
+		b.WriteString(reason)
 		b.WriteString(")")
 	}
 	return b.String()
 }
 
-// Unwrap returns the wrapped sentinel.
-func (e *FieldError) Unwrap() error { return e.Err }
+// Unwrap returns the wrapped error.
+func (e *EnvelopeError) Unwrap() error { return e.Err }
 
 // TokenError is the error type of [Keyring.Decrypt]: it wraps
 // [ErrInvalidEncoding] (not a structurally valid token) or [ErrDecrypt] (no key

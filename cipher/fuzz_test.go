@@ -54,8 +54,9 @@ func FuzzOpen(f *testing.F) {
 			t.Fatalf("error %q wraps %d sentinels, want 1", err, n)
 		}
 		var fe *FieldError
-		if !errors.As(err, &fe) {
-			t.Fatalf("error %q is not a *FieldError", err)
+		var ee *EnvelopeError
+		if errors.Is(err, ErrMissingField) != errors.As(err, &fe) || (fe == nil && !errors.As(err, &ee)) {
+			t.Fatalf("error %q has the wrong type %T", err, err)
 		}
 		if strings.Contains(err.Error(), keyText) || (len(encryptedData) >= 16 && strings.Contains(err.Error(), encryptedData)) {
 			t.Fatalf("error leaks input: %q", err)
