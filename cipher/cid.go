@@ -46,7 +46,8 @@ var (
 // leaves, sha2-256, 256 KiB chunks, balanced layout, 174 links per node)
 // gives for a file holding data. Up to 256 KiB that is a raw block
 // ("bafkrei..."); above, a dag-pb UnixFS root ("bafybei...") over raw leaves.
-// Its String form is base32, as ipfs prints it.
+// Its String form is base32, as ipfs prints it. The error is reserved for
+// layouts that can fail; today it is always nil.
 func CIDFor(data []byte) (cid.Cid, error) {
 	return cidForLayout(data, layoutV1)
 }
@@ -64,13 +65,10 @@ type dagNode struct {
 	tsize    uint64
 }
 
+// sha256Multihash returns the multihash <0x12 sha2-256><0x20 length><digest>.
 func sha256Multihash(b []byte) multihash.Multihash {
 	sum := sha256.Sum256(b)
-	mh, err := multihash.Encode(sum[:], multihash.SHA2_256)
-	if err != nil { // impossible: sha2-256 with a 32-byte digest is always encodable
-		panic("cipher: " + err.Error())
-	}
-	return mh
+	return append(multihash.Multihash{multihash.SHA2_256, sha256.Size}, sum[:]...)
 }
 
 func (l dagLayout) blockCID(codec uint64, block []byte) cid.Cid {

@@ -26,13 +26,11 @@ const (
 	tsOffset            = 1
 	ivOffset            = tsOffset + 8
 	payloadOffset       = ivOffset + aes.BlockSize
-	fernetOverhead      = payloadOffset + sha256.Size         // 57
-	minTokenLen         = fernetOverhead + aes.BlockSize      // 73: padding adds at least one block
-	maxClockSkew        = 60 * time.Second                    // the spec's allowance for future timestamps
-	keyLen              = len(fernet.Key{})                   // 32: signing key then encryption key
-	signKeyLen          = keyLen / 2                          // 16
-	_                   = uint8(fernetOverhead - 57)          // compile-time layout check
-	_                   = uint8(minTokenLen - fernetOverhead) // ditto
+	fernetOverhead      = payloadOffset + sha256.Size    // 57
+	minTokenLen         = fernetOverhead + aes.BlockSize // 73: padding adds at least one block
+	maxClockSkew        = 60 * time.Second               // the spec's allowance for future timestamps
+	keyLen              = len(fernet.Key{})              // 32: signing key then encryption key
+	signKeyLen          = keyLen / 2                     // 16
 )
 
 // Keyring holds the Fernet keys of FERNET_KEY: the first key encrypts, every
@@ -166,7 +164,10 @@ func (k *Keyring) Encrypt(plaintext []byte) ([]byte, error) {
 	if _, err := io.ReadFull(k.random(), iv[:]); err != nil {
 		return nil, fmt.Errorf("cipher: read IV: %w", err)
 	}
-	raw := sealToken(k.keys()[0], plaintext, iv[:], k.clock())
+	raw, err := sealToken(k.keys()[0], plaintext, iv[:], k.clock())
+	if err != nil {
+		return nil, err
+	}
 	tok := make([]byte, base64.URLEncoding.EncodedLen(len(raw)))
 	base64.URLEncoding.Encode(tok, raw)
 	return tok, nil
@@ -179,7 +180,7 @@ func tokenLen(n int) int {
 }
 
 // sealToken builds the binary token.
-func sealToken(key *fernet.Key, msg, iv []byte, ts time.Time) []byte {
+func sealToken(key *fernet.Key, msg, iv []byte, ts time.Time) ([]byte, error) {
 	padded := (len(msg)/aes.BlockSize + 1) * aes.BlockSize
 	tok := make([]byte, payloadOffset+padded, payloadOffset+padded+sha256.Size)
 	tok[0] = fernetVersion
@@ -192,13 +193,13 @@ func sealToken(key *fernet.Key, msg, iv []byte, ts time.Time) []byte {
 		p[i] = pad
 	}
 	block, err := aes.NewCipher(key[signKeyLen:])
-	if err != nil { // impossible: the key half is always 16 bytes
-		panic("cipher: " + err.Error())
+	if err != nil { // not reached: the key half is always 16 bytes
+		return nil, fmt.Errorf("cipher: %w", err)
 	}
 	cipher.NewCBCEncrypter(block, iv).CryptBlocks(p, p)
 	mac := hmac.New(sha256.New, key[:signKeyLen])
 	mac.Write(tok)
-	return mac.Sum(tok)
+	return mac.Sum(tok), nil
 }
 
 // Decrypt opens a Fernet token (its text form: URL-safe Base64, padded or not;
@@ -268,7 +269,7 @@ func (k *Keyring) open(raw []byte, ttl time.Duration, now time.Time) ([]byte, er
 		return nil, errToken(ErrDecrypt, "no key of the ring matches the token's HMAC")
 	}
 	block, err := aes.NewCipher(key[signKeyLen:])
-	if err != nil { // impossible: the key half is always 16 bytes
+	if err != nil { // not reached: the key half is always 16 bytes
 		return nil, errToken(ErrDecrypt, "bad key")
 	}
 	out := make([]byte, n-payloadOffset)
