@@ -1,0 +1,42 @@
+// Package prescription validates a drug for a patient: drug-drug interactions
+// with the patient's current medications, and contraindications from the
+// patient's allergies and conditions.
+//
+// # Reference data
+//
+// Everything the agent knows is embedded data (data/*.json), validated at
+// [New]:
+//
+//   - drugs.json: commonly prescribed drugs keyed by ingredient-level RxNorm
+//     RxCUI, with a therapeutic class, pharmacological groups (such as
+//     "strong_cyp3a4_inhibitor" or "qt_prolonging"), brand and international
+//     aliases, example NDCs where known, and an illustrative formulary tier.
+//   - interactions.json: rules between two selectors, each a set of RxCUIs
+//     and/or groups (a drug's class counts as a group), with severity,
+//     mechanism, management and source. They cover the fifteen high-priority
+//     interactions of the ONC panel (Phansalkar et al., JAMIA 2012), warfarin
+//     with NSAIDs and aspirin, and other common, well-documented pairs.
+//   - contraindications.json: allergy rules (allergen names, matched without
+//     regard to case, spacing or a trailing "allergy") and condition rules
+//     (ICD-10-CM code prefixes, matched with or without the dot).
+//
+// The texts are our own summaries for decision support, not a substitute for a
+// compendium; docs/decisions/prescription.md says where they come from.
+//
+// # Decisions
+//
+// [Agent.Validate] returns a [Decision]. It is invalid when any interaction
+// or contraindication is major or contraindicated; moderate and minor ones are
+// reported and do not invalidate. When several rules cover the same pair of
+// drugs, the most severe is reported. [Agent.Check] does the same for several
+// new drugs at once, including interactions among them.
+//
+// A Decision's Reason names drugs only. Its other fields describe the
+// patient's medications, allergies and conditions: they are medical data and
+// must not be logged.
+//
+// # Codes
+//
+// Drugs are looked up by RxCUI, by NDC in any of the usual forms (see
+// [NormalizeNDC]) or by generic or brand name.
+package prescription
