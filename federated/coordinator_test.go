@@ -1,0 +1,371 @@
+package federated
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/federated/dp"
+	"github.com/healthagents/healthagents/federated/secagg"
+)
+
+// expectedModel recomputes the new weights from the participants' plaintext
+// quantized inputs, the way an insecure plain sum would.
+func expectedModel(t *testing.T, base []float64, cfg Config, ps []*Participant) ([]float64, Evaluation) {
+	t.Helper()
+	var plains [][]uint64
+	for _, p := range ps {
+		plains = append(plains, p.plain)
+	}
+	sum, err := secagg.Sum(plains...)
+	require.NoError(t, err)
+	q, err := secagg.NewQuantizer(cfg.ClipNorm, cfg.FracBits, cfg.MaxParticipants)
+	require.NoError(t, err)
+	nw := len(base)
+	upd := q.Dequantize(sum[:nw])
+	w := slices.Clone(base)
+	for i := range w {
+		w[i] += cfg.ServerLearningRate * upd[i] / float64(len(ps))
+	}
+	return w, Evaluation{Correct: int(sum[nw]), Total: int(sum[nw+1])}
+}
+
+// (a) The secure sum equals the plain sum exactly, and nothing the
+// coordinator holds or stores is an individual unmasked input.
+func TestSecureSumEqualsPlainSum(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	clock := newFakeClock()
+	store := newMemStore()
+	cfg := noDPConfig(clock, 3)
+	c, err := NewCoordinator(ctx, store, cfg)
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 3, 300, 1)
+	base, err := c.Model(ctx)
+	require.NoError(t, err)
+
+	// Stop before unmasking to look at everything the coordinator holds.
+	for range 3 {
+		stepAll(t, ctx, c, ps)
+	}
+	st, err := c.Status(ctx)
+	require.NoError(t, err)
+	require.Equal(t, PhaseUnmasking, st.Phase)
+	for _, p := range ps {
+		require.Len(t, p.plain, len(base.Weights)+evalWords)
+		for org, in := range c.data.inputs {
+			assert.NotEqual(t, p.plain, []uint64(in), "coordinator holds %s's input unmasked", org)
+		}
+	}
+	for _, s := range store.submissions(t) {
+		for _, p := range ps {
+			assert.NotEqual(t, p.plain, []uint64(s.Masked))
+		}
+	}
+
+	stepAll(t, ctx, c, ps)
+	h, err := c.History(ctx)
+	require.NoError(t, err)
+	require.Len(t, h, 2)
+	want, ev := expectedModel(t, base.Weights, c.cfg, ps)
+	got := h[1]
+	assert.Equal(t, want, got.Weights, "secure sum differs from plain sum")
+	assert.Equal(t, "1.0.1", got.Version)
+	assert.Equal(t, 0, got.Round)
+	assert.Equal(t, []string{"hospital-00", "hospital-01", "hospital-02"}, got.Contributors)
+	require.NotNil(t, got.Metrics)
+	assert.Equal(t, ev.Total, got.Metrics.EvalSamples)
+	assert.InDelta(t, ev.Accuracy(), got.Metrics.Accuracy, 0)
+	assert.Equal(t, "1.0.0", got.Metrics.EvaluatedVersion)
+	hash, err := ModelHash(got.Weights)
+	require.NoError(t, err)
+	assert.Equal(t, hash, got.Hash)
+	assert.Len(t, got.Hash, 64)
+
+	st, err = c.Status(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.Round)
+	assert.Equal(t, PhaseAdvertiseKeys, st.Phase)
+}
+
+// (b) One of four participants drops after sending its shares: the round
+// still completes at the phase deadline with the exact sum of the other three.
+func TestDropoutAfterSharingKeys(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	clock := newFakeClock()
+	c, err := NewCoordinator(ctx, newMemStore(), noDPConfig(clock, 4))
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 4, 200, 2)
+	base, err := c.Model(ctx)
+	require.NoError(t, err)
+	stepAll(t, ctx, c, ps) // advertise
+	stepAll(t, ctx, c, ps) // share keys
+	survivors := ps[:3]
+	stepAll(t, ctx, c, survivors) // hospital-03 never sends its masked input
+	st, err := c.Status(ctx)
+	require.NoError(t, err)
+	require.Equal(t, PhaseMaskedInput, st.Phase, "waits for the fourth until the deadline")
+
+	clock.Add(c.cfg.PhaseTimeout)
+	stepAll(t, ctx, c, survivors) // unmask, revealing hospital-03's mask key
+	h, err := c.History(ctx)
+	require.NoError(t, err)
+	require.Len(t, h, 2)
+	want, _ := expectedModel(t, base.Weights, c.cfg, survivors)
+	assert.Equal(t, want, h[1].Weights)
+	assert.Equal(t, []string{"hospital-00", "hospital-01", "hospital-02"}, h[1].Contributors)
+}
+
+// Fewer than three survivors: the round is abandoned and the model unchanged.
+func TestTooFewSurvivorsAbandonsRound(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	tests := []struct {
+		name  string
+		drive func(c *Coordinator, clock *fakeClock, ps []*Participant)
+	}{
+		{"fail/two advertise", func(c *Coordinator, clock *fakeClock, ps []*Participant) {
+			stepAll(t, ctx, c, ps[:2])
+			clock.Add(c.cfg.PhaseTimeout)
+		}},
+		{"fail/one drops before masking", func(c *Coordinator, clock *fakeClock, ps []*Participant) {
+			stepAll(t, ctx, c, ps)
+			stepAll(t, ctx, c, ps)
+			stepAll(t, ctx, c, ps[:2])
+			clock.Add(c.cfg.PhaseTimeout)
+		}},
+		{"fail/one drops before unmasking", func(c *Coordinator, clock *fakeClock, ps []*Participant) {
+			for range 3 {
+				stepAll(t, ctx, c, ps)
+			}
+			stepAll(t, ctx, c, ps[:2])
+			clock.Add(c.cfg.PhaseTimeout)
+		}},
+		{"fail/round timeout", func(c *Coordinator, clock *fakeClock, ps []*Participant) {
+			stepAll(t, ctx, c, ps[:1])
+			clock.Add(c.cfg.RoundTimeout)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clock := newFakeClock()
+			store := newMemStore()
+			c, err := NewCoordinator(ctx, store, noDPConfig(clock, 3))
+			require.NoError(t, err)
+			ps, _ := cohortParticipants(t, 3, 100, 3)
+			tc.drive(c, clock, ps)
+			require.NoError(t, c.Advance(ctx))
+			h, err := c.History(ctx)
+			require.NoError(t, err)
+			assert.Len(t, h, 1, "model unchanged")
+			st, err := c.Status(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, 1, st.Round)
+			snap, err := store.LoadFederated(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, 1, snap.Round.Number)
+			var r0 RoundState
+			require.NoError(t, jsonUnmarshal(store.rounds[0], &r0))
+			assert.Equal(t, PhaseAbandoned, r0.Phase)
+			assert.NotEmpty(t, r0.Outcome)
+		})
+	}
+}
+
+// (c) The coordinator restarts mid-round over the same store and the round
+// resumes where it was.
+func TestRestartMidRoundResumes(t *testing.T) {
+	t.Parallel()
+	for _, stopAfter := range []int{0, 1, 2, 3} {
+		t.Run(string(rune('0'+stopAfter))+" phases done", func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			clock := newFakeClock()
+			store := newMemStore()
+			cfg := noDPConfig(clock, 3)
+			c1, err := NewCoordinator(ctx, store, cfg)
+			require.NoError(t, err)
+			ps, _ := cohortParticipants(t, 3, 150, 4)
+			base, err := c1.Model(ctx)
+			require.NoError(t, err)
+			for range stopAfter {
+				stepAll(t, ctx, c1, ps)
+			}
+			// Half a phase: the first participant acts, then the process dies.
+			_, err = ps[0].Step(ctx, c1)
+			require.NoError(t, err)
+			before, err := c1.Status(ctx)
+			require.NoError(t, err)
+
+			c2, err := NewCoordinator(ctx, store, cfg)
+			require.NoError(t, err)
+			after, err := c2.Status(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, before, after)
+			runRound(t, ctx, c2, ps)
+			h, err := c2.History(ctx)
+			require.NoError(t, err)
+			require.Len(t, h, 2)
+			want, _ := expectedModel(t, base.Weights, c2.cfg, ps)
+			assert.Equal(t, want, h[1].Weights)
+		})
+	}
+}
+
+// (d) The accountant refuses a round whose release would exceed the budget,
+// and keeps refusing after a restart.
+func TestPrivacyCheckRefusesRoundOverBudget(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	clock := newFakeClock()
+	store := newMemStore()
+	budget := dp.Budget{Epsilon: 1, Delta: 1e-5}
+	z, err := dp.CalibrateNoise(budget, 2, dp.DefaultOrders())
+	require.NoError(t, err)
+	cfg := noDPConfig(clock, 3)
+	cfg.Privacy = &PrivacyConfig{Budget: budget, NoiseMultiplier: z}
+	c, err := NewCoordinator(ctx, store, cfg)
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 3, 100, 5)
+	runRound(t, ctx, c, ps)
+	runRound(t, ctx, c, ps)
+
+	_, err = c.View(ctx, "hospital-00")
+	require.ErrorIs(t, err, ErrNoOpenRound)
+	require.ErrorIs(t, err, ErrBudgetExhausted)
+	require.ErrorIs(t, err, dp.ErrBudgetExceeded)
+	err = c.Submit(ctx, "hospital-00", Submission{Round: 2, Keys: &secagg.PublicKeys{}})
+	require.ErrorIs(t, err, ErrBudgetExhausted)
+
+	l, err := c.Ledger(ctx)
+	require.NoError(t, err)
+	require.Len(t, l.Entries, 2)
+	assert.LessOrEqual(t, l.Spent(), budget.Epsilon)
+	h, err := c.History(ctx)
+	require.NoError(t, err)
+	require.Len(t, h, 3)
+	assert.InDelta(t, l.Spent(), h[2].EpsilonSpent, 1e-12)
+	assert.Equal(t, z, h[2].NoiseMultiplier)
+
+	c2, err := NewCoordinator(ctx, store, cfg)
+	require.NoError(t, err)
+	_, err = c2.View(ctx, "hospital-00")
+	require.ErrorIs(t, err, ErrBudgetExhausted)
+	st, err := c2.Status(ctx)
+	require.NoError(t, err)
+	assert.Contains(t, st.Stopped, "budget")
+}
+
+func TestMaxRounds(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	clock := newFakeClock()
+	cfg := noDPConfig(clock, 3)
+	cfg.MaxRounds = 1
+	c, err := NewCoordinator(ctx, newMemStore(), cfg)
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 3, 100, 6)
+	runRound(t, ctx, c, ps)
+	_, err = c.View(ctx, "hospital-00")
+	require.ErrorIs(t, err, ErrMaxRounds)
+}
+
+func TestSubmitRejects(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	clock := newFakeClock()
+	c, err := NewCoordinator(ctx, newMemStore(), noDPConfig(clock, 3))
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 3, 100, 7)
+	stepAll(t, ctx, c, ps)
+	stepAll(t, ctx, c, ps)
+	tests := []struct {
+		name string
+		org  string
+		sub  Submission
+		want error
+	}{
+		{"fail/wrong round", "hospital-00", Submission{Round: 5, Masked: make(secagg.MaskedInput, 7)}, ErrWrongRound},
+		{"fail/wrong phase", "hospital-00", Submission{Round: 0, Keys: &secagg.PublicKeys{ID: "hospital-00"}}, ErrWrongPhase},
+		{"fail/two messages", "hospital-00", Submission{Round: 0, Masked: make(secagg.MaskedInput, 7), Reveals: []secagg.RevealedShare{}}, ErrInvalidSubmission},
+		{"fail/wrong length", "hospital-00", Submission{Round: 0, Masked: make(secagg.MaskedInput, 6)}, ErrInvalidSubmission},
+		{"fail/outsider", "intruder", Submission{Round: 0, Masked: make(secagg.MaskedInput, 7)}, ErrNotParticipant},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := c.Submit(ctx, tc.org, tc.sub)
+			require.ErrorIs(t, err, tc.want)
+		})
+	}
+	var re *RoundError
+	require.True(t, errors.As(c.Submit(ctx, "hospital-00", Submission{Round: 9, Masked: secagg.MaskedInput{}}), &re))
+	assert.Equal(t, 0, re.Current)
+	// Nothing above changed the round: it still completes.
+	runRound(t, ctx, c, ps)
+}
+
+func TestStoreFailureChangesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	clock := newFakeClock()
+	store := newMemStore()
+	c, err := NewCoordinator(ctx, store, noDPConfig(clock, 3))
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 3, 100, 8)
+	store.fail = errors.New("disk full")
+	_, err = ps[0].Step(ctx, c)
+	require.Error(t, err)
+	st, err := c.Status(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 0, st.Participants)
+	store.mu.Lock()
+	store.fail = nil
+	store.mu.Unlock()
+	runRound(t, ctx, c, ps) // ps[0] resends its keys
+}
+
+func TestConfigValidation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+	}{
+		{"fail/two participants", func(c *Config) { c.MinParticipants = 2 }},
+		{"fail/target above max", func(c *Config) { c.TargetParticipants = 200 }},
+		{"fail/overflowing quantizer", func(c *Config) { c.FracBits = 52; c.MaxParticipants = 1 << 12 }},
+		{"fail/bad budget", func(c *Config) { c.Privacy = &PrivacyConfig{Budget: dp.Budget{Epsilon: -1, Delta: 1e-5}} }},
+		{"fail/bad task", func(c *Config) { c.Task.Features = nil; c.Task.Name = "x" }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := DefaultConfig()
+			tc.mutate(&cfg)
+			_, err := NewCoordinator(t.Context(), newMemStore(), cfg)
+			require.Error(t, err)
+		})
+	}
+	clock := newFakeClock()
+	store := newMemStore()
+	_, err := NewCoordinator(t.Context(), store, noDPConfig(clock, 3))
+	require.NoError(t, err)
+	withDP := DefaultConfig()
+	_, err = NewCoordinator(t.Context(), store, withDP)
+	require.ErrorIs(t, err, ErrStoreMismatch)
+}
+
+func TestDefaultConfigCalibratesSpecBudget(t *testing.T) {
+	t.Parallel()
+	c, err := NewCoordinator(t.Context(), newMemStore(), DefaultConfig())
+	require.NoError(t, err)
+	z := c.cfg.Privacy.NoiseMultiplier
+	assert.LessOrEqual(t, dp.EpsilonAfter(z, 100, 1e-5, dp.DefaultOrders()), 0.1)
+	assert.Equal(t, 30*time.Minute, c.cfg.RoundTimeout)
+	assert.Equal(t, 3, c.cfg.MinParticipants)
+}

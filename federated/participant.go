@@ -1,0 +1,256 @@
+package federated
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	mrand "math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/healthagents/healthagents/federated/secagg"
+	"github.com/healthagents/healthagents/record"
+)
+
+// RoundAPI is the part of a coordinator a participant talks to. *Coordinator
+// implements it in-process; an HTTP client implements it across the network.
+type RoundAPI interface {
+	View(ctx context.Context, org string) (*RoundView, error)
+	Submit(ctx context.Context, org string, s Submission) error
+}
+
+var _ RoundAPI = (*Coordinator)(nil)
+
+// ErrTaskMismatch is returned when the coordinator announces another task.
+var ErrTaskMismatch = errors.New("federated: coordinator runs a different task")
+
+// ParticipantConfig configures a Participant. Zero fields take defaults.
+type ParticipantConfig struct {
+	Org     string       // the organization's identifier, as the coordinator knows it
+	Task    Task         // default DefaultTask()
+	HeldOut float64      // fraction of records kept for evaluation; default 0.2
+	Rand    io.Reader    // default crypto/rand.Reader
+	Logger  *slog.Logger // default silent; never receives record data
+}
+
+// Participant is a hospital's side of federated training: it trains on its
+// own records, clips, runs nan_check and bounds_check, quantizes, masks and
+// walks the secure-aggregation phases. Records and secrets stay inside it;
+// what it sends is public keys, sealed shares, a masked vector and the
+// shares the unmasking phase asks for.
+type Participant struct {
+	cfg      ParticipantConfig
+	model    Model
+	train    Dataset
+	test     Dataset
+	taskHash string
+
+	round  int
+	client *secagg.Client
+	sent   map[Phase]*Submission // for resending after a failed Submit
+	plain  []uint64              // the last quantized input, kept for tests only
+}
+
+// NewParticipant prepares the records: labelled ones are standardized and
+// split deterministically into training and held-out parts.
+func NewParticipant(cfg ParticipantConfig, records []*record.Record) (*Participant, error) {
+	if cfg.Task.Name == "" && len(cfg.Task.Features) == 0 {
+		cfg.Task = DefaultTask()
+	}
+	if cfg.HeldOut == 0 {
+		cfg.HeldOut = 0.2
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Org == "" || len(cfg.Org) > secagg.MaxIDLen {
+		return nil, fmt.Errorf("%w: organization id is required", ErrConfig)
+	}
+	if !(cfg.HeldOut > 0 && cfg.HeldOut < 1) {
+		return nil, fmt.Errorf("%w: held-out fraction must be in (0, 1)", ErrConfig)
+	}
+	if err := cfg.Task.Validate(); err != nil {
+		return nil, err
+	}
+	m, err := cfg.Task.NewModel()
+	if err != nil {
+		return nil, err
+	}
+	trainRecs, testRecs := SplitHeldOut(records, cfg.HeldOut)
+	train, _, err := cfg.Task.Examples(trainRecs)
+	if err != nil {
+		return nil, err
+	}
+	test, _, err := cfg.Task.Examples(testRecs)
+	if err != nil {
+		return nil, err
+	}
+	if train.Len() == 0 {
+		return nil, fmt.Errorf("%w: no labelled records to train on", ErrTask)
+	}
+	return &Participant{cfg: cfg, model: m, train: train, test: test, taskHash: cfg.Task.Hash(), round: -1}, nil
+}
+
+// Org returns the organization identifier.
+func (p *Participant) Org() string { return p.cfg.Org }
+
+// Evaluate scores weights on this participant's held-out records.
+func (p *Participant) Evaluate(w []float64) (Evaluation, error) {
+	if len(w) != p.model.NumWeights() {
+		return Evaluation{}, fmt.Errorf("%w: %d weights for a model of %d", ErrMalformedWeights, len(w), p.model.NumWeights())
+	}
+	return Evaluate(p.model, w, p.test), nil
+}
+
+// Step does what the current phase asks of this participant, at most once
+// per phase, and returns the view it acted on. A participant that missed an
+// earlier phase of the round (or restarted, losing its secrets) waits for
+// the next round. If a Submit fails, the next Step resends the same message.
+func (p *Participant) Step(ctx context.Context, api RoundAPI) (*RoundView, error) {
+	v, err := api.View(ctx, p.cfg.Org)
+	if err != nil {
+		return nil, err
+	}
+	if v.TaskHash != p.taskHash {
+		return v, ErrTaskMismatch
+	}
+	if v.Round != p.round {
+		p.round, p.client, p.sent = v.Round, nil, map[Phase]*Submission{}
+	}
+	if v.Done || !v.Phase.Open() {
+		return v, nil
+	}
+	if s, ok := p.sent[v.Phase]; ok {
+		return v, api.Submit(ctx, p.cfg.Org, *s)
+	}
+	s, err := p.message(ctx, v)
+	if err != nil || s == nil {
+		return v, err
+	}
+	p.sent[v.Phase] = s
+	return v, api.Submit(ctx, p.cfg.Org, *s)
+}
+
+// message builds this phase's submission, or nil when there is nothing to do.
+func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, error) {
+	s := &Submission{Round: v.Round}
+	switch v.Phase {
+	case PhaseAdvertiseKeys:
+		c, err := secagg.NewClient(p.cfg.Rand, p.cfg.Org, secagg.Params{Session: v.Session, Dim: v.Dim})
+		if err != nil {
+			return nil, err
+		}
+		p.client = c
+		k := c.Keys()
+		s.Keys = &k
+	case PhaseShareKeys:
+		if p.client == nil || !slices.ContainsFunc(v.Roster, func(k secagg.PublicKeys) bool { return k.ID == p.cfg.Org }) {
+			return nil, nil
+		}
+		m, err := p.client.ShareKeys(v.Roster, v.Threshold)
+		if err != nil {
+			return nil, err
+		}
+		s.Shares = m
+	case PhaseMaskedInput:
+		if p.client == nil || !slices.Contains(v.U2, p.cfg.Org) {
+			return nil, nil
+		}
+		x, err := p.prepare(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		y, err := p.client.MaskInput(v.U2, v.Inbox, x)
+		if err != nil {
+			return nil, err
+		}
+		s.Masked = y
+	case PhaseUnmasking:
+		if p.client == nil || !slices.Contains(v.U3, p.cfg.Org) {
+			return nil, nil
+		}
+		rs, err := p.client.Unmask(v.U3)
+		if err != nil {
+			return nil, err
+		}
+		s.Reveals = rs
+	default:
+		return nil, nil
+	}
+	return s, nil
+}
+
+// prepare trains from the round's base model and produces the quantized
+// input: the clipped update followed by the held-out evaluation counters of
+// the base model.
+func (p *Participant) prepare(ctx context.Context, v *RoundView) ([]uint64, error) {
+	base := v.Base.Weights
+	nw := p.model.NumWeights()
+	if len(base) != nw || v.Dim != nw+evalWords {
+		return nil, fmt.Errorf("%w: round dimension %d does not fit the local model", ErrTaskMismatch, v.Dim)
+	}
+	if h, err := ModelHash(base); err != nil || h != v.Base.Hash {
+		return nil, fmt.Errorf("%w: base model does not match its hash", ErrMalformedWeights)
+	}
+	var seed [32]byte
+	if _, err := io.ReadFull(p.cfg.Rand, seed[:]); err != nil {
+		return nil, fmt.Errorf("federated: randomness: %w", err)
+	}
+	rng := mrand.New(mrand.NewChaCha8(seed))
+	upd, err := Train(ctx, p.model, base, p.train, p.cfg.Task.Training, rng)
+	if err != nil {
+		return nil, err
+	}
+	Clip(upd.Delta, v.ClipNorm)
+	if err := NaNCheck(upd.Delta); err != nil {
+		return nil, err
+	}
+	if err := BoundsCheck(upd.Delta, v.ClipNorm); err != nil {
+		return nil, err
+	}
+	q, err := secagg.NewQuantizer(v.ClipNorm, v.FracBits, v.MaxParticipants)
+	if err != nil {
+		return nil, err
+	}
+	x, err := q.Quantize(upd.Delta, rng)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBounds, err)
+	}
+	test := p.test
+	if test.Len() > v.MaxEvalRecords {
+		test = Dataset{X: test.X[:v.MaxEvalRecords], Y: test.Y[:v.MaxEvalRecords]}
+	}
+	ev := evalCounters(Evaluate(p.model, base, test))
+	x = append(x, ev[:]...)
+	p.plain = slices.Clone(x)
+	return x, nil
+}
+
+// RunRound steps through the round that is current when it is called until
+// that round is over, polling every poll interval. It returns the view of
+// the round that follows (or the error explaining that none is open).
+func (p *Participant) RunRound(ctx context.Context, api RoundAPI, poll time.Duration) (*RoundView, error) {
+	start := -1
+	for {
+		v, err := p.Step(ctx, api)
+		if err != nil && !errors.Is(err, ErrDuplicate) {
+			return v, err
+		}
+		if start < 0 {
+			start = v.Round
+		} else if v.Round != start {
+			return v, nil
+		}
+		select {
+		case <-ctx.Done():
+			return v, ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package federated
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/healthagents/healthagents/federated/dp"
+	"github.com/healthagents/healthagents/federated/secagg"
+)
+
+// Phase is the step a round is in. A round moves forward only:
+// advertise_keys → share_keys → masked_input → unmasking → closed, or to
+// abandoned from any open phase.
+type Phase string
+
+// Round phases.
+const (
+	PhaseAdvertiseKeys Phase = "advertise_keys"
+	PhaseShareKeys     Phase = "share_keys"
+	PhaseMaskedInput   Phase = "masked_input"
+	PhaseUnmasking     Phase = "unmasking"
+	PhaseClosed        Phase = "closed"
+	PhaseAbandoned     Phase = "abandoned"
+)
+
+// Open reports whether the round still accepts submissions.
+func (p Phase) Open() bool { return p != PhaseClosed && p != PhaseAbandoned }
+
+// RoundState is the persisted header of a round: its parameters, the
+// participant sets fixed at each phase change, and its outcome. Submissions
+// are persisted separately, as an append-only log.
+type RoundState struct {
+	Number          int                 `json:"number"`
+	Phase           Phase               `json:"phase"`
+	TaskHash        string              `json:"task_hash"`
+	BaseVersion     string              `json:"base_version"`
+	Session         []byte              `json:"session"`
+	Dim             int                 `json:"dim"` // model weights + 2 evaluation counters
+	ClipNorm        float64             `json:"clip_norm"`
+	FracBits        uint                `json:"frac_bits"`
+	MaxParticipants int                 `json:"max_participants"`
+	MaxEvalRecords  int                 `json:"max_eval_records"`
+	NoiseMultiplier float64             `json:"noise_multiplier"` // 0: no DP
+	Threshold       int                 `json:"threshold,omitempty"`
+	OpenedAt        time.Time           `json:"opened_at"`
+	PhaseDeadline   time.Time           `json:"phase_deadline"`
+	Deadline        time.Time           `json:"deadline"`
+	Roster          []secagg.PublicKeys `json:"roster,omitempty"` // U1
+	U2              []string            `json:"u2,omitempty"`     // shared keys
+	U3              []string            `json:"u3,omitempty"`     // sent masked input (survivors)
+	Outcome         string              `json:"outcome,omitempty"`
+	ResultVersion   string              `json:"result_version,omitempty"`
+}
+
+func (r *RoundState) clone() *RoundState {
+	c := *r
+	c.Roster = append([]secagg.PublicKeys(nil), r.Roster...)
+	c.U2 = append([]string(nil), r.U2...)
+	c.U3 = append([]string(nil), r.U3...)
+	return &c
+}
+
+// Submission is one protocol message from an organization. Exactly one of
+// Keys, Shares, Masked and Reveals is set, matching the round's phase. There
+// is no field for a plaintext update: the coordinator cannot receive one.
+type Submission struct {
+	Round   int                      `json:"round"`
+	Org     string                   `json:"org"` // set by the coordinator from the caller's identity
+	Keys    *secagg.PublicKeys       `json:"keys,omitempty"`
+	Shares  *secagg.ShareKeysMessage `json:"shares,omitempty"`
+	Masked  secagg.MaskedInput       `json:"masked,omitempty"`
+	Reveals []secagg.RevealedShare   `json:"reveals,omitempty"`
+}
+
+// Store persists the coordinator's state. SaveFederated applies a Change
+// atomically; LoadFederated returns what was saved, or (nil, nil) when
+// nothing was. A restarted coordinator resumes from it.
+type Store interface {
+	LoadFederated(ctx context.Context) (*Snapshot, error)
+	SaveFederated(ctx context.Context, ch Change) error
+}
+
+// Change is one atomic update of the persisted state.
+type Change struct {
+	Rounds     []*RoundState `json:"rounds,omitempty"`     // upsert by Number
+	Submission *Submission   `json:"submission,omitempty"` // append to its round's log
+	Model      *ModelVersion `json:"model,omitempty"`      // append to the history
+	Ledger     *dp.Ledger    `json:"ledger,omitempty"`     // replace
+}
+
+// Snapshot is the persisted state a coordinator starts from.
+type Snapshot struct {
+	Round       *RoundState    `json:"round"`       // highest-numbered round, nil if none
+	Submissions []Submission   `json:"submissions"` // that round's accepted submissions, in order
+	History     []ModelVersion `json:"history"`
+	Ledger      *dp.Ledger     `json:"ledger"`
+}
+
+// Errors of the coordinator; HTTP maps them to statuses.
+var (
+	ErrWrongRound        = errors.New("federated: wrong round number")
+	ErrWrongPhase        = errors.New("federated: submission does not match the round's phase")
+	ErrNotParticipant    = errors.New("federated: organization is not a participant of this phase")
+	ErrDuplicate         = errors.New("federated: already submitted in this phase")
+	ErrInvalidSubmission = errors.New("federated: invalid submission")
+	ErrRoundFull         = errors.New("federated: round has its maximum number of participants")
+	ErrNoOpenRound       = errors.New("federated: no round is open")
+	ErrMaxRounds         = errors.New("federated: maximum number of rounds reached")
+	ErrBudgetExhausted   = errors.New("federated: privacy budget exhausted")
+	ErrConfig            = errors.New("federated: invalid configuration")
+	ErrStoreMismatch     = errors.New("federated: stored state does not match the configuration")
+)
+
+// RoundError reports a submission for another round than the current one.
+type RoundError struct {
+	Got, Current int
+}
+
+func (e *RoundError) Error() string {
+	return fmt.Sprintf("federated: round %d requested, current round is %d", e.Got, e.Current)
+}
+
+// Unwrap makes errors.Is(err, ErrWrongRound) hold.
+func (e *RoundError) Unwrap() error { return ErrWrongRound }

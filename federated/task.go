@@ -1,0 +1,208 @@
+package federated
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/healthagents/healthagents/record"
+)
+
+// ErrTask is wrapped by errors about a task configuration.
+var ErrTask = errors.New("federated: invalid task")
+
+// Feature is one model input. Its raw value comes from the record's
+// observations under Name, except for the derived feature "age" (when no
+// observation of that name exists), which is the age in whole years at the
+// task's ReferenceDate from birth_date.
+//
+// Standardization is fixed by configuration, never estimated from data (that
+// would leak each hospital's statistics): z = (x - Mean) / Scale, clamped to
+// [-ClampZ, ClampZ]. A missing value is imputed as the mean (z = 0).
+type Feature struct {
+	Name  string  `json:"name"`
+	Mean  float64 `json:"mean"`
+	Scale float64 `json:"scale"`
+}
+
+// Labels maps record.Diagnosis values to the binary label. A record whose
+// diagnosis is neither value is not used for training or evaluation.
+type Labels struct {
+	Positive string `json:"positive"`
+	Negative string `json:"negative"`
+}
+
+// ModelSpec names the model type and its hyper-parameters.
+type ModelSpec struct {
+	Type string  `json:"type"` // "logistic_regression"
+	L2   float64 `json:"l2"`   // L2 regularisation strength (not applied to the bias)
+}
+
+// TrainingSpec is the local training every participant runs in a round.
+type TrainingSpec struct {
+	Epochs       int     `json:"epochs"`
+	LearningRate float64 `json:"learning_rate"`
+	BatchSize    int     `json:"batch_size"` // 0: full batch
+}
+
+// Task is the diagnosis task that federated training learns. Coordinator
+// and participants must hold the same Task; its Hash travels with each round.
+type Task struct {
+	Name          string       `json:"name"`
+	Features      []Feature    `json:"features"`
+	Labels        Labels       `json:"labels"`
+	Model         ModelSpec    `json:"model"`
+	Training      TrainingSpec `json:"training"`
+	ReferenceDate string       `json:"reference_date"` // YYYY-MM-DD, for derived ages
+	ClampZ        float64      `json:"clamp_z"`
+}
+
+// DefaultTask is the built-in diagnosis task: a positive/negative diagnosis
+// from glucose (mg/dL), BMI, age (years) and systolic blood pressure (mmHg),
+// by L2-regularised logistic regression. Means and scales are population
+// reference values, not fitted to any data set.
+func DefaultTask() Task {
+	return Task{
+		Name: "diagnosis/v1",
+		Features: []Feature{
+			{Name: "glucose", Mean: 120, Scale: 30},
+			{Name: "bmi", Mean: 28, Scale: 6},
+			{Name: "age", Mean: 50, Scale: 15},
+			{Name: "systolic_bp", Mean: 125, Scale: 15},
+		},
+		Labels:        Labels{Positive: "positive", Negative: "negative"},
+		Model:         ModelSpec{Type: "logistic_regression", L2: 1e-3},
+		Training:      TrainingSpec{Epochs: 10, LearningRate: 0.5},
+		ReferenceDate: "2026-01-01",
+		ClampZ:        5,
+	}
+}
+
+// Validate checks the configuration.
+func (t Task) Validate() error {
+	if len(t.Features) == 0 {
+		return fmt.Errorf("%w: no features", ErrTask)
+	}
+	seen := map[string]bool{}
+	for _, f := range t.Features {
+		if f.Name == "" || seen[f.Name] {
+			return fmt.Errorf("%w: feature name %q empty or repeated", ErrTask, f.Name)
+		}
+		seen[f.Name] = true
+		if !(f.Scale > 0) || math.IsInf(f.Scale, 0) || math.IsNaN(f.Mean) || math.IsInf(f.Mean, 0) {
+			return fmt.Errorf("%w: feature %q needs a finite mean and a positive scale", ErrTask, f.Name)
+		}
+	}
+	if t.Labels.Positive == "" || t.Labels.Negative == "" || t.Labels.Positive == t.Labels.Negative {
+		return fmt.Errorf("%w: two distinct label values are required", ErrTask)
+	}
+	if t.Training.Epochs < 1 || !(t.Training.LearningRate > 0) || t.Training.BatchSize < 0 {
+		return fmt.Errorf("%w: training needs epochs >= 1 and a positive learning rate", ErrTask)
+	}
+	if !(t.ClampZ > 0) {
+		return fmt.Errorf("%w: clamp_z must be positive", ErrTask)
+	}
+	if _, err := time.Parse(record.DateLayout, t.ReferenceDate); err != nil {
+		return fmt.Errorf("%w: reference_date must be YYYY-MM-DD", ErrTask)
+	}
+	if _, err := t.NewModel(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// NewModel builds the task's model.
+func (t Task) NewModel() (Model, error) {
+	switch t.Model.Type {
+	case "logistic_regression":
+		return NewLogisticRegression(len(t.Features), t.Model.L2)
+	default:
+		return nil, fmt.Errorf("%w: unknown model type %q", ErrTask, t.Model.Type)
+	}
+}
+
+// Hash is the SHA-256 (hex) of the task's JSON encoding; participants refuse
+// a round announced for another task.
+func (t Task) Hash() string {
+	b, _ := json.Marshal(t) // a struct of plain fields always marshals
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// Dataset is a standardized design matrix with binary labels.
+type Dataset struct {
+	X [][]float64
+	Y []float64
+}
+
+// Len is the number of examples.
+func (d Dataset) Len() int { return len(d.Y) }
+
+// Examples turns records into standardized examples. Records without a
+// usable label are skipped; the number skipped is returned.
+func (t Task) Examples(records []*record.Record) (Dataset, int, error) {
+	ref, err := time.Parse(record.DateLayout, t.ReferenceDate)
+	if err != nil {
+		return Dataset{}, 0, fmt.Errorf("%w: reference_date", ErrTask)
+	}
+	var d Dataset
+	skipped := 0
+	for _, r := range records {
+		var y float64
+		switch r.Diagnosis {
+		case t.Labels.Positive:
+			y = 1
+		case t.Labels.Negative:
+			y = 0
+		default:
+			skipped++
+			continue
+		}
+		x := make([]float64, len(t.Features))
+		for i, f := range t.Features {
+			v, ok := r.Observations[f.Name]
+			if !ok && f.Name == "age" && r.BirthDate != "" {
+				v, ok = ageAt(r.BirthDate, ref)
+			}
+			if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+				continue // imputed: z = 0
+			}
+			x[i] = math.Max(-t.ClampZ, math.Min(t.ClampZ, (v-f.Mean)/f.Scale))
+		}
+		d.X = append(d.X, x)
+		d.Y = append(d.Y, y)
+	}
+	return d, skipped, nil
+}
+
+func ageAt(birth string, ref time.Time) (float64, bool) {
+	b, err := time.Parse(record.DateLayout, birth)
+	if err != nil || b.After(ref) {
+		return 0, false
+	}
+	age := ref.Year() - b.Year()
+	if ref.YearDay() < b.YearDay() {
+		age--
+	}
+	return float64(age), true
+}
+
+// SplitHeldOut divides records deterministically into a training part and a
+// held-out part of about heldOut (0..1) of them, by SHA-256 of patient_id: a
+// record stays on the same side in every round and every run.
+func SplitHeldOut(records []*record.Record, heldOut float64) (train, test []*record.Record) {
+	for _, r := range records {
+		h := sha256.Sum256([]byte("healthagents/federated/holdout/" + r.PatientID))
+		u := float64(uint64(h[0])<<8|uint64(h[1])) / 65536
+		if u < heldOut {
+			test = append(test, r)
+		} else {
+			train = append(train, r)
+		}
+	}
+	return train, test
+}
