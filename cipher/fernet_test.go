@@ -29,7 +29,7 @@ type specVector struct {
 	Secret string    `json:"secret"`
 }
 
-func loadVectors(t *testing.T, name string) []specVector {
+func loadVectors(t testing.TB, name string) []specVector {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "fernet-spec", name))
 	require.NoError(t, err)

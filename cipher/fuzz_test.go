@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzOpen feeds arbitrary envelopes to Open: it must never panic, and it must
@@ -60,6 +61,35 @@ func FuzzOpen(f *testing.F) {
 		}
 		if strings.Contains(err.Error(), keyText) || (len(encryptedData) >= 16 && strings.Contains(err.Error(), encryptedData)) {
 			t.Fatalf("error leaks input: %q", err)
+		}
+	})
+}
+
+// FuzzDecrypt feeds arbitrary token text and TTLs to Keyring.Decrypt: it must
+// never panic, and every failure is a *TokenError wrapping ErrInvalidEncoding
+// or ErrDecrypt. Seeded with the spec's vectors.
+func FuzzDecrypt(f *testing.F) {
+	for _, name := range []string{"verify.json", "invalid.json"} {
+		for _, v := range loadVectors(f, name) {
+			f.Add([]byte(v.Token), int64(v.TTLSec))
+		}
+	}
+	f.Add([]byte(""), int64(0))
+	k, err := ParseKeyring("cw_0x689RpI-jtRR7oE8h_eQsKImvJapLeSbXpwF4e4=")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, token []byte, ttlSec int64) {
+		msg, err := k.Decrypt(token, time.Duration(ttlSec%(1<<32))*time.Second)
+		if err == nil {
+			return // a token the spec key really opens
+		}
+		if msg != nil {
+			t.Fatal("message returned with an error")
+		}
+		var te *TokenError
+		if !errors.As(err, &te) || errors.Is(err, ErrInvalidEncoding) == errors.Is(err, ErrDecrypt) {
+			t.Fatalf("error %q (%T) must be a *TokenError wrapping exactly one of ErrInvalidEncoding, ErrDecrypt", err, err)
 		}
 	})
 }
