@@ -41,7 +41,7 @@ func TestEmbeddedData(t *testing.T) {
 			assert.Contains(t, r.Source, "Phansalkar")
 		}
 	}
-	assert.GreaterOrEqual(t, onc, 15, "the ONC high-priority list")
+	assert.Equal(t, 15, onc, "the fifteen classes of the ONC high-priority list")
 	for _, s := range []Severity{SeverityContraindicated, SeverityMajor, SeverityModerate, SeverityMinor} {
 		assert.Positive(t, severities[s], s)
 	}
@@ -97,19 +97,34 @@ func TestLoadKnowledgeRejects(t *testing.T) {
 }
 
 // TestPairsKeepMostSevere: when several rules cover one pair, the most
-// severe wins regardless of file order.
+// severe wins regardless of file order; on a tie the earlier rule wins.
 func TestPairsKeepMostSevere(t *testing.T) {
 	t.Parallel()
+	const drugs = `{"drugs":[
+	 {"rxcui":"1","name":"a","class":"x","groups":["g"],"formulary":{"covered":true,"tier":1}},
+	 {"rxcui":"2","name":"b","class":"y","groups":["g"],"formulary":{"covered":true,"tier":1}}]}`
+	const inter = `{"rules":[
+	 {"id":"general","a":{"groups":["g"]},"b":{"groups":["g"]},"severity":"moderate","mechanism":"m","management":"g","source":"s"},
+	 {"id":"specific","a":{"rxcuis":["2"]},"b":{"rxcuis":["1"]},"severity":"major","mechanism":"m","management":"g","source":"s"},
+	 {"id":"tie","a":{"rxcuis":["1"]},"b":{"rxcuis":["2"]},"severity":"major","mechanism":"m","management":"g","source":"s"}]}`
+	const contra = `{"rules":[{"id":"c","kind":"allergy","triggers":["x"],"drugs":{"rxcuis":["1"]},"severity":"major","reason":"r","management":"g","source":"s"}]}`
+	k, err := loadKnowledge(Data{Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: []byte(contra)})
+	require.NoError(t, err)
+	require.Len(t, k.pairs, 1)
+	assert.Equal(t, "specific", k.interactions[k.pairs[pair(0, 1)]].ID)
+
 	d, err := embeddedData()
 	require.NoError(t, err)
-	k, err := loadKnowledge(d)
+	k, err = loadKnowledge(d)
 	require.NoError(t, err)
-	// thioridazine + citalopram: qt-qt (moderate) and onc-thioridazine-qt (contraindicated).
-	ri, ok := k.pairs[pair(k.byRxCUI["10502"], k.byRxCUI["2556"])]
-	require.True(t, ok)
-	assert.Equal(t, "onc-thioridazine-qt", k.interactions[ri].ID)
-	// citalopram + ondansetron: only the general QT rule.
-	ri, ok = k.pairs[pair(k.byRxCUI["2556"], k.byRxCUI["26225"])]
-	require.True(t, ok)
-	assert.Equal(t, "qt-qt", k.interactions[ri].ID)
+	for _, tc := range []struct{ a, b, rule string }{
+		{"10502", "2556", "thioridazine-qt"},    // also "qt-qt" (moderate)
+		{"9947", "6813", "onc-high-risk-qt"},    // also "class3-antiarrhythmic-qt" (major)
+		{"2556", "26225", "qt-qt"},              // only the general QT rule
+		{"36567", "85762", "onc-statin-cyp3a4"}, // PI by class and strong inhibitor by group
+	} {
+		ri, ok := k.pairs[pair(k.byRxCUI[tc.a], k.byRxCUI[tc.b])]
+		require.True(t, ok, tc.rule)
+		assert.Equal(t, tc.rule, k.interactions[ri].ID)
+	}
 }

@@ -127,35 +127,49 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestHighPriorityInteractions checks that each pair of the ONC high-priority
-// list (Phansalkar et al. 2012) and warfarin with NSAIDs/aspirin invalidates a
-// prescription, in both directions.
+// TestHighPriorityInteractions checks that a pair from each of the fifteen
+// classes of the ONC high-priority list (Phansalkar et al., JAMIA 2012, table
+// 2), warfarin with NSAIDs and aspirin, and other label contraindications
+// invalidate a prescription, in both directions, through the expected rule.
 func TestHighPriorityInteractions(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t)
 	tests := []struct{ drug, current, rule string }{
+		// The fifteen ONC classes.
+		{"dextroamphetamine", "phenelzine", "onc-amphetamine-maoi"},
+		{"pseudoephedrine", "selegiline", "onc-amphetamine-maoi"},
 		{"atazanavir", "omeprazole", "onc-atazanavir-ppi"},
-		{"bupropion", "phenelzine", "onc-bupropion-maoi"},
-		{"fluoxetine", "tranylcypromine", "onc-fluoxetine-maoi"},
-		{"ketoconazole", "cisapride", "onc-ketoconazole-cisapride"},
-		{"linezolid", "sertraline", "onc-linezolid-ssri"},
-		{"meperidine", "selegiline", "onc-maoi-meperidine"},
-		{"tramadol", "isocarboxazid", "onc-maoi-tramadol"},
-		{"methotrexate", "trimethoprim", "onc-methotrexate-trimethoprim"},
-		{"sildenafil", "nitroglycerin", "onc-pde5-nitrate"},
-		{"tadalafil", "isosorbide mononitrate", "onc-pde5-nitrate"},
-		{"voriconazole", "phenobarbital", "onc-phenobarbital-voriconazole"},
-		{"ramelteon", "fluvoxamine", "onc-ramelteon-fluvoxamine"},
+		{"febuxostat", "azathioprine", "onc-febuxostat-thiopurine"},
+		{"fluoxetine", "tranylcypromine", "onc-serotonergic-maoi"},
+		{"duloxetine", "isocarboxazid", "onc-serotonergic-maoi"},
+		{"irinotecan", "ketoconazole", "onc-irinotecan-cyp3a4-inhibitor"},
+		{"meperidine", "phenelzine", "onc-opioid-maoi"},
+		{"tramadol", "isocarboxazid", "onc-opioid-maoi"},
+		{"amitriptyline", "tranylcypromine", "onc-tca-maoi"},
+		{"sotalol", "methadone", "onc-high-risk-qt"},
+		{"ramelteon", "fluvoxamine", "onc-ramelteon-cyp1a2"},
+		{"rifampin", "darunavir", "onc-inducer-protease-inhibitor"},
 		{"simvastatin", "clarithromycin", "onc-statin-cyp3a4"},
-		{"lovastatin", "itraconazole", "onc-statin-cyp3a4"},
-		{"thioridazine", "moxifloxacin", "onc-thioridazine-qt"},
+		{"lovastatin", "atazanavir", "onc-statin-cyp3a4"},
+		{"ergotamine", "ritonavir", "onc-ergot-cyp3a4"},
 		{"tizanidine", "ciprofloxacin", "onc-tizanidine-cyp1a2"},
 		{"tizanidine", "fluvoxamine", "onc-tizanidine-cyp1a2"},
-		{"irinotecan", "rifampin", "onc-irinotecan-inducer"},
-		{"ergotamine", "ritonavir", "onc-ergot-cyp3a4"},
+		{"tranylcypromine", "procarbazine", "onc-tranylcypromine-procarbazine"},
+		{"sumatriptan", "phenelzine", "onc-triptan-maoi"},
+		// Warfarin with NSAIDs and aspirin.
 		{"warfarin", "naproxen", "warfarin-nsaid"},
 		{"warfarin", "celecoxib", "warfarin-nsaid"},
 		{"warfarin", "aspirin", "warfarin-aspirin"},
+		// Label contraindications outside the ONC list.
+		{"bupropion", "phenelzine", "bupropion-maoi"},
+		{"ketoconazole", "cisapride", "cisapride-cyp3a4-inhibitor"},
+		{"linezolid", "sertraline", "linezolid-serotonergic"},
+		{"methotrexate", "trimethoprim", "methotrexate-trimethoprim"},
+		{"sildenafil", "nitroglycerin", "pde5-nitrate"},
+		{"tadalafil", "isosorbide mononitrate", "pde5-nitrate"},
+		{"voriconazole", "phenobarbital", "voriconazole-inducer"},
+		{"thioridazine", "moxifloxacin", "thioridazine-qt"},
+		{"irinotecan", "rifampin", "irinotecan-inducer"},
 	}
 	for _, tc := range tests {
 		for _, dir := range [][2]string{{tc.drug, tc.current}, {tc.current, tc.drug}} {
