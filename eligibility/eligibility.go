@@ -157,7 +157,8 @@ func (a *Agent) Version() string { return a.cat.version }
 // rules in the package documentation. Only the calendar date of date in UTC
 // matters. Errors: ctx's error, [ErrNoRecord], an error wrapping
 // [ErrUnknownProcedure], or an error wrapping [record.ErrMalformed] if the
-// coverage dates do not parse (a record that passed [record.Parse] never does).
+// coverage dates do not parse or the applicable override is outside 0-100 (a
+// record that passed [record.Parse] never has either).
 func (a *Agent) Check(ctx context.Context, rec *record.Record, procedureCode string, date time.Time) (Decision, error) {
 	if err := ctx.Err(); err != nil {
 		return Decision{}, err
@@ -199,9 +200,16 @@ func (a *Agent) Check(ctx context.Context, rec *record.Record, procedureCode str
 	}
 	d.Eligible = true
 	d.CoveragePct = proc.Class.BaseCoverage
-	if pct, ok := override(cov.CoverageOverrides, proc.Code); ok {
-		d.CoveragePct = pct
-	} else if pct, ok := override(cov.CoverageOverrides, proc.Class.Code); ok {
+	key, ok := override(cov.CoverageOverrides, proc.Code)
+	if !ok {
+		key, ok = override(cov.CoverageOverrides, proc.Class.Code)
+	}
+	if ok {
+		pct := cov.CoverageOverrides[key]
+		if pct < 0 || pct > 100 {
+			return Decision{}, fmt.Errorf("%w: %w", record.ErrMalformed,
+				&record.FieldError{Field: "coverage.coverage_overrides." + key, Reason: "must be a percentage 0-100"})
+		}
 		d.CoveragePct = pct
 	}
 	return d, nil
@@ -230,13 +238,13 @@ func parseDate(field, s string) (time.Time, error) {
 	return t, nil
 }
 
-// override finds the plan's coverage override for code (canonical form).
-// Keys match after trimming and upper-casing; if several keys match, an
-// exact match wins, then the lexically smallest key, so the result never
-// depends on map order.
-func override(overrides map[string]int, code string) (int, bool) {
-	if pct, ok := overrides[code]; ok {
-		return pct, true
+// override finds the key of the plan's coverage override for code
+// (canonical form). Keys match after trimming and upper-casing; if several
+// keys match, an exact match wins, then the lexically smallest key, so the
+// result never depends on map order.
+func override(overrides map[string]int, code string) (string, bool) {
+	if _, ok := overrides[code]; ok {
+		return code, true
 	}
 	best, found := "", false
 	for k := range overrides {
@@ -244,8 +252,5 @@ func override(overrides map[string]int, code string) (int, bool) {
 			best, found = k, true
 		}
 	}
-	if !found {
-		return 0, false
-	}
-	return overrides[best], true
+	return best, found
 }

@@ -168,6 +168,14 @@ func TestCheckErrors(t *testing.T) {
 		_, err := a.Check(ctx, rec(), "PROC001", serviceDay)
 		require.ErrorIs(t, err, context.Canceled)
 	})
+	t.Run("fail/unparsed override out of range", func(t *testing.T) {
+		t.Parallel()
+		_, err := a.Check(t.Context(), rec(func(c *record.Coverage) { c.CoverageOverrides = map[string]int{"proc001": 120} }), "70551", serviceDay)
+		require.ErrorIs(t, err, record.ErrMalformed)
+		var fe *record.FieldError
+		require.True(t, errors.As(err, &fe))
+		assert.Equal(t, "coverage.coverage_overrides.proc001", fe.Field)
+	})
 	t.Run("fail/unparsed bad date", func(t *testing.T) {
 		t.Parallel()
 		_, err := a.Check(t.Context(), rec(func(c *record.Coverage) { c.End = "31/12/2026" }), "PROC001", serviceDay)
