@@ -14,7 +14,7 @@
 //   - interactions.json: rules between two selectors, each a set of RxCUIs
 //     and/or groups (a drug's class counts as a group), with severity,
 //     mechanism, management and source. They cover the fifteen high-priority
-//     interactions of the ONC panel (Phansalkar et al., JAMIA 2012), warfarin
+//     interaction classes of the ONC panel (Phansalkar et al., JAMIA 2012), warfarin
 //     with NSAIDs and aspirin, and other common, well-documented pairs.
 //   - contraindications.json: allergy rules (allergen names, matched without
 //     regard to case, spacing or a trailing "allergy") and condition rules
