@@ -94,6 +94,12 @@ func Unmask(ctx context.Context, tr Transcript) ([]uint64, error) {
 		groups[key{r.Kind, r.Of}] = append(groups[key{r.Kind, r.Of}], r.Share)
 	}
 
+	// Sort each group by x so that groups revealed by the same survivors
+	// share their Lagrange coefficients.
+	for k := range groups {
+		slices.SortFunc(groups[k], func(a, b Share) int { return int(a.X) - int(b.X) })
+	}
+	var comb combiner
 	sum := make([]uint64, p.Dim)
 	for _, id := range u3 {
 		for i, w := range tr.Inputs[id] {
@@ -104,7 +110,7 @@ func Unmask(ctx context.Context, tr Transcript) ([]uint64, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		seed, err := Combine(groups[key{SelfMask, v}], t, SeedSize)
+		seed, err := comb.combine(groups[key{SelfMask, v}], t, SeedSize)
 		if err != nil {
 			return nil, fmt.Errorf("%w: self mask of %q: %w", ErrUnmask, v, err)
 		}
@@ -119,7 +125,7 @@ func Unmask(ctx context.Context, tr Transcript) ([]uint64, error) {
 		if _, alive := slices.BinarySearch(u3, v); alive {
 			continue
 		}
-		raw, err := Combine(groups[key{MaskKey, v}], t, keySize)
+		raw, err := comb.combine(groups[key{MaskKey, v}], t, keySize)
 		if err != nil {
 			return nil, fmt.Errorf("%w: mask key of %q: %w", ErrUnmask, v, err)
 		}
