@@ -1,0 +1,151 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/healthagents/healthagents/federated"
+)
+
+// FederatedStore keeps the federated coordinator's rounds, their submission
+// logs, the model history and the privacy ledger (migration
+// 0002_federated.sql). It implements federated.Store.
+type FederatedStore struct{ db *DB }
+
+var _ federated.Store = (*FederatedStore)(nil)
+
+// NewFederatedStore returns the federated store over db.
+func NewFederatedStore(db *DB) (*FederatedStore, error) {
+	if db == nil {
+		return nil, errors.New("store: nil DB")
+	}
+	return &FederatedStore{db: db}, nil
+}
+
+// SaveFederated implements federated.Store: the whole change commits in one
+// transaction or not at all.
+func (s *FederatedStore) SaveFederated(ctx context.Context, ch federated.Change) error {
+	now := Micros(time.Now())
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		for _, r := range ch.Rounds {
+			body, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_rounds (number, phase, state, updated_at)
+				VALUES (?, ?, ?, ?)
+				ON CONFLICT (number) DO UPDATE SET phase = excluded.phase, state = excluded.state, updated_at = excluded.updated_at`),
+				r.Number, string(r.Phase), string(body), now); err != nil {
+				return err
+			}
+		}
+		if sub := ch.Submission; sub != nil {
+			body, err := json.Marshal(sub)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_submissions (round, seq, org, body, created_at)
+				SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM federated_submissions WHERE round = ?`),
+				sub.Round, sub.Org, string(body), now, sub.Round); err != nil {
+				return err
+			}
+		}
+		if m := ch.Model; m != nil {
+			body, err := json.Marshal(m)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_models (seq, version, round, hash, body, created_at)
+				SELECT COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM federated_models`),
+				m.Version, m.Round, m.Hash, string(body), now); err != nil {
+				return err
+			}
+		}
+		if l := ch.Ledger; l != nil {
+			body, err := json.Marshal(l)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_ledger (id, body, updated_at) VALUES (1, ?, ?)
+				ON CONFLICT (id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`),
+				string(body), now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: saving federated state: %w", redactErr(err))
+	}
+	return nil
+}
+
+// LoadFederated implements federated.Store: the latest round with its
+// submission log, the whole model history and the ledger; (nil, nil) when
+// the coordinator never saved anything.
+func (s *FederatedStore) LoadFederated(ctx context.Context) (*federated.Snapshot, error) {
+	snap := &federated.Snapshot{}
+	rows, err := s.db.db.QueryContext(ctx, `SELECT body FROM federated_models ORDER BY seq`)
+	if err != nil {
+		return nil, fmt.Errorf("store: loading model history: %w", redactErr(err))
+	}
+	if err := scanJSON(rows, func() any {
+		snap.History = append(snap.History, federated.ModelVersion{})
+		return &snap.History[len(snap.History)-1]
+	}); err != nil {
+		return nil, fmt.Errorf("store: loading model history: %w", err)
+	}
+	if len(snap.History) == 0 {
+		return nil, nil
+	}
+	var ledger string
+	switch err := s.db.db.QueryRowContext(ctx, `SELECT body FROM federated_ledger WHERE id = 1`).Scan(&ledger); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, fmt.Errorf("store: loading privacy ledger: %w", redactErr(err))
+	default:
+		if err := json.Unmarshal([]byte(ledger), &snap.Ledger); err != nil {
+			return nil, fmt.Errorf("store: decoding privacy ledger: %w", err)
+		}
+	}
+	var round string
+	switch err := s.db.db.QueryRowContext(ctx, `SELECT state FROM federated_rounds ORDER BY number DESC LIMIT 1`).Scan(&round); {
+	case errors.Is(err, sql.ErrNoRows):
+		return snap, nil
+	case err != nil:
+		return nil, fmt.Errorf("store: loading round: %w", redactErr(err))
+	}
+	if err := json.Unmarshal([]byte(round), &snap.Round); err != nil {
+		return nil, fmt.Errorf("store: decoding round: %w", err)
+	}
+	rows, err = s.db.db.QueryContext(ctx, s.db.Rebind(`SELECT body FROM federated_submissions WHERE round = ? ORDER BY seq`), snap.Round.Number)
+	if err != nil {
+		return nil, fmt.Errorf("store: loading submissions: %w", redactErr(err))
+	}
+	if err := scanJSON(rows, func() any {
+		snap.Submissions = append(snap.Submissions, federated.Submission{})
+		return &snap.Submissions[len(snap.Submissions)-1]
+	}); err != nil {
+		return nil, fmt.Errorf("store: loading submissions: %w", err)
+	}
+	return snap, nil
+}
+
+// scanJSON decodes the single text column of each row into next().
+func scanJSON(rows *sql.Rows, next func() any) error {
+	defer rows.Close()
+	for rows.Next() {
+		var body string
+		if err := rows.Scan(&body); err != nil {
+			return redactErr(err)
+		}
+		if err := json.Unmarshal([]byte(body), next()); err != nil {
+			return err
+		}
+	}
+	return redactErr(rows.Err())
+}
