@@ -1,0 +1,84 @@
+package zkp
+
+import (
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime is the process's user+system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// measure runs op b.N times and reports, besides ns/op, the median wall
+// time per op (p50-ms) and the CPU time per op (cpu-ms/op), which is less
+// sensitive to other load on the machine.
+func measure(b *testing.B, op func() error) {
+	b.Helper()
+	b.ReportAllocs()
+	samples := make([]time.Duration, 0, b.N)
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		if err := op(); err != nil {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(start))
+	}
+	b.StopTimer()
+	cpu := cpuTime() - cpu0
+	slices.Sort(samples)
+	b.ReportMetric(float64(samples[len(samples)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(samples)), "cpu-ms/op")
+}
+
+func BenchmarkProveEligibility(b *testing.B) {
+	p, err := NewProver(testSys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := eligibleInput()
+	measure(b, func() error {
+		_, err := p.ProveEligibility(b.Context(), in)
+		return err
+	})
+	info, _ := testSys.Info(CircuitEligibility)
+	b.ReportMetric(float64(info.Constraints), "constraints")
+}
+
+func BenchmarkProvePrescription(b *testing.B) {
+	p, err := NewProver(testSys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := PrescriptionInput{Coverage: sampleCoverage(), DrugCode: "11289", ServiceDate: day("2026-06-01"), Covered: true}
+	measure(b, func() error {
+		_, err := p.ProvePrescription(b.Context(), in)
+		return err
+	})
+	info, _ := testSys.Info(CircuitPrescription)
+	b.ReportMetric(float64(info.Constraints), "constraints")
+}
+
+func BenchmarkVerify(b *testing.B) {
+	p, err := NewProver(testSys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := NewVerifier(testSys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	proof, err := p.ProveEligibility(b.Context(), eligibleInput())
+	if err != nil {
+		b.Fatal(err)
+	}
+	measure(b, func() error { return v.Verify(b.Context(), proof) })
+}

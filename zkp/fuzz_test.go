@@ -1,0 +1,51 @@
+package zkp
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// FuzzParseProof feeds the API decoder arbitrary proof_data and public
+// inputs: it must never panic, what it accepts must re-encode to the same
+// text, and Verify must either accept or fail with ErrInvalidProof.
+func FuzzParseProof(f *testing.F) {
+	p, err := NewProver(testSys)
+	if err != nil {
+		f.Fatal(err)
+	}
+	v, err := NewVerifier(testSys)
+	if err != nil {
+		f.Fatal(err)
+	}
+	proof, err := p.ProveEligibility(f.Context(), eligibleInput())
+	if err != nil {
+		f.Fatal(err)
+	}
+	pi := proof.PublicInputs()
+	f.Add(proof.ProofData(), pi[0], pi[5])
+	f.Add(strings.Repeat("00", ProofSize), "0x00", "")
+	f.Add("0x"+strings.Repeat("ff", ProofSize), pi[0], "0x"+strings.Repeat("ff", 32))
+	f.Fuzz(func(t *testing.T, data, in0, in5 string) {
+		inputs := append([]string(nil), pi...)
+		inputs[0], inputs[5] = in0, in5
+		parsed, err := ParseProof(CircuitEligibility, data, inputs)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidProof) {
+				t.Fatalf("decoder error not wrapping ErrInvalidProof: %v", err)
+			}
+			return
+		}
+		if got, want := parsed.ProofData(), "0x"+strings.ToLower(strings.TrimPrefix(data, "0x")); got != want {
+			t.Fatalf("re-encoded proof %s, decoded %s", got, want)
+		}
+		for i, s := range parsed.PublicInputs() {
+			if want := "0x" + strings.ToLower(strings.TrimPrefix(inputs[i], "0x")); s != want {
+				t.Fatalf("public input %d re-encoded %s, decoded %s", i, s, want)
+			}
+		}
+		if err := v.Verify(t.Context(), parsed); err != nil && !errors.Is(err, ErrInvalidProof) {
+			t.Fatalf("verify: %v", err)
+		}
+	})
+}

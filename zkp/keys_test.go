@@ -1,0 +1,234 @@
+package zkp
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/backend/groth16/bn254/mpcsetup"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func copyKeyDir(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(testKeyDir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(testKeyDir, e.Name()))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600))
+	}
+	return dst
+}
+
+func vkBytes(t *testing.T, sys *System, name string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	_, err := sys.VerifyingKey(name).WriteTo(&b)
+	require.NoError(t, err)
+	return b.Bytes()
+}
+
+func eligibleInput() EligibilityInput {
+	return EligibilityInput{Coverage: sampleCoverage(), ClassIndex: 2, ProcedureCode: "72148", ServiceDate: day("2026-06-01"), CoveragePct: 70, Eligible: true}
+}
+
+func TestKeysReusedAcrossRestart(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	reloaded, err := LoadOrSetup(ctx, testKeyDir)
+	require.NoError(t, err)
+	for _, name := range CircuitNames() {
+		assert.Equal(t, vkBytes(t, testSys, name), vkBytes(t, reloaded, name), name)
+		info, ok := reloaded.Info(name)
+		require.True(t, ok)
+		assert.Equal(t, OriginSetup, info.Origin)
+	}
+
+	// A proof from the reloaded proving key verifies with the original
+	// verifying key, and the other way round.
+	p, err := NewProver(reloaded)
+	require.NoError(t, err)
+	proof, err := p.ProveEligibility(ctx, eligibleInput())
+	require.NoError(t, err)
+	require.NoError(t, newTestVerifier(t).Verify(ctx, proof))
+
+	orig, err := newTestProver(t).ProveEligibility(ctx, eligibleInput())
+	require.NoError(t, err)
+	v, err := NewVerifier(reloaded)
+	require.NoError(t, err)
+	require.NoError(t, v.Verify(ctx, orig))
+}
+
+func TestLoadRejectsMismatchedKeys(t *testing.T) {
+	t.Parallel()
+	editManifest := func(t *testing.T, dir, name string, edit func(*manifest)) {
+		path := filepath.Join(dir, name+".json")
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var m manifest
+		require.NoError(t, json.Unmarshal(raw, &m))
+		edit(&m)
+		raw, err = json.Marshal(&m)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, raw, 0o600))
+	}
+	for name, spoil := range map[string]func(t *testing.T, dir string){
+		"fail/circuit changed": func(t *testing.T, dir string) {
+			editManifest(t, dir, CircuitEligibility, func(m *manifest) { m.CCSSHA256 = "00" + m.CCSSHA256[2:] })
+		},
+		"fail/proving key corrupt": func(t *testing.T, dir string) {
+			path := filepath.Join(dir, CircuitEligibility+".pk")
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			b[len(b)/2] ^= 1
+			require.NoError(t, os.WriteFile(path, b, 0o600))
+		},
+		"fail/verifying key of another circuit": func(t *testing.T, dir string) {
+			b, err := os.ReadFile(filepath.Join(dir, CircuitPrescription+".vk"))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitEligibility+".vk"), b, 0o600))
+			var m manifest
+			raw, err := os.ReadFile(filepath.Join(dir, CircuitPrescription+".json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(raw, &m))
+			editManifest(t, dir, CircuitEligibility, func(e *manifest) { e.VKSHA256 = m.VKSHA256 })
+		},
+		"fail/manifest garbage": func(t *testing.T, dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitPrescription+".json"), []byte("{"), 0o600))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := copyKeyDir(t)
+			spoil(t, dir)
+			_, err := LoadOrSetup(t.Context(), dir)
+			require.ErrorIs(t, err, ErrKeyMismatch)
+		})
+	}
+}
+
+func TestSetupReplacesIncompletePair(t *testing.T) {
+	t.Parallel()
+	dir := copyKeyDir(t)
+	// A crash after the keys but before the manifest: the pair is redone.
+	require.NoError(t, os.Remove(filepath.Join(dir, CircuitPrescription+".json")))
+	sys, err := LoadOrSetup(t.Context(), dir)
+	require.NoError(t, err)
+	assert.Equal(t, vkBytes(t, testSys, CircuitEligibility), vkBytes(t, sys, CircuitEligibility))
+	assert.NotEqual(t, vkBytes(t, testSys, CircuitPrescription), vkBytes(t, sys, CircuitPrescription))
+	_, err = os.Stat(filepath.Join(dir, CircuitPrescription+".json"))
+	require.NoError(t, err)
+	leftovers, err := filepath.Glob(filepath.Join(dir, "*.tmp-*"))
+	require.NoError(t, err)
+	assert.Empty(t, leftovers)
+}
+
+// TestCeremony runs a small mpcsetup ceremony over both circuits (one
+// contributor per phase, a fixed beacon), writes the keys as a
+// coordinator would, loads them with LoadCeremony and installs them with
+// Save. It is a fixture: gnark draws each contribution from crypto/rand, and
+// a fixed beacon is public, so these keys are never for production.
+//
+// It costs about 20 CPU-seconds (phase-2 initialisation runs FFTs over
+// group elements), so -short skips it.
+func TestCeremony(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mpcsetup ceremony: about 20 CPU-seconds")
+	}
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+
+	roundTrip := func(src io.WriterTo, dst io.ReaderFrom) {
+		var b bytes.Buffer
+		_, err := src.WriteTo(&b)
+		require.NoError(t, err)
+		_, err = dst.ReadFrom(&b)
+		require.NoError(t, err)
+	}
+
+	files := map[string]CeremonyKeys{}
+	var domain uint64
+	for _, name := range CircuitNames() {
+		r, err := CompileCircuit(name)
+		require.NoError(t, err)
+		domain = max(domain, ecc.NextPowerOfTwo(uint64(r.GetNbConstraints())))
+	}
+
+	// Phase 1 (powers of tau), circuit independent.
+	p1 := mpcsetup.NewPhase1(domain)
+	var contribs1 []*mpcsetup.Phase1
+	for range 1 {
+		p1.Contribute()
+		c := new(mpcsetup.Phase1)
+		roundTrip(p1, c)
+		contribs1 = append(contribs1, c)
+	}
+	commons, err := mpcsetup.VerifyPhase1(domain, []byte("test beacon phase 1"), contribs1...)
+	require.NoError(t, err)
+
+	// Phase 2 per circuit.
+	for _, name := range CircuitNames() {
+		r, err := CompileCircuit(name)
+		require.NoError(t, err)
+		var p2 mpcsetup.Phase2
+		p2.Initialize(r, &commons)
+		var contribs2 []*mpcsetup.Phase2
+		for range 1 {
+			p2.Contribute()
+			c := new(mpcsetup.Phase2)
+			roundTrip(&p2, c)
+			contribs2 = append(contribs2, c)
+		}
+		pk, vk, err := mpcsetup.VerifyPhase2(r, &commons, []byte("test beacon phase 2"), contribs2...)
+		require.NoError(t, err)
+		f := CeremonyKeys{ProvingKey: filepath.Join(dir, name+".ceremony.pk"), VerifyingKey: filepath.Join(dir, name+".ceremony.vk")}
+		for path, k := range map[string]io.WriterTo{f.ProvingKey: pk, f.VerifyingKey: vk} {
+			out, err := os.Create(path)
+			require.NoError(t, err)
+			_, err = k.WriteTo(out)
+			require.NoError(t, err)
+			require.NoError(t, out.Close())
+		}
+		files[name] = f
+	}
+
+	sys, err := LoadCeremony(ctx, files)
+	require.NoError(t, err)
+	p, err := NewProver(sys)
+	require.NoError(t, err)
+	v, err := NewVerifier(sys)
+	require.NoError(t, err)
+	proof, err := p.ProveEligibility(ctx, eligibleInput())
+	require.NoError(t, err)
+	require.NoError(t, v.Verify(ctx, proof))
+	// Keys of different set-ups do not mix.
+	require.ErrorIs(t, newTestVerifier(t).Verify(ctx, proof), ErrInvalidProof)
+
+	// Installed under a key directory, LoadOrSetup reuses them.
+	keyDir := filepath.Join(dir, "keys")
+	require.NoError(t, sys.Save(ctx, keyDir))
+	again, err := LoadOrSetup(ctx, keyDir)
+	require.NoError(t, err)
+	info, _ := again.Info(CircuitEligibility)
+	assert.Equal(t, OriginCeremony, info.Origin)
+	assert.Equal(t, vkBytes(t, sys, CircuitPrescription), vkBytes(t, again, CircuitPrescription))
+
+	// A ceremony verifying key beside another set-up's proving key fails
+	// the self-check at load.
+	mixed := files[CircuitEligibility]
+	mixed.ProvingKey = filepath.Join(testKeyDir, CircuitEligibility+".pk")
+	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibility: mixed, CircuitPrescription: files[CircuitPrescription]})
+	require.ErrorIs(t, err, ErrKeyMismatch)
+
+	// Every circuit needs keys.
+	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibility: files[CircuitEligibility]})
+	require.Error(t, err)
+}
