@@ -1,0 +1,67 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/server"
+)
+
+// App is the whole service, assembled from a Config.
+type App struct {
+	Config  Config
+	Keyring *cipher.Keyring
+	Service *healthagents.Service
+	Handler http.Handler
+
+	logger  *slog.Logger
+	closers []io.Closer
+}
+
+// Open assembles the service. Close releases what it opened.
+func Open(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("DATA_DIR: %w", err)
+	}
+	a = &App{Config: cfg, logger: logger}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if a.Keyring, err = LoadKeyring(cfg, logger); err != nil {
+		return nil, err
+	}
+	if a.Service, err = healthagents.New(a.Keyring, healthagents.WithLogger(logger)); err != nil {
+		return nil, err
+	}
+	deps := server.Deps{Service: a.Service}
+	opts := []server.Option{server.WithLogger(logger)}
+	if len(cfg.CORSOrigins) > 0 {
+		opts = append(opts, server.WithCORSOrigins(cfg.CORSOrigins...))
+	}
+	if a.Handler, err = server.New(deps, opts...); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Close releases everything Open acquired, in reverse order.
+func (a *App) Close() error {
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		errs = append(errs, a.closers[i].Close())
+	}
+	a.closers = nil
+	return errors.Join(errs...)
+}

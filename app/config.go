@@ -1,0 +1,81 @@
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+)
+
+// Config holds the runtime settings (spec section 1, plus ours).
+type Config struct {
+	Host          string     // HOST, default 0.0.0.0
+	Port          int        // PORT, default 8000
+	LogLevel      slog.Level // LOG_LEVEL, default info
+	DatabaseURL   string     // DATABASE_URL; empty = SQLite file under DataDir
+	ChainEndpoint string     // CHAIN_ENDPOINT; empty = embedded simulated chain
+	IPFSEndpoint  string     // IPFS_ENDPOINT; optional Kubo RPC address
+	FernetKey     string     // FERNET_KEY; comma-separated, first encrypts; empty = generated once under DataDir
+	DataDir       string     // DATA_DIR, default ./data
+	AdminToken    string     // ADMIN_TOKEN; bearer token allowed to create keys
+	RedisURL      string     // REDIS_URL; shared rate limits across replicas
+	Production    bool       // HEALTHAGENTS_ENV=production
+	TLSCertFile   string     // TLS_CERT_FILE
+	TLSKeyFile    string     // TLS_KEY_FILE
+	CORSOrigins   []string   // CORS_ORIGINS, comma-separated; empty = all origins
+}
+
+// ConfigFromEnv reads the settings through getenv (os.Getenv in the binary).
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		Host:          or(getenv("HOST"), "0.0.0.0"),
+		Port:          8000,
+		LogLevel:      slog.LevelInfo,
+		DatabaseURL:   getenv("DATABASE_URL"),
+		ChainEndpoint: getenv("CHAIN_ENDPOINT"),
+		IPFSEndpoint:  getenv("IPFS_ENDPOINT"),
+		FernetKey:     getenv("FERNET_KEY"),
+		DataDir:       or(getenv("DATA_DIR"), "data"),
+		AdminToken:    getenv("ADMIN_TOKEN"),
+		RedisURL:      getenv("REDIS_URL"),
+		TLSCertFile:   getenv("TLS_CERT_FILE"),
+		TLSKeyFile:    getenv("TLS_KEY_FILE"),
+	}
+	if p := getenv("PORT"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || n > 65535 {
+			return c, fmt.Errorf("PORT must be a port number 0-65535")
+		}
+		c.Port = n
+	}
+	if l := getenv("LOG_LEVEL"); l != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(strings.ToUpper(l))); err != nil {
+			return c, fmt.Errorf("LOG_LEVEL must be debug, info, warn or error")
+		}
+	}
+	switch env := strings.ToLower(getenv("HEALTHAGENTS_ENV")); env {
+	case "", "development", "dev":
+	case "production", "prod":
+		c.Production = true
+	default:
+		return c, fmt.Errorf("HEALTHAGENTS_ENV must be development or production")
+	}
+	if o := getenv("CORS_ORIGINS"); o != "" {
+		for _, s := range strings.Split(o, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				c.CORSOrigins = append(c.CORSOrigins, s)
+			}
+		}
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return c, fmt.Errorf("TLS_CERT_FILE and TLS_KEY_FILE must be set together")
+	}
+	return c, nil
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,66 @@
+// Command healthagents runs the healthcare agents service and its tools.
+//
+//	healthagents [serve]            run the HTTP service (settings from the environment)
+//	healthagents seal FILE          print a PatientData envelope for a plaintext record
+//	healthagents version            print the version
+//
+// Settings: HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT, IPFS_ENDPOINT,
+// FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL, HEALTHAGENTS_ENV, TLS_CERT_FILE,
+// TLS_KEY_FILE, CORS_ORIGINS. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "healthagents:", err)
+		os.Exit(1)
+	}
+}
+
+// errUsage marks a command-line mistake.
+var errUsage = errors.New("usage: healthagents [serve | seal FILE | version]")
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	cfg, err := app.ConfigFromEnv(getenv)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, cfg.LogLevel)
+	switch cmd {
+	case "serve":
+		return serve(ctx, cfg, logger, nil)
+	case "seal":
+		return seal(cfg, logger, args, stdin, stdout)
+	case "version", "-v", "--version":
+		_, err := fmt.Fprintln(stdout, "healthagents", healthagents.Version)
+		return err
+	case "help", "-h", "--help":
+		_, err := fmt.Fprintln(stdout, errUsage.Error())
+		return err
+	default:
+		return fmt.Errorf("unknown command %q\n%w", cmd, errUsage)
+	}
+}
+
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}

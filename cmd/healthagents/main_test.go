@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/app"
+	"github.com/healthagents/healthagents/cipher"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), []string{"version"}, env(nil), nil, &out, io.Discard))
+	assert.Equal(t, "healthagents 0.1.0\n", out.String())
+}
+
+func TestUnknownCommand(t *testing.T) {
+	t.Parallel()
+	err := run(t.Context(), []string{"frobnicate"}, env(nil), nil, io.Discard, io.Discard)
+	require.ErrorIs(t, err, errUsage)
+}
+
+// TestSealThenServe is the README walkthrough: seal the sample record with
+// the generated key, serve, and post the envelope.
+func TestSealThenServe(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	settings := env(map[string]string{"DATA_DIR": dir, "HOST": "127.0.0.1", "PORT": "0", "LOG_LEVEL": "debug"})
+
+	var envelope, logs bytes.Buffer
+	require.NoError(t, run(t.Context(), []string{"seal", "../../testdata/record.json"}, settings, nil, &envelope, &logs))
+	var e cipher.Envelope
+	require.NoError(t, json.Unmarshal(envelope.Bytes(), &e))
+	assert.Equal(t, "PT-000123", e.PatientID)
+	assert.FileExists(t, filepath.Join(dir, "fernet.key"))
+	assert.Contains(t, logs.String(), "GENERATED a new Fernet key")
+
+	cfg, err := app.ConfigFromEnv(settings)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	var serveLogs bytes.Buffer
+	go func() { done <- serve(ctx, cfg, newLogger(&serveLogs, cfg.LogLevel), ready) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("serve: %v", err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("server did not start")
+	}
+	body := `{"patient_data": ` + envelope.String() + `, "procedure_code": "PROC001"}`
+	resp, err := http.Post("http://"+addr+"/verify-eligibility", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode, string(out))
+	assert.Contains(t, string(out), `"eligible":true`)
+
+	cancel() // what SIGTERM does
+	require.NoError(t, <-done)
+	plaintext, err := os.ReadFile("../../testdata/record.json")
+	require.NoError(t, err)
+	assert.NotContains(t, serveLogs.String(), "W123456789")
+	assert.NotContains(t, serveLogs.String(), string(plaintext[:40]))
+}
+
+func TestSealRejectsBadRecord(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"schema":"healthagents/record/v1"}`), 0o600))
+	err := run(t.Context(), []string{"seal", bad}, env(map[string]string{"DATA_DIR": dir}), nil, io.Discard, io.Discard)
+	require.ErrorContains(t, err, "patient_id")
+}
+
+func TestConfigErrors(t *testing.T) {
+	t.Parallel()
+	for _, m := range []map[string]string{
+		{"PORT": "eighty"}, {"LOG_LEVEL": "loud"}, {"HEALTHAGENTS_ENV": "staging"}, {"TLS_CERT_FILE": "x.pem"},
+	} {
+		_, err := app.ConfigFromEnv(env(m))
+		assert.Error(t, err, "%v", m)
+	}
+}

@@ -1,0 +1,84 @@
+package healthagents
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an error. The server maps each code to one HTTP status in a
+// single table; the client maps the status back, so errors.Is and ErrorCode
+// behave the same in-process and over HTTP.
+type Code string
+
+// Error codes.
+const (
+	CodeInvalid       Code = "invalid"         // 400
+	CodeUnauthorized  Code = "unauthorized"    // 401
+	CodeForbidden     Code = "forbidden"       // 403
+	CodeNotFound      Code = "not_found"       // 404
+	CodeConflict      Code = "conflict"        // 409
+	CodeTooLarge      Code = "too_large"       // 413
+	CodeUnprocessable Code = "unprocessable"   // 422
+	CodeRateLimited   Code = "rate_limited"    // 429
+	CodeInternal      Code = "internal"        // 500
+	CodeUnavailable   Code = "unavailable"     // 503
+	CodeTimeout       Code = "gateway_timeout" // 504
+)
+
+// Error is the one error type of the service. Detail is the text the HTTP API
+// puts in {"detail": ...}; it never contains plaintext medical data, keys or
+// ciphertext.
+type Error struct {
+	Code   Code
+	Detail string
+	err    error // the cause, for errors.Is/As; never shown to callers
+}
+
+// Errorf returns an *Error with a formatted detail.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// WrapError returns an *Error with the given detail whose cause is err.
+func WrapError(code Code, err error, detail string) *Error {
+	return &Error{Code: code, Detail: detail, err: err}
+}
+
+func (e *Error) Error() string { return e.Detail }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.err }
+
+// ErrorCode returns the code of the first *Error in err's chain, CodeInternal
+// for any other non-nil error, and "" for nil.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// ErrorDetail returns the detail of the first *Error in err's chain and a
+// generic text for any other error, so that unexpected errors never leak
+// internals to callers.
+func ErrorDetail(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Detail
+	}
+	return "Internal server error"
+}
+
+// Sentinel causes an Attestor wraps so the service can choose the message.
+var (
+	// ErrProofTimeout: proof generation exceeded its deadline (5 s by default).
+	ErrProofTimeout = errors.New("zk proof generation timed out")
+	// ErrProofRejected: the verifier contract (or the prover) rejected the statement.
+	ErrProofRejected = errors.New("zk proof verification failed")
+	// ErrChainUnavailable: the chain could not be reached in time.
+	ErrChainUnavailable = errors.New("blockchain unavailable")
+)

@@ -1,0 +1,130 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/healthagents/healthagents"
+)
+
+var (
+	healthResponse      = healthagents.Health{}
+	statusResponse      = healthagents.SystemStatus{}
+	eligibilityRequest  = healthagents.EligibilityRequest{}
+	eligibilityResult   = healthagents.EligibilityResult{}
+	prescriptionRequest = healthagents.PrescriptionRequest{}
+	prescriptionResult  = healthagents.PrescriptionResult{}
+)
+
+func (s *srv) health(w http.ResponseWriter, r *http.Request) {
+	if err := s.checkDeps(r.Context()); err != nil {
+		writeDetail(w, http.StatusServiceUnavailable, "Service temporarily unavailable")
+		return
+	}
+	writeJSON(w, http.StatusOK, healthagents.Health{
+		Status:  "healthy",
+		Version: healthagents.Version,
+		Message: "Healthcare agents service is running",
+	})
+}
+
+// checkDeps returns the cached result of the dependency checks, refreshing it
+// when older than the cache TTL. One request refreshes while the others keep
+// the previous answer, so a slow dependency never stalls /health traffic.
+func (s *srv) checkDeps(ctx context.Context) error {
+	if len(s.deps.Checks) == 0 {
+		return nil
+	}
+	s.healthMu.Lock()
+	fresh := time.Since(s.healthAt) < s.opts.healthTTL
+	err := s.healthErr
+	refresh := !fresh && !s.healthChecking
+	if refresh {
+		s.healthChecking = true
+	}
+	first := s.healthAt.IsZero()
+	s.healthMu.Unlock()
+	if !refresh && !first {
+		return err
+	}
+	if !refresh {
+		// First call while another runs the first check: wait for it.
+		return s.runChecks(ctx, false)
+	}
+	return s.runChecks(ctx, true)
+}
+
+func (s *srv) runChecks(ctx context.Context, store bool) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.checkTimeout)
+	defer cancel()
+	var err error
+	for _, c := range s.deps.Checks {
+		if err = c.Ping(ctx); err != nil {
+			s.logger.WarnContext(ctx, "dependency check failed", "dependency", c.Name, "err", err)
+			break
+		}
+	}
+	if store {
+		s.healthMu.Lock()
+		s.healthAt, s.healthErr, s.healthChecking = time.Now(), err, false
+		s.healthMu.Unlock()
+	}
+	return err
+}
+
+func (s *srv) status(w http.ResponseWriter, r *http.Request) {
+	st := healthagents.SystemStatus{
+		Status: "operational",
+		Agents: healthagents.AgentsStatus{
+			Eligibility:    "active",
+			Prescription:   "active",
+			DiagnosisModel: "untrained",
+		},
+		Blockchain: healthagents.ChainStatus{Endpoint: "none", Network: "none"},
+	}
+	if s.deps.Chain != nil {
+		st.Blockchain.Endpoint, st.Blockchain.Network = s.deps.Chain.Network()
+	}
+	if s.deps.Federated != nil {
+		fs, trained, err := s.deps.Federated.FederatedStatus(r.Context())
+		if err != nil {
+			s.logger.WarnContext(r.Context(), "federated status unavailable", "err", err)
+			st.Status = "degraded"
+		} else {
+			st.FederatedLearning = fs
+			if trained {
+				st.Agents.DiagnosisModel = "trained"
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *srv) verifyEligibility(w http.ResponseWriter, r *http.Request) {
+	var req healthagents.EligibilityRequest
+	if err := read(w, r, s.opts.maxBody, &req, "patient_data", "procedure_code"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.deps.Service.VerifyEligibility(r.Context(), req.PatientData, req.ProcedureCode)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *srv) validatePrescription(w http.ResponseWriter, r *http.Request) {
+	var req healthagents.PrescriptionRequest
+	if err := read(w, r, s.opts.maxBody, &req, "patient_data", "drug_code"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.deps.Service.ValidatePrescription(r.Context(), req.PatientData, req.DrugCode)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}

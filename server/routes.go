@@ -1,0 +1,62 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/healthagents/healthagents/internal/openapi"
+)
+
+const levelRequest = slog.LevelInfo
+
+// route is one endpoint: what the mux serves and what the OpenAPI document
+// says about it, built from the same Go types the handler decodes and
+// encodes. Method and Path fill Doc's own.
+type route struct {
+	Method, Path string
+	Handler      http.Handler
+	Doc          openapi.Operation
+	Hidden       bool // not in the OpenAPI document (documentation pages)
+}
+
+// routeTable lists every endpoint. Each resource file contributes its routes
+// through this table so the mux and the OpenAPI document cannot disagree.
+func (s *srv) routeTable() ([]route, error) {
+	var rs []route
+	rs = append(rs, s.rootRoutes()...)
+	docs, err := s.docRoutes(rs)
+	if err != nil {
+		return nil, err
+	}
+	return append(rs, docs...), nil
+}
+
+func ok(description string, body any) map[int]openapi.Response {
+	return map[int]openapi.Response{http.StatusOK: {Description: description, Body: body}}
+}
+
+func (s *srv) rootRoutes() []route {
+	return []route{
+		{Method: "GET", Path: "/health", Handler: http.HandlerFunc(s.health), Doc: openapi.Operation{
+			OperationID: "getHealth", Tags: []string{"service"}, Summary: "Service health",
+			Description: "200 while the service and its dependencies (database, chain) answer; 503 `Service temporarily unavailable` otherwise.",
+			Responses:   ok("The service is healthy.", healthResponse), Errors: []int{503}, Auth: openapi.AuthOptional,
+		}},
+		{Method: "GET", Path: "/status", Handler: http.HandlerFunc(s.status), Doc: openapi.Operation{
+			OperationID: "getStatus", Tags: []string{"service"}, Summary: "System status",
+			Responses: ok("Agents, federated round and chain.", statusResponse), Auth: openapi.AuthOptional,
+		}},
+		{Method: "POST", Path: "/verify-eligibility", Handler: http.HandlerFunc(s.verifyEligibility), Doc: openapi.Operation{
+			OperationID: "verifyEligibility", Tags: []string{"eligibility"}, Summary: "Check insurance eligibility for a procedure",
+			Description: "Opens the encrypted record, decides eligibility for the procedure today, proves the decision in zero knowledge and has the proof verified by EVM code in a mined transaction. An unknown procedure is a 404.",
+			Request:     eligibilityRequest, Responses: ok("The eligibility decision; no medical data.", eligibilityResult),
+			Errors: []int{400, 404, 413, 500, 503}, Auth: openapi.AuthOptional,
+		}},
+		{Method: "POST", Path: "/validate-prescription", Handler: http.HandlerFunc(s.validatePrescription), Doc: openapi.Operation{
+			OperationID: "validatePrescription", Tags: []string{"prescription"}, Summary: "Validate a prescription",
+			Description: "Checks the drug against the patient's current medications, allergies and conditions, and proves coverage. A major or contraindicated finding gives 422 `Prescription validation failed: Drug interaction detected with <drug_name>`.",
+			Request:     prescriptionRequest, Responses: ok("The prescription is valid.", prescriptionResult),
+			Errors: []int{400, 404, 413, 422, 500, 503}, Auth: openapi.AuthOptional,
+		}},
+	}
+}

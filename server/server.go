@@ -1,0 +1,163 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/healthagents/healthagents"
+)
+
+// Deps are the parts the server needs. Service is required.
+type Deps struct {
+	// Service runs the agents.
+	Service *healthagents.Service
+	// Checks are the dependencies GET /health reports on (database, chain):
+	// while any fails, /health answers 503.
+	Checks []Check
+	// Chain names the chain proofs are verified on, for GET /status.
+	Chain ChainInfo
+	// Federated reports the coordinator's round, for GET /status.
+	Federated FederatedInfo
+}
+
+// Check is a named dependency probe.
+type Check struct {
+	Name string
+	Ping func(ctx context.Context) error
+}
+
+// ChainInfo names a chain. *chain.Ledger is one.
+type ChainInfo interface {
+	Network() (endpoint, name string)
+}
+
+// FederatedInfo reports the federated coordinator's state.
+type FederatedInfo interface {
+	FederatedStatus(ctx context.Context) (status healthagents.FederatedStatus, trained bool, err error)
+}
+
+type options struct {
+	logger       *slog.Logger
+	maxBody      int64
+	corsOrigins  []string
+	healthTTL    time.Duration
+	checkTimeout time.Duration
+}
+
+// Option configures the server.
+type Option func(*options) error
+
+// WithLogger sets the logger for request and error logs. Log lines carry the
+// method, path, status and latency, never bodies.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error { o.logger = l; return nil }
+}
+
+// WithMaxBodyBytes bounds request bodies of the single-record endpoints
+// (default DefaultMaxBodyBytes). Larger bodies get 413.
+func WithMaxBodyBytes(n int64) Option {
+	return func(o *options) error {
+		if n <= 0 {
+			return errors.New("server: max body bytes must be positive")
+		}
+		o.maxBody = n
+		return nil
+	}
+}
+
+// WithCORSOrigins restricts cross-origin requests to the given origins. By
+// default every origin is allowed, with credentials, as the spec says.
+func WithCORSOrigins(origins ...string) Option {
+	return func(o *options) error { o.corsOrigins = origins; return nil }
+}
+
+// WithHealthCache sets how long a dependency check result is reused by
+// GET /health (default 1 s), so /health stays cheap under load.
+func WithHealthCache(d time.Duration) Option {
+	return func(o *options) error { o.healthTTL = d; return nil }
+}
+
+// DefaultMaxBodyBytes is the default limit on single-record request bodies.
+const DefaultMaxBodyBytes = 2 << 20
+
+type srv struct {
+	deps   Deps
+	opts   options
+	logger *slog.Logger
+	mux    *http.ServeMux
+	routes []route
+
+	healthMu       sync.Mutex
+	healthAt       time.Time
+	healthErr      error
+	healthChecking bool
+}
+
+// New returns the handler for the whole API. It starts no goroutine and opens
+// no listener.
+func New(deps Deps, opts ...Option) (http.Handler, error) {
+	if deps.Service == nil {
+		return nil, errors.New("server: Deps.Service is required")
+	}
+	s := &srv{deps: deps, opts: options{maxBody: DefaultMaxBodyBytes, healthTTL: time.Second, checkTimeout: 2 * time.Second}}
+	for _, o := range opts {
+		if err := o(&s.opts); err != nil {
+			return nil, err
+		}
+	}
+	s.logger = s.opts.logger
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	s.mux = http.NewServeMux()
+	routes, err := s.routeTable()
+	if err != nil {
+		return nil, err
+	}
+	s.routes = routes
+	for _, rt := range s.routes {
+		s.mux.Handle(rt.Method+" "+rt.Path, rt.Handler)
+	}
+	var h http.Handler = http.HandlerFunc(s.dispatch)
+	h = s.cors(h)
+	h = securityHeaders(h)
+	h = s.logRequests(h)
+	h = s.recoverPanics(h)
+	return h, nil
+}
+
+// dispatch serves a route, or a JSON 404/405 where the mux has none.
+func (s *srv) dispatch(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := s.mux.Handler(r); pattern == "" {
+		rec := &statusRecorder{header: make(http.Header)}
+		s.mux.ServeHTTP(rec, r)
+		switch rec.status {
+		case http.StatusMethodNotAllowed:
+			if allow := rec.header.Get("Allow"); allow != "" {
+				w.Header().Set("Allow", allow)
+			}
+			writeDetail(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+		case http.StatusMovedPermanently, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+			writeDetail(w, http.StatusNotFound, "Not Found")
+		default:
+			writeDetail(w, http.StatusNotFound, "Not Found")
+		}
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// statusRecorder captures the status the mux would send, discarding its
+// plain-text body.
+type statusRecorder struct {
+	header http.Header
+	status int
+}
+
+func (r *statusRecorder) Header() http.Header         { return r.header }
+func (r *statusRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (r *statusRecorder) WriteHeader(status int)      { r.status = status }

@@ -1,0 +1,95 @@
+package healthagents
+
+import "github.com/healthagents/healthagents/cipher"
+
+// PatientData is the spec's encrypted envelope (section 2.1).
+type PatientData = cipher.Envelope
+
+// EligibilityRequest is the body of POST /verify-eligibility.
+type EligibilityRequest struct {
+	PatientData   *PatientData `json:"patient_data" required:"true" doc:"The encrypted patient record."`
+	ProcedureCode string       `json:"procedure_code" required:"true" maxLength:"64" doc:"PROC001..PROC005, or a CPT/HCPCS code mapped onto them (e.g. 70551)." example:"PROC001"`
+}
+
+// EligibilityResult is the root family's eligibility result (section 2.2).
+type EligibilityResult struct {
+	Eligible              bool    `json:"eligible" doc:"The patient is eligible for the procedure."`
+	CoveragePct           float64 `json:"coverage_pct" minimum:"0" maximum:"100" doc:"Percentage of the cost covered; 0 when not eligible."`
+	PrivacyPreserved      bool    `json:"privacy_preserved" doc:"Always true: no raw medical data is returned."`
+	ProcedureCode         string  `json:"procedure_code" doc:"The procedure that was checked, as requested."`
+	RequiresAuthorization bool    `json:"requires_authorization" doc:"Prior authorization is needed for this procedure class."`
+	ZKProofVerified       bool    `json:"zk_proof_verified" doc:"A Groth16 proof of this decision was verified by EVM code in a mined transaction."`
+	Reason                *string `json:"reason" doc:"Why the patient is not eligible; null when eligible."`
+
+	// Proof is the proof and chain record behind ZKProofVerified, nil when
+	// no Attestor is configured. It is not part of the root family's wire
+	// format; the v1 family returns it.
+	Proof *Attestation `json:"-"`
+}
+
+// PrescriptionRequest is the body of POST /validate-prescription.
+type PrescriptionRequest struct {
+	PatientData *PatientData `json:"patient_data" required:"true" doc:"The encrypted patient record."`
+	DrugCode    string       `json:"drug_code" required:"true" maxLength:"64" doc:"RxNorm RxCUI, NDC (any hyphenated form or 11 digits) or generic name." example:"11289"`
+}
+
+// PrescriptionResult is the root family's prescription result (section 2.4).
+type PrescriptionResult struct {
+	Valid               bool   `json:"valid" doc:"The prescription is safe and approved."`
+	DrugCode            string `json:"drug_code" doc:"The drug code validated, as requested."`
+	InteractionsChecked bool   `json:"interactions_checked" doc:"Interactions with the patient's current medications were checked."`
+	ZKProofVerified     bool   `json:"zk_proof_verified" doc:"Eligibility was verified cryptographically: a Groth16 proof verified by EVM code in a mined transaction."`
+	CrossChainOracle    string `json:"cross_chain_oracle" doc:"Pharmacy-availability statement. Never a made-up confirmation."`
+
+	// Proof is the proof and chain record behind ZKProofVerified; see
+	// EligibilityResult.Proof.
+	Proof *Attestation `json:"-"`
+}
+
+// Attestation is a proof of a decision and the record of its verification on
+// chain.
+type Attestation struct {
+	Circuit      string   `json:"circuit"`
+	ProofData    string   `json:"proof_data"`
+	PublicInputs []string `json:"public_inputs"`
+	TxHash       string   `json:"blockchain_tx"`
+	BlockNumber  uint64   `json:"block_number"`
+	Verified     bool     `json:"verified"`
+}
+
+// Health is the body of GET /health.
+type Health struct {
+	Status  string `json:"status" enum:"healthy" example:"healthy"`
+	Version string `json:"version" example:"0.1.0"`
+	Message string `json:"message"`
+}
+
+// SystemStatus is the body of GET /status.
+type SystemStatus struct {
+	Status            string          `json:"status" enum:"operational,degraded" example:"operational"`
+	Agents            AgentsStatus    `json:"agents"`
+	FederatedLearning FederatedStatus `json:"federated_learning"`
+	Blockchain        ChainStatus     `json:"blockchain"`
+}
+
+// AgentsStatus reports each agent.
+type AgentsStatus struct {
+	Eligibility    string `json:"eligibility" example:"active"`
+	Prescription   string `json:"prescription" example:"active"`
+	DiagnosisModel string `json:"diagnosis_model" enum:"trained,untrained" doc:"trained once a global model version exists."`
+}
+
+// FederatedStatus reports the federated coordinator.
+type FederatedStatus struct {
+	CurrentRound int `json:"current_round" doc:"0-indexed round now open."`
+	Participants int `json:"participants" doc:"Participants that have contributed to the current round."`
+}
+
+// ChainStatus names the chain proofs are verified on.
+type ChainStatus struct {
+	Endpoint string `json:"endpoint" example:"embedded"`
+	Network  string `json:"network" example:"simulated"`
+}
+
+// Version is the service version reported by /health.
+const Version = "0.1.0"
