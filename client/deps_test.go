@@ -1,0 +1,46 @@
+package client_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestDependencies keeps the SDK light: a program importing it must not pull
+// in the server, storage, proofs, chain or their heavy modules.
+func TestDependencies(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "github.com/healthagents/healthagents/client").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/hashicorp/go-retryablehttp", "sanity: the list is the client's")
+	forbidden := []string{
+		"github.com/healthagents/healthagents/server",
+		"github.com/healthagents/healthagents/app",
+		"github.com/healthagents/healthagents/store",
+		"github.com/healthagents/healthagents/zkp",
+		"github.com/healthagents/healthagents/chain",
+		"github.com/healthagents/healthagents/attest",
+		"github.com/healthagents/healthagents/apikey",
+		"github.com/healthagents/healthagents/webhook",
+		"github.com/healthagents/healthagents/ratelimit",
+		"github.com/consensys/",
+		"github.com/ethereum/",
+		"modernc.org/",
+		"github.com/jackc/",
+		"github.com/redis/",
+		"database/sql",
+	}
+	for _, d := range deps {
+		for _, f := range forbidden {
+			if d == f || strings.HasPrefix(d, f+"/") || (strings.HasSuffix(f, "/") && strings.HasPrefix(d, f)) {
+				t.Errorf("client depends on %s", d)
+			}
+		}
+	}
+}
