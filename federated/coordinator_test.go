@@ -369,3 +369,32 @@ func TestDefaultConfigCalibratesSpecBudget(t *testing.T) {
 	assert.Equal(t, 30*time.Minute, c.cfg.RoundTimeout)
 	assert.Equal(t, 3, c.cfg.MinParticipants)
 }
+
+// Hospitals running their own loops concurrently against one coordinator.
+func TestConcurrentParticipants(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	cfg := DefaultConfig()
+	cfg.Privacy = nil
+	cfg.TargetParticipants = 4
+	c, err := NewCoordinator(ctx, newMemStore(), cfg)
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 4, 100, 12)
+	errs := make(chan error, len(ps))
+	for _, p := range ps {
+		go func() {
+			v, err := p.RunRound(ctx, c, time.Millisecond)
+			if err == nil && v.Round != 1 {
+				err = errors.New("did not reach round 1")
+			}
+			errs <- err
+		}()
+	}
+	for range ps {
+		require.NoError(t, <-errs)
+	}
+	h, err := c.History(ctx)
+	require.NoError(t, err)
+	require.Len(t, h, 2)
+	assert.Len(t, h[1].Contributors, 4)
+}
