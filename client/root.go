@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/healthagents/healthagents"
@@ -63,4 +64,14 @@ func (c *Client) ValidatePrescription(ctx context.Context, env *healthagents.Pat
 		return nil, err
 	}
 	return &out, nil
+}
+
+// OpenAPI returns the OpenAPI 3.1 document the server serves at
+// GET /openapi.json: the machine-readable contract of every endpoint.
+func (c *Client) OpenAPI(ctx context.Context) ([]byte, error) {
+	var out json.RawMessage
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/openapi.json", out: &out}); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -63,6 +63,12 @@ func TestRoundTripRoot(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "active", st.Agents.Eligibility)
 
+	doc, err := c.OpenAPI(ctx)
+	require.NoError(t, err)
+	want, err := server.OpenAPI()
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(doc))
+
 	res, err := c.VerifyEligibility(ctx, env, "PROC001")
 	require.NoError(t, err)
 	assert.True(t, res.Eligible)
