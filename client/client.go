@@ -28,6 +28,7 @@ type Client struct {
 	base *url.URL
 	s    settings
 	now  func() time.Time
+	err  error // an invalid option given to With, returned by every call
 }
 
 // maxResponseBytes bounds a response body the client reads.
@@ -85,16 +86,19 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 //	res, err := c.With(client.WithIdempotencyKey(orderID), client.WithTimeout(5*time.Second)).
 //		VerifyEligibility(ctx, env, "PROC001")
 //
-// The methods keep the exact shapes of healthagents.Service's, which is why
-// per-call options go through With rather than a variadic parameter.
-func (c *Client) With(opts ...Option) (*Client, error) {
-	d := &Client{base: c.base, s: c.s.clone(), now: c.now}
+// An invalid option does not panic: every call made through the derived
+// client returns its error. The methods keep the exact shapes of
+// healthagents.Service's, which is why per-call options go through With
+// rather than a variadic parameter.
+func (c *Client) With(opts ...Option) *Client {
+	d := &Client{base: c.base, s: c.s.clone(), now: c.now, err: c.err}
 	for _, o := range opts {
-		if err := o(&d.s); err != nil {
-			return nil, err
+		if d.err != nil {
+			break
 		}
+		d.err = o(&d.s)
 	}
-	return d, nil
+	return d
 }
 
 // BaseURL returns the base URL requests are made against.
@@ -111,6 +115,9 @@ type call struct {
 
 // do makes the call with retries and decodes the result or the error.
 func (c *Client) do(ctx context.Context, cl call) error {
+	if c.err != nil {
+		return c.err
+	}
 	s := &c.s
 	if s.timeout > 0 {
 		var cancel context.CancelFunc

@@ -67,8 +67,7 @@ func TestRequestShape(t *testing.T) {
 	})
 	c := newClient(t, s.URL+"/prefix/", client.WithAPIKey("sk_dev_k1"), client.WithHeader("X-Trace", "abc"))
 	var info client.ResponseInfo
-	per, err := c.With(client.WithAPIKey("sk_dev_k2"), client.WithUserAgent("mine/2"), client.WithResponseInfo(&info))
-	require.NoError(t, err)
+	per := c.With(client.WithAPIKey("sk_dev_k2"), client.WithUserAgent("mine/2"), client.WithResponseInfo(&info))
 
 	res, err := per.VerifyEligibility(t.Context(), testEnv, "PROC001")
 	require.NoError(t, err)
@@ -127,4 +126,18 @@ func TestDecodeErrors(t *testing.T) {
 			assert.NotErrorAs(t, err, &ce)
 		})
 	}
+}
+
+func TestWithInvalidOption(t *testing.T) {
+	t.Parallel()
+	s := newStub(t, func(w http.ResponseWriter, r *http.Request, n int) { writeJSON(w, http.StatusOK, healthBody) })
+	c := newClient(t, s.URL)
+	bad := c.With(client.WithMaxAttempts(0), client.WithAPIKey("k"))
+	_, err := bad.Health(t.Context())
+	require.ErrorContains(t, err, "max attempts")
+	_, err = bad.With(client.WithTimeout(time.Second)).Health(t.Context())
+	require.ErrorContains(t, err, "max attempts", "a client derived from an invalid one stays invalid")
+	assert.Empty(t, s.requests(), "an invalid call sends nothing")
+	_, err = c.Health(t.Context())
+	require.NoError(t, err, "the parent is unaffected")
 }

@@ -91,16 +91,12 @@ func ExampleClient_With() {
 	c, _ := client.New(srv.URL)
 
 	var info client.ResponseInfo
-	call, err := c.With(
+	call := c.With(
 		client.WithIdempotencyKey("order-2026-000042"), // a key of your own: safe to repeat across restarts
 		client.WithTimeout(5*time.Second),
 		client.WithResponseInfo(&info),
 	)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	_, err = call.VerifyEligibility(context.Background(), &healthagents.PatientData{}, "PROC999")
+	_, err := call.VerifyEligibility(context.Background(), &healthagents.PatientData{}, "PROC999")
 	fmt.Println(info.StatusCode, info.Attempts, info.IdempotencyKey, err != nil)
 	// Output: 404 1 order-2026-000042 true
 }

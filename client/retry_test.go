@@ -49,8 +49,7 @@ func TestRetryStatuses(t *testing.T) {
 				writeJSON(w, http.StatusOK, healthBody)
 			})
 			var info client.ResponseInfo
-			c, err := newClient(t, s.URL).With(client.WithResponseInfo(&info))
-			require.NoError(t, err)
+			c := newClient(t, s.URL).With(client.WithResponseInfo(&info))
 			h, err := c.Health(t.Context())
 			assert.Len(t, s.requests(), tc.wantAttempts)
 			assert.Equal(t, tc.wantAttempts, info.Attempts)
@@ -77,9 +76,7 @@ func TestRetryGivesUpAfterMaxAttempts(t *testing.T) {
 	require.True(t, client.IsUnavailable(err), "%v", err)
 	assert.Len(t, s.requests(), 4)
 
-	one, err := c.With(client.WithMaxAttempts(1))
-	require.NoError(t, err)
-	_, err = one.Health(t.Context())
+	_, err = c.With(client.WithMaxAttempts(1)).Health(t.Context())
 	require.Error(t, err)
 	assert.Len(t, s.requests(), 5, "WithMaxAttempts(1) per call makes exactly one attempt")
 }
@@ -179,9 +176,8 @@ func TestRetryPOSTNeedsIdempotencyKey(t *testing.T) {
 				}
 				writeJSON(w, http.StatusOK, eligibleBody)
 			})
-			c, err := newClient(t, s.URL).With(tc.opts...)
-			require.NoError(t, err)
-			_, err = c.VerifyEligibility(t.Context(), testEnv, "PROC001")
+			c := newClient(t, s.URL).With(tc.opts...)
+			_, err := c.VerifyEligibility(t.Context(), testEnv, "PROC001")
 			reqs := s.requests()
 			require.Len(t, reqs, tc.wantAttempts)
 			if tc.wantAttempts == 1 {
@@ -259,8 +255,7 @@ func TestRetryConnectionErrors(t *testing.T) {
 	logs := &syncBuffer{}
 	c := newClient(t, "http://"+addr, client.WithLogger(debugLogger(logs)), client.WithAutoIdempotencyKeys(false))
 	var info client.ResponseInfo
-	ci, err := c.With(client.WithResponseInfo(&info))
-	require.NoError(t, err)
+	ci := c.With(client.WithResponseInfo(&info))
 
 	_, err = ci.Health(t.Context())
 	var op *net.OpError
