@@ -26,7 +26,7 @@ const DefaultTimeout = 5 * time.Second
 type EligibilityInput struct {
 	Coverage      *record.Coverage
 	ClassIndex    int    // 1-based index of the procedure class, see Classes
-	ClassCode     string // optional: the class's code, e.g. "PROC002"; if set it must match ClassIndex
+	ClassCode     string // the class's code, e.g. "PROC002"; must match ClassIndex
 	ProcedureCode string // requested code, e.g. CPT "70551"
 	ServiceDate   time.Time
 	CoveragePct   int
@@ -338,7 +338,7 @@ func (v *Verifier) Verify(ctx context.Context, proof *Proof) error {
 	}
 	ck, err := v.sys.circuit(proof.Circuit)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidProof, err)
+		return err
 	}
 	if len(proof.Public) != ck.vk.NbPublicWitness() {
 		return fmt.Errorf("%w: %d public inputs, the %s circuit has %d", ErrInvalidProof, len(proof.Public), ck.name, ck.vk.NbPublicWitness())

@@ -31,9 +31,17 @@ const (
 type Info struct {
 	Title, Version, Description string
 	Servers                     []Server
+	// Tags describe the operation tags, in the order listed.
+	Tags []Tag
 	// ErrorBody is a zero value of the type every error response carries
 	// (nil: this package's [ErrorBody]).
 	ErrorBody any
+}
+
+// Tag describes a group of operations.
+type Tag struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
 }
 
 // Server is one entry of the document's servers list.
@@ -198,6 +206,7 @@ type (
 		OpenAPI    string                           `json:"openapi"`
 		Info       info                             `json:"info"`
 		Servers    []Server                         `json:"servers,omitempty"`
+		Tags       []Tag                            `json:"tags,omitempty"`
 		Paths      map[string]map[string]*operation `json:"paths"`
 		Webhooks   map[string]map[string]*operation `json:"webhooks,omitempty"`
 		Components components                       `json:"components"`
@@ -548,6 +557,7 @@ func (d *Document) JSON() ([]byte, error) {
 		Info:    info{Title: d.info.Title, Version: d.info.Version, Description: d.info.Description},
 		Servers: d.info.Servers,
 		Paths:   d.paths,
+		Tags:    d.info.Tags,
 		Components: components{
 			Schemas: schemas,
 			Headers: map[string]*header{

@@ -1,0 +1,213 @@
+package openapi_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	redoc "github.com/mvrilo/go-redoc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/internal/openapi"
+)
+
+const testSpec = `{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{}}`
+
+// docsServer mounts the spec and both pages as a service would.
+func docsServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	swagger, err := openapi.SwaggerUI("/openapi.json", openapi.WithTitle("Test API"))
+	require.NoError(t, err)
+	ref, err := openapi.Redoc("/openapi.json", openapi.WithTitle("Test API"))
+	require.NoError(t, err)
+	mux.Handle("GET /openapi.json", openapi.SpecHandler([]byte(testSpec)))
+	mux.Handle("GET /docs", swagger)
+	mux.Handle("GET /docs/", swagger)
+	mux.Handle("/redoc", ref)
+	mux.Handle("/redoc/", ref)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+var (
+	// attrURL finds the URLs a page makes the browser load.
+	attrURL = regexp.MustCompile(`(?i)\b(?:src|href|spec-url)\s*=\s*["']([^"']+)["']`)
+	// absURL finds any absolute URL with a host, anywhere in the page.
+	absURL = regexp.MustCompile(`(?i)(?:https?:)?//[a-z0-9][a-z0-9.-]*\.[a-z]{2,}`)
+	// cssRemote finds a stylesheet's url() or @import of another host.
+	cssRemote = regexp.MustCompile(`(?i)(?:url\(\s*["']?|@import\s+["'])(?:https?:)?//`)
+	// swaggerSpec finds the spec URL in Swagger UI's inline configuration.
+	swaggerSpec = regexp.MustCompile(`"swaggerJsonUrl":"([^"]+)"`)
+)
+
+func get(t *testing.T, rawURL string, hdr ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, rawURL, nil)
+	require.NoError(t, err)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, body
+}
+
+// TestPagesOffline fetches each page, then every script, stylesheet, icon
+// and spec URL it references, and requires each to be served by the same
+// server: nothing comes from a CDN or any other host.
+func TestPagesOffline(t *testing.T) {
+	t.Parallel()
+	srv := docsServer(t)
+	tests := []struct {
+		name, page string
+		minRefs    int
+		specRe     *regexp.Regexp
+	}{
+		{"ok/swagger", "/docs", 4, swaggerSpec},
+		{"ok/swagger with slash", "/docs/", 4, swaggerSpec},
+		{"ok/redoc", "/redoc", 2, nil},
+		{"ok/redoc with slash", "/redoc/", 2, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pageURL, err := url.Parse(srv.URL + tt.page)
+			require.NoError(t, err)
+			resp, body := get(t, pageURL.String())
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			assert.Contains(t, resp.Header.Get("Content-Type"), "text/html")
+			assert.Contains(t, string(body), "Test API")
+			assert.Empty(t, absURL.FindAllString(string(body), -1), "page names another host")
+
+			refs := attrURL.FindAllStringSubmatch(string(body), -1)
+			if tt.specRe != nil {
+				m := tt.specRe.FindStringSubmatch(string(body))
+				require.NotNil(t, m, "spec URL in page config")
+				refs = append(refs, m)
+			}
+			require.GreaterOrEqual(t, len(refs), tt.minRefs)
+			for _, m := range refs {
+				ref, err := pageURL.Parse(m[1])
+				require.NoError(t, err)
+				assert.Equal(t, pageURL.Host, ref.Host, "%s is not local", m[1])
+				r, b := get(t, ref.String())
+				assert.Equal(t, http.StatusOK, r.StatusCode, ref.String())
+				assert.NotEmpty(t, b, ref.String())
+				if strings.Contains(r.Header.Get("Content-Type"), "css") {
+					assert.NotRegexp(t, cssRemote, string(b), "stylesheet %s loads from another host", ref)
+				}
+			}
+		})
+	}
+}
+
+func TestRedocHandler(t *testing.T) {
+	t.Parallel()
+	srv := docsServer(t)
+
+	t.Run("ok/script is go-redoc's embedded bundle", func(t *testing.T) {
+		t.Parallel()
+		resp, body := get(t, srv.URL+"/redoc/redoc.standalone.js")
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Contains(t, resp.Header.Get("Content-Type"), "javascript")
+		assert.Equal(t, redoc.JavaScript, string(body))
+	})
+	t.Run("ok/gzip when accepted", func(t *testing.T) {
+		t.Parallel()
+		resp, body := get(t, srv.URL+"/redoc/redoc.standalone.js", "Accept-Encoding", "gzip")
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Equal(t, "gzip", resp.Header.Get("Content-Encoding"))
+		assert.Less(t, len(body), len(redoc.JavaScript)/2)
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		require.NoError(t, err)
+		plain, err := io.ReadAll(zr)
+		require.NoError(t, err)
+		assert.Equal(t, redoc.JavaScript, string(plain))
+	})
+	t.Run("ok/conditional get", func(t *testing.T) {
+		t.Parallel()
+		resp, _ := get(t, srv.URL+"/redoc")
+		etag := resp.Header.Get("ETag")
+		require.NotEmpty(t, etag)
+		resp, body := get(t, srv.URL+"/redoc", "If-None-Match", etag)
+		assert.Equal(t, http.StatusNotModified, resp.StatusCode)
+		assert.Empty(t, body)
+	})
+	t.Run("fail/unknown asset", func(t *testing.T) {
+		t.Parallel()
+		resp, _ := get(t, srv.URL+"/redoc/other.js")
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	})
+	t.Run("fail/post", func(t *testing.T) {
+		t.Parallel()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/redoc", strings.NewReader("x"))
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+	})
+}
+
+func TestSpecHandler(t *testing.T) {
+	t.Parallel()
+	srv := docsServer(t)
+	resp, body := get(t, srv.URL+"/openapi.json")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	assert.JSONEq(t, testSpec, string(body))
+}
+
+func TestUIOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		spec    string
+		opts    []openapi.UIOption
+		wantErr bool
+	}{
+		{"ok/defaults", "/openapi.json", nil, false},
+		{"ok/base path", "/openapi.json", []openapi.UIOption{openapi.WithBasePath("/api/docs/")}, false},
+		{"fail/empty spec", "", nil, true},
+		{"fail/quote in spec", `/x"onload="`, nil, true},
+		{"fail/relative base", "/openapi.json", []openapi.UIOption{openapi.WithBasePath("docs")}, true},
+		{"fail/root base", "/openapi.json", []openapi.UIOption{openapi.WithBasePath("/")}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err1 := openapi.SwaggerUI(tt.spec, tt.opts...)
+			_, err2 := openapi.Redoc(tt.spec, tt.opts...)
+			if tt.wantErr {
+				assert.Error(t, err1)
+				assert.Error(t, err2)
+				return
+			}
+			assert.NoError(t, err1)
+			assert.NoError(t, err2)
+		})
+	}
+}
+
+func TestRedocBasePath(t *testing.T) {
+	t.Parallel()
+	h, err := openapi.Redoc("/spec.json", openapi.WithBasePath("/api/reference"))
+	require.NoError(t, err)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/api/reference", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Contains(t, rec.Body.String(), `src="/api/reference/redoc.standalone.js"`)
+	assert.Contains(t, rec.Body.String(), `spec-url="/spec.json"`)
+}
