@@ -544,6 +544,7 @@ func (c *Coordinator) Submit(ctx context.Context, org string, s Submission) erro
 	if err := c.advance(ctx, now); err != nil {
 		return err
 	}
+	s = cloneSubmission(s)
 	s.Org = org
 	if err := c.validate(org, &s); err != nil {
 		return err
@@ -655,6 +656,8 @@ func (c *Coordinator) validate(org string, s *Submission) error {
 		if len(s.Reveals) != len(r.U2) {
 			return fmt.Errorf("%w: one revealed share per key-sharing participant expected", ErrInvalidSubmission)
 		}
+		// Shamir x of org: its rank in the sorted roster.
+		x := 1 + slices.IndexFunc(r.Roster, func(k secagg.PublicKeys) bool { return k.ID == org })
 		of := map[string]bool{}
 		for _, rs := range s.Reveals {
 			want := secagg.MaskKey
@@ -663,6 +666,9 @@ func (c *Coordinator) validate(org string, s *Submission) error {
 			}
 			if rs.From != org || rs.Kind != want || of[rs.Of] || !slices.Contains(r.U2, rs.Of) {
 				return fmt.Errorf("%w: revealed share addressing", ErrInvalidSubmission)
+			}
+			if _, err := rs.Share.MarshalBinary(); err != nil || int(rs.Share.X) != x {
+				return fmt.Errorf("%w: malformed revealed share", ErrInvalidSubmission)
 			}
 			of[rs.Of] = true
 		}
@@ -730,28 +736,66 @@ func (c *Coordinator) View(ctx context.Context, org string) (*RoundView, error) 
 		MaxParticipants: r.MaxParticipants, MaxEvalRecords: r.MaxEvalRecords, Threshold: r.Threshold,
 		PhaseDeadline: r.PhaseDeadline, Deadline: r.Deadline, Participants: participants(r, d),
 	}
+	// The view shares no memory with the coordinator's state.
 	v.Base.Weights = slices.Clone(v.Base.Weights)
+	v.Base.Contributors = slices.Clone(v.Base.Contributors)
+	v.Session = slices.Clone(v.Session)
 	switch r.Phase {
 	case PhaseAdvertiseKeys:
 		v.Done = slices.ContainsFunc(d.keys, func(k secagg.PublicKeys) bool { return k.ID == org })
 	case PhaseShareKeys:
-		v.Roster = r.Roster
+		v.Roster = cloneKeys(r.Roster)
 		_, v.Done = d.commitments[org]
 	case PhaseMaskedInput:
-		v.Roster, v.U2 = r.Roster, r.U2
+		v.Roster, v.U2 = cloneKeys(r.Roster), slices.Clone(r.U2)
 		if slices.Contains(r.U2, org) {
 			for _, es := range d.inbox[org] {
 				if slices.Contains(r.U2, es.From) {
+					es.Ciphertext = slices.Clone(es.Ciphertext)
 					v.Inbox = append(v.Inbox, es)
 				}
 			}
 		}
 		_, v.Done = d.inputs[org]
 	case PhaseUnmasking:
-		v.Roster, v.U2, v.U3 = r.Roster, r.U2, r.U3
+		v.Roster, v.U2, v.U3 = cloneKeys(r.Roster), slices.Clone(r.U2), slices.Clone(r.U3)
 		_, v.Done = d.reveals[org]
 	}
 	return v, nil
+}
+
+func cloneKeys(ks []secagg.PublicKeys) []secagg.PublicKeys {
+	out := make([]secagg.PublicKeys, len(ks))
+	for i, k := range ks {
+		out[i] = secagg.PublicKeys{ID: k.ID, Cipher: slices.Clone(k.Cipher), Mask: slices.Clone(k.Mask)}
+	}
+	return out
+}
+
+// cloneSubmission copies everything a caller could still mutate after
+// handing the submission over.
+func cloneSubmission(s Submission) Submission {
+	if s.Keys != nil {
+		k := cloneKeys([]secagg.PublicKeys{*s.Keys})[0]
+		s.Keys = &k
+	}
+	if s.Shares != nil {
+		m := *s.Shares
+		m.Commitment = slices.Clone(m.Commitment)
+		m.Shares = slices.Clone(m.Shares)
+		for i := range m.Shares {
+			m.Shares[i].Ciphertext = slices.Clone(m.Shares[i].Ciphertext)
+		}
+		s.Shares = &m
+	}
+	s.Masked = slices.Clone(s.Masked)
+	if s.Reveals != nil {
+		s.Reveals = slices.Clone(s.Reveals)
+		for i := range s.Reveals {
+			s.Reveals[i].Share.Y = slices.Clone(s.Reveals[i].Share.Y)
+		}
+	}
+	return s
 }
 
 func participants(r *RoundState, d *roundData) int {
@@ -815,6 +859,11 @@ func (c *Coordinator) History(ctx context.Context) ([]ModelVersion, error) {
 	out := slices.Clone(c.history)
 	for i := range out {
 		out[i].Weights = slices.Clone(out[i].Weights)
+		out[i].Contributors = slices.Clone(out[i].Contributors)
+		if m := out[i].Metrics; m != nil {
+			mc := *m
+			out[i].Metrics = &mc
+		}
 	}
 	return out, nil
 }
