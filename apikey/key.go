@@ -94,6 +94,18 @@ type Key struct {
 	// CreatedBy names who created the key: a key id, "admin-token",
 	// "bootstrap" or "cli".
 	CreatedBy string `json:"created_by,omitempty"`
+	// Lineage is the id of the first key of a rotation chain (its own id
+	// for a key that was not made by rotation). Rate limits and quotas are
+	// counted per lineage, so rotating a key does not reset its budget.
+	Lineage string `json:"lineage,omitempty"`
+}
+
+// Budget returns the identity the key's rate limits are counted under.
+func (k *Key) Budget() string {
+	if k.Lineage != "" {
+		return k.Lineage
+	}
+	return k.ID
 }
 
 // HasScope reports whether the key carries s.

@@ -225,12 +225,16 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (string, *Key, err
 // insertNew draws a token for k (retrying on the unlikely id collision)
 // and stores it through insert.
 func (s *Service) insertNew(ctx context.Context, k Key, insert func(StoredKey) error) (string, *Key, error) {
+	lineageIsNew := k.Lineage == ""
 	for attempt := 0; ; attempt++ {
 		tok, err := newToken(k.Env)
 		if err != nil {
 			return "", nil, err
 		}
 		k.ID = tok.ID
+		if lineageIsNew {
+			k.Lineage = tok.ID
+		}
 		err = insert(StoredKey{Key: k, Hash: tok.Hash()})
 		if errors.Is(err, ErrConflict) && attempt < 3 {
 			continue
@@ -358,7 +362,7 @@ func (s *Service) Rotate(ctx context.Context, id string) (string, *Key, error) {
 	next := Key{
 		Env: old.Env, Name: old.Name, Tier: old.Tier, Scopes: old.Scopes, Organization: old.Organization,
 		AllowedIPs: old.AllowedIPs, Restricted: old.Restricted, RateLimit: old.RateLimit,
-		DailyQuota: old.DailyQuota, CreatedAt: now, CreatedBy: old.ID,
+		DailyQuota: old.DailyQuota, CreatedAt: now, CreatedBy: old.ID, Lineage: old.Budget(),
 	}
 	raw, k, err := s.insertNew(ctx, next, func(sk StoredKey) error {
 		return s.store.RotateKey(ctx, id, now.Add(s.grace), sk)

@@ -83,6 +83,8 @@ func TestLifecycle(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotEqual(t, k.ID, nk.ID)
 		assert.Equal(t, k.ID, nk.CreatedBy)
+		assert.Equal(t, k.ID, k.Budget())
+		assert.Equal(t, k.Budget(), nk.Budget(), "a rotated key keeps its rate-limit budget")
 		assert.Equal(t, "org-1", nk.Organization)
 		_, _, err = svc.Rotate(ctx, k.ID)
 		require.ErrorIs(t, err, apikey.ErrConflict, "one successor per key")

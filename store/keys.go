@@ -30,7 +30,7 @@ func NewKeyStore(db *DB) (*KeyStore, error) {
 }
 
 const keyColumns = `id, env, hash, name, tier, scopes, organization, allowed_ips, restricted,
-	rate_limit, daily_quota, created_at, expires_at, revoked_at, rotated_to, created_by`
+	rate_limit, daily_quota, created_at, expires_at, revoked_at, rotated_to, created_by, lineage`
 
 // InsertKey implements apikey.KeyStore.
 func (s *KeyStore) InsertKey(ctx context.Context, k apikey.StoredKey) error {
@@ -43,10 +43,10 @@ type execer interface {
 
 func (s *KeyStore) insert(ctx context.Context, x execer, k apikey.StoredKey) error {
 	_, err := x.ExecContext(ctx, s.db.Rebind(`INSERT INTO api_keys (`+keyColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		k.ID, string(k.Env), hex.EncodeToString(k.Hash[:]), k.Name, string(k.Tier), joinScopes(k.Scopes),
 		k.Organization, joinPrefixes(k.AllowedIPs), k.Restricted, k.RateLimit, k.DailyQuota,
-		Micros(k.CreatedAt), NullMicros(k.ExpiresAt), NullMicros(k.RevokedAt), k.RotatedTo, k.CreatedBy)
+		Micros(k.CreatedAt), NullMicros(k.ExpiresAt), NullMicros(k.RevokedAt), k.RotatedTo, k.CreatedBy, k.Lineage)
 	if isUniqueViolation(err) {
 		return fmt.Errorf("%w: %v", apikey.ErrConflict, err)
 	}
@@ -69,7 +69,7 @@ func scanKey(r scanner) (apikey.StoredKey, error) {
 		rateLimit, dailyQuot int64
 	)
 	if err := r.Scan(&k.ID, &env, &hash, &k.Name, &tier, &scopes, &k.Organization, &ips, &restricted,
-		&rateLimit, &dailyQuot, &created, &expires, &revoked, &k.RotatedTo, &k.CreatedBy); err != nil {
+		&rateLimit, &dailyQuot, &created, &expires, &revoked, &k.RotatedTo, &k.CreatedBy, &k.Lineage); err != nil {
 		return k, err
 	}
 	h, err := hex.DecodeString(hash)
@@ -293,6 +293,7 @@ func splitPrefixes(s string) ([]netip.Prefix, error) {
 
 // SQLite extended result codes.
 const (
+	sqliteBusy                 = 5
 	sqliteConstraintPrimaryKey = 1555
 	sqliteConstraintUnique     = 2067
 )

@@ -111,7 +111,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.Ping(ctx); err != nil {
+	if err := d.firstPing(ctx, o.busyTimeout); err != nil {
 		d.db.Close()
 		return nil, err
 	}
@@ -183,6 +183,29 @@ func (d *DB) Ping(ctx context.Context) error {
 		return fmt.Errorf("store: ping: %w", redactErr(err))
 	}
 	return nil
+}
+
+// firstPing pings, retrying while SQLite reports the database busy: a new
+// connection switches the file to WAL, which needs a lock the busy timeout
+// does not cover, so replicas opening a fresh file together can collide.
+func (d *DB) firstPing(ctx context.Context, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 200*time.Millisecond) {
+		err := d.Ping(ctx)
+		if err == nil || d.dialect != SQLite || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+	}
+}
+
+func isBusy(err error) bool {
+	var sc sqliteCoder
+	return errors.As(err, &sc) && sc.Code()&0xff == sqliteBusy
 }
 
 // Close closes the pool.

@@ -1,0 +1,15 @@
+// Package ratelimit enforces the request limits of spec section 8: per
+// endpoint, per key, for public callers, per tier, and Pro's daily quota of
+// v1 eligibility verifications.
+//
+// A [Policy] turns a request (its endpoint [Class] and its [Caller]) into
+// the [Rule]s that apply; [Limiter.Allow] admits the request only if every
+// rule has room, and then takes one unit from each (a denied request costs
+// nothing). The [Decision] describes the most restrictive rule, for the
+// X-RateLimit-Limit / -Remaining / -Reset headers and Retry-After.
+//
+// [New] counts in process with golang.org/x/time/rate; [NewRedis] (or
+// [NewFromURL] with REDIS_URL) keeps the budgets in Redis so every replica
+// enforces one budget. See docs/decisions/keys-and-limits.md for how the
+// figures combine.
+package ratelimit

@@ -1,0 +1,178 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"time"
+)
+
+// Decision is the outcome of Allow. Limit, Remaining and Reset describe the
+// most restrictive rule: the denying rule that frees up last, or, when the
+// request is allowed, the rule with the fewest requests left.
+type Decision struct {
+	Allowed   bool
+	Rule      string    // the rule described
+	Limit     int       // X-RateLimit-Limit
+	Remaining int       // X-RateLimit-Remaining
+	Reset     time.Time // X-RateLimit-Reset: when the rule's budget is whole again
+	// RetryAfter is how long until the request would be allowed (0 when
+	// allowed): the Retry-After header, rounded up to seconds.
+	RetryAfter time.Duration
+}
+
+// ResetUnix returns Reset as Unix epoch seconds, rounded up.
+func (d Decision) ResetUnix() int64 {
+	return int64(math.Ceil(float64(d.Reset.UnixNano()) / 1e9))
+}
+
+// RetryAfterSeconds returns RetryAfter in whole seconds, rounded up, at
+// least 1 when the request was denied.
+func (d Decision) RetryAfterSeconds() int {
+	if d.Allowed {
+		return 0
+	}
+	s := int(math.Ceil(d.RetryAfter.Seconds()))
+	return max(s, 1)
+}
+
+// state is one rule's outcome from a backend.
+type state struct {
+	allowed    bool
+	remaining  int
+	reset      time.Time
+	retryAfter time.Duration
+}
+
+// backend takes one request from every rule's budget if all have room,
+// atomically; otherwise it takes nothing.
+type backend interface {
+	take(ctx context.Context, now time.Time, rules []Rule) ([]state, error)
+}
+
+type options struct {
+	policy   *Policy
+	now      func() time.Time
+	prefix   string
+	logger   *slog.Logger
+	sweepMin time.Duration
+}
+
+// Option configures a Limiter.
+type Option func(*options) error
+
+// WithPolicy replaces DefaultPolicy.
+func WithPolicy(p Policy) Option {
+	return func(o *options) error { o.policy = &p; return nil }
+}
+
+// WithClock injects the clock.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) error {
+		if now == nil {
+			return errors.New("ratelimit: nil clock")
+		}
+		o.now = now
+		return nil
+	}
+}
+
+// WithKeyPrefix sets the prefix of Redis keys (default "healthagents:rl:").
+// Two Limiters with the same prefix on one Redis share their budgets.
+func WithKeyPrefix(p string) Option {
+	return func(o *options) error { o.prefix = p; return nil }
+}
+
+// WithLogger sets a logger for Redis failures (the limiter then falls back
+// to in-process counting for that request).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error { o.logger = l; return nil }
+}
+
+// Limiter applies a Policy. It is safe for concurrent use.
+type Limiter struct {
+	policy  Policy
+	now     func() time.Time
+	backend backend
+}
+
+func buildOptions(opts []Option) (options, error) {
+	o := options{now: time.Now, prefix: "healthagents:rl:", sweepMin: time.Minute}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return o, err
+		}
+	}
+	if o.policy == nil {
+		p := DefaultPolicy()
+		o.policy = &p
+	}
+	if o.logger == nil {
+		o.logger = slog.New(slog.DiscardHandler)
+	}
+	return o, nil
+}
+
+// New returns an in-process Limiter (golang.org/x/time/rate token buckets
+// and calendar-window counters), for one replica.
+func New(opts ...Option) (*Limiter, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Limiter{policy: *o.policy, now: o.now, backend: newMemory(o.sweepMin)}, nil
+}
+
+// Policy returns the limiter's policy.
+func (l *Limiter) Policy() Policy { return l.policy }
+
+// Allow counts a request of class c by caller against every rule that
+// applies, and reports whether it may proceed. A denied request consumes
+// nothing. With no rule applying, the request is allowed with a zero
+// Limit (the server then sends no headers).
+func (l *Limiter) Allow(ctx context.Context, c Class, caller Caller) (Decision, error) {
+	rules := l.policy.Rules(c, caller)
+	if len(rules) == 0 {
+		return Decision{Allowed: true}, nil
+	}
+	now := l.now()
+	states, err := l.backend.take(ctx, now, rules)
+	if err != nil {
+		return Decision{}, err
+	}
+	return decide(rules, states), nil
+}
+
+func decide(rules []Rule, states []state) Decision {
+	allowed := true
+	for _, s := range states {
+		if !s.allowed {
+			allowed = false
+		}
+	}
+	best := -1
+	for i, s := range states {
+		switch {
+		case best < 0:
+			best = i
+		case !allowed:
+			// Among denying rules, the one that frees up last.
+			if !s.allowed && (states[best].allowed || s.retryAfter > states[best].retryAfter) {
+				best = i
+			}
+		default:
+			b := states[best]
+			if s.remaining < b.remaining || (s.remaining == b.remaining && rules[i].Limit < rules[best].Limit) {
+				best = i
+			}
+		}
+	}
+	s := states[best]
+	d := Decision{Allowed: allowed, Rule: rules[best].Name, Limit: rules[best].Limit, Remaining: s.remaining, Reset: s.reset}
+	if !allowed {
+		d.Remaining = 0
+		d.RetryAfter = s.retryAfter
+	}
+	return d
+}

@@ -1,0 +1,189 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// NewRedis returns a Limiter whose budgets live in Redis, shared by every
+// Limiter (every replica) using the same Redis and key prefix. All rules of
+// a request are checked and taken in one Lua script, atomically: token
+// buckets as GCRA (one integer per bucket: its theoretical arrival time),
+// calendar windows as counters keyed by window start. Times come from the
+// limiter's clock, so replicas need synchronised clocks (NTP); a skew of
+// s shifts budgets by about s.
+//
+// When Redis fails, the request is counted by an in-process fallback (per
+// replica limits) and the failure is logged: Redis trouble degrades limits
+// rather than failing requests.
+func NewRedis(client redis.UniversalClient, opts ...Option) (*Limiter, error) {
+	if client == nil {
+		return nil, errors.New("ratelimit: nil Redis client")
+	}
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	b := &redisBackend{client: client, prefix: o.prefix, fallback: newMemory(o.sweepMin), logger: o.logger}
+	return &Limiter{policy: *o.policy, now: o.now, backend: b}, nil
+}
+
+// NewFromURL returns NewRedis over REDIS_URL when url is set, else New.
+// The returned close function releases the Redis client (a no-op for the
+// in-process limiter).
+func NewFromURL(url string, opts ...Option) (*Limiter, func() error, error) {
+	if url == "" {
+		l, err := New(opts...)
+		return l, func() error { return nil }, err
+	}
+	ro, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ratelimit: REDIS_URL: %w", err)
+	}
+	c := redis.NewClient(ro)
+	l, err := NewRedis(c, opts...)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return l, c.Close, nil
+}
+
+type redisBackend struct {
+	client   redis.UniversalClient
+	prefix   string
+	fallback *memory
+	logger   *slog.Logger
+}
+
+// takeScript: KEYS[i] is rule i's key; ARGV[1] is now in µs, then per rule
+// limit, window (µs) and kind (0 token bucket, 1 calendar window). Returns
+// per rule {allowed, remaining, reset µs, retry µs}; nothing is written
+// unless every rule allows.
+var takeScript = redis.NewScript(`
+local now = tonumber(ARGV[1])
+local n = #KEYS
+local st = {}
+local ok = true
+for i = 1, n do
+  local limit = tonumber(ARGV[3*i-1])
+  local win = tonumber(ARGV[3*i])
+  local kind = tonumber(ARGV[3*i+1])
+  local cur = redis.call('GET', KEYS[i])
+  local s = {kind = kind, limit = limit, win = win}
+  if kind == 0 then
+    local t = win / limit
+    local tat = now
+    if cur then tat = math.max(tonumber(cur), now) end
+    s.t = t
+    s.tat = tat
+    s.new_tat = math.floor(tat + t + 0.5)
+    s.allowed = (s.new_tat - now) <= win
+  else
+    local count = 0
+    if cur then count = tonumber(cur) end
+    s.count = count
+    s.start = now - (now % win)
+    s.allowed = count < limit
+  end
+  if not s.allowed then ok = false end
+  st[i] = s
+end
+local out = {}
+for i = 1, n do
+  local s = st[i]
+  local allowed = 0
+  if s.allowed then allowed = 1 end
+  if s.kind == 0 then
+    local tat = s.tat
+    if ok then
+      tat = s.new_tat
+      redis.call('SET', KEYS[i], string.format('%d', tat), 'PX', math.max(math.ceil((tat - now) / 1000), 1) + 1000)
+    end
+    local remaining = math.floor((s.win - (tat - now)) / s.t)
+    if remaining < 0 then remaining = 0 end
+    local retry = 0
+    if not s.allowed then retry = s.new_tat - s.win - now end
+    out[i] = {allowed, remaining, string.format('%d', tat), string.format('%d', retry)}
+  else
+    local count = s.count
+    if ok then
+      count = redis.call('INCR', KEYS[i])
+      redis.call('PEXPIRE', KEYS[i], math.ceil((s.start + s.win - now) / 1000) + 60000)
+    end
+    local remaining = s.limit - count
+    if remaining < 0 then remaining = 0 end
+    local retry = 0
+    if not s.allowed then retry = s.start + s.win - now end
+    out[i] = {allowed, remaining, string.format('%d', s.start + s.win), string.format('%d', retry)}
+  end
+end
+return out
+`)
+
+func (b *redisBackend) take(ctx context.Context, now time.Time, rules []Rule) ([]state, error) {
+	nowUS := now.UnixMicro()
+	keys := make([]string, len(rules))
+	args := make([]any, 1, 1+3*len(rules))
+	args[0] = nowUS
+	for i, r := range rules {
+		win := r.Window.Microseconds()
+		keys[i] = b.prefix + r.Bucket
+		kind := 0
+		if r.Kind == CalendarWindow {
+			kind = 1
+			keys[i] += ":" + strconv.FormatInt(nowUS-nowUS%win, 10)
+		}
+		args = append(args, r.Limit, win, kind)
+	}
+	res, err := takeScript.Run(ctx, b.client, keys, args...).Slice()
+	if err == nil {
+		var states []state
+		if states, err = parseStates(res, len(rules)); err == nil {
+			return states, nil
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	b.logger.Warn("ratelimit: Redis unavailable, counting in process", "err", err)
+	return b.fallback.take(ctx, now, rules)
+}
+
+func parseStates(res []any, n int) ([]state, error) {
+	if len(res) != n {
+		return nil, fmt.Errorf("ratelimit: script returned %d results for %d rules", len(res), n)
+	}
+	states := make([]state, n)
+	for i, r := range res {
+		row, ok := r.([]any)
+		if !ok || len(row) != 4 {
+			return nil, errors.New("ratelimit: malformed script result")
+		}
+		allowed, ok1 := row[0].(int64)
+		remaining, ok2 := row[1].(int64)
+		resetS, ok3 := row[2].(string)
+		retryS, ok4 := row[3].(string)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return nil, errors.New("ratelimit: malformed script result")
+		}
+		reset, err1 := strconv.ParseInt(resetS, 10, 64)
+		retry, err2 := strconv.ParseInt(retryS, 10, 64)
+		if err1 != nil || err2 != nil {
+			return nil, errors.New("ratelimit: malformed script result")
+		}
+		states[i] = state{
+			allowed:    allowed == 1,
+			remaining:  int(remaining),
+			reset:      time.UnixMicro(reset),
+			retryAfter: time.Duration(max(retry, 0)) * time.Microsecond,
+		}
+	}
+	return states, nil
+}
