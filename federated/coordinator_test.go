@@ -398,3 +398,51 @@ func TestConcurrentParticipants(t *testing.T) {
 	require.Len(t, h, 2)
 	assert.Len(t, h[1].Contributors, 4)
 }
+
+func TestRevealedSharesAreChecked(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	c, err := NewCoordinator(ctx, newMemStore(), noDPConfig(newFakeClock(), 3))
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 3, 100, 13)
+	for range 3 {
+		stepAll(t, ctx, c, ps)
+	}
+	// hospital-00 asks its client for its reveals, then tampers with them.
+	v, err := c.View(ctx, "hospital-00")
+	require.NoError(t, err)
+	require.Equal(t, PhaseUnmasking, v.Phase)
+	rs, err := ps[0].client.Unmask(v.U3)
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		mutate func([]secagg.RevealedShare)
+	}{
+		{"fail/someone else's x", func(r []secagg.RevealedShare) { r[0].Share.X = 2 }},
+		{"fail/y not a field element", func(r []secagg.RevealedShare) {
+			r[1].Share.Y = make([]byte, len(r[1].Share.Y))
+			for i := range r[1].Share.Y {
+				r[1].Share.Y[i] = 0xff
+			}
+		}},
+		{"fail/mask key of a survivor", func(r []secagg.RevealedShare) { r[2].Kind = secagg.MaskKey }},
+		{"fail/short y", func(r []secagg.RevealedShare) { r[0].Share.Y = r[0].Share.Y[:10] }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := slices.Clone(rs)
+			for i := range bad {
+				bad[i].Share.Y = slices.Clone(bad[i].Share.Y)
+			}
+			tc.mutate(bad)
+			require.ErrorIs(t, c.Submit(ctx, "hospital-00", Submission{Round: 0, Reveals: bad}), ErrInvalidSubmission)
+		})
+	}
+	require.NoError(t, c.Submit(ctx, "hospital-00", Submission{Round: 0, Reveals: rs}))
+	// Mutating what was submitted does not reach the coordinator.
+	rs[0].Share.Y[0] ^= 0xff
+	stepAll(t, ctx, c, ps[1:])
+	h, err := c.History(ctx)
+	require.NoError(t, err)
+	require.Len(t, h, 2, "the round closed with the shares as submitted")
+}
