@@ -575,6 +575,9 @@ func (c *Coordinator) validate(org string, s *Submission) error {
 	if s.Round != r.Number {
 		return &RoundError{Got: s.Round, Current: r.Number}
 	}
+	if s.ModelVersion != "" && s.ModelVersion != r.BaseVersion {
+		return fmt.Errorf("%w: round %d trains from %s, not %s", ErrStaleModel, r.Number, r.BaseVersion, s.ModelVersion)
+	}
 	set := 0
 	for _, b := range []bool{s.Keys != nil, s.Shares != nil, s.Masked != nil, s.Reveals != nil} {
 		if b {

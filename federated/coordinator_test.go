@@ -296,6 +296,7 @@ func TestSubmitRejects(t *testing.T) {
 		{"fail/two messages", "hospital-00", Submission{Round: 0, Masked: make(secagg.MaskedInput, 7), Reveals: []secagg.RevealedShare{}}, ErrInvalidSubmission},
 		{"fail/wrong length", "hospital-00", Submission{Round: 0, Masked: make(secagg.MaskedInput, 6)}, ErrInvalidSubmission},
 		{"fail/outsider", "intruder", Submission{Round: 0, Masked: make(secagg.MaskedInput, 7)}, ErrNotParticipant},
+		{"fail/stale model", "hospital-00", Submission{Round: 0, ModelVersion: "1.0.7", Masked: make(secagg.MaskedInput, 7)}, ErrStaleModel},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

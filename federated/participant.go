@@ -171,6 +171,7 @@ func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, e
 			return nil, err
 		}
 		s.Masked = y
+		s.ModelVersion = v.Base.Version
 	case PhaseUnmasking:
 		if p.client == nil || !slices.Contains(v.U3, p.cfg.Org) {
 			return nil, nil

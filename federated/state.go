@@ -66,12 +66,15 @@ func (r *RoundState) clone() *RoundState {
 // Keys, Shares, Masked and Reveals is set, matching the round's phase. There
 // is no field for a plaintext update: the coordinator cannot receive one.
 type Submission struct {
-	Round   int                      `json:"round"`
-	Org     string                   `json:"org"` // set by the coordinator from the caller's identity
-	Keys    *secagg.PublicKeys       `json:"keys,omitempty"`
-	Shares  *secagg.ShareKeysMessage `json:"shares,omitempty"`
-	Masked  secagg.MaskedInput       `json:"masked,omitempty"`
-	Reveals []secagg.RevealedShare   `json:"reveals,omitempty"`
+	Round int    `json:"round"`
+	Org   string `json:"org"` // set by the coordinator from the caller's identity
+	// ModelVersion, when set, must be the round's starting model: a masked
+	// input trained on another version is refused (ErrStaleModel).
+	ModelVersion string                   `json:"model_version,omitempty"`
+	Keys         *secagg.PublicKeys       `json:"keys,omitempty"`
+	Shares       *secagg.ShareKeysMessage `json:"shares,omitempty"`
+	Masked       secagg.MaskedInput       `json:"masked,omitempty"`
+	Reveals      []secagg.RevealedShare   `json:"reveals,omitempty"`
 }
 
 // Store persists the coordinator's state. SaveFederated applies a Change
@@ -102,6 +105,7 @@ type Snapshot struct {
 var (
 	ErrWrongRound        = errors.New("federated: wrong round number")
 	ErrWrongPhase        = errors.New("federated: submission does not match the round's phase")
+	ErrStaleModel        = errors.New("federated: submission is for another model version")
 	ErrNotParticipant    = errors.New("federated: organization is not a participant of this phase")
 	ErrDuplicate         = errors.New("federated: already submitted in this phase")
 	ErrInvalidSubmission = errors.New("federated: invalid submission")
