@@ -130,7 +130,9 @@ func (c *Config) fill() error {
 	if _, err := secagg.NewQuantizer(c.ClipNorm, c.FracBits, c.MaxParticipants); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if p := c.Privacy; p != nil {
+	if c.Privacy != nil {
+		p := *c.Privacy // never write to the caller's struct
+		c.Privacy = &p
 		if err := p.Budget.Validate(); err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}

@@ -363,8 +363,10 @@ func TestConfigValidation(t *testing.T) {
 
 func TestDefaultConfigCalibratesSpecBudget(t *testing.T) {
 	t.Parallel()
-	c, err := NewCoordinator(t.Context(), newMemStore(), DefaultConfig())
+	cfg := DefaultConfig()
+	c, err := NewCoordinator(t.Context(), newMemStore(), cfg)
 	require.NoError(t, err)
+	assert.Zero(t, cfg.Privacy.NoiseMultiplier, "the caller's config is not written to")
 	z := c.cfg.Privacy.NoiseMultiplier
 	assert.LessOrEqual(t, dp.EpsilonAfter(z, 100, 1e-5, dp.DefaultOrders()), 0.1)
 	assert.Equal(t, 30*time.Minute, c.cfg.RoundTimeout)

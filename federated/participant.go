@@ -40,7 +40,8 @@ type ParticipantConfig struct {
 // own records, clips, runs nan_check and bounds_check, quantizes, masks and
 // walks the secure-aggregation phases. Records and secrets stay inside it;
 // what it sends is public keys, sealed shares, a masked vector and the
-// shares the unmasking phase asks for.
+// shares the unmasking phase asks for. A Participant is driven by one
+// goroutine at a time.
 type Participant struct {
 	cfg      ParticipantConfig
 	model    Model
