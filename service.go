@@ -34,6 +34,7 @@ type Service struct {
 	elig     *eligibility.Agent
 	rx       *prescription.Agent
 	attestor Attestor
+	events   EventSink
 	now      func() time.Time
 	logger   *slog.Logger
 }
@@ -146,6 +147,14 @@ func (s *Service) VerifyEligibility(ctx context.Context, env *PatientData, proce
 		res.Proof = att
 		res.ZKProofVerified = att.Verified
 	}
+	err = s.emit(ctx, Event{Type: EventEligibilityVerified, PatientID: env.PatientID, Data: map[string]any{
+		"procedure_code": procedureCode, "eligible": res.Eligible,
+		"coverage_percentage": d.CoveragePct, "requires_auth": d.RequiresAuthorization,
+		"zk_proof_verified": res.ZKProofVerified,
+	}})
+	if err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -182,6 +191,12 @@ func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, dr
 		}
 		res.Proof = att
 		res.ZKProofVerified = att.Verified
+	}
+	err = s.emit(ctx, Event{Type: EventPrescriptionValidated, PatientID: env.PatientID, Data: map[string]any{
+		"drug_code": drugCode, "valid": res.Valid, "zk_proof_verified": res.ZKProofVerified,
+	}})
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
 }
