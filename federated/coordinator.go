@@ -335,13 +335,20 @@ func (c *Coordinator) Advance(ctx context.Context) error {
 }
 
 func (c *Coordinator) advance(ctx context.Context, now time.Time) error {
-	for c.round != nil && c.round.Phase.Open() {
+	for {
+		if c.round == nil || !c.round.Phase.Open() {
+			if c.stopped != nil {
+				return nil
+			}
+			// The previous round ended but opening the next one failed (a
+			// store error): try again.
+			return c.openNext(ctx, now)
+		}
 		moved, err := c.transition(ctx, now)
 		if err != nil || !moved {
 			return err
 		}
 	}
-	return nil
 }
 
 // transition performs at most one phase change.

@@ -449,3 +449,32 @@ func TestRevealedSharesAreChecked(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, h, 2, "the round closed with the shares as submitted")
 }
+
+// A store failure while opening the next round is retried by the next call.
+func TestOpeningNextRoundIsRetried(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	store := newMemStore()
+	c, err := NewCoordinator(ctx, store, noDPConfig(newFakeClock(), 3))
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 3, 100, 14)
+	for range 3 {
+		stepAll(t, ctx, c, ps)
+	}
+	// Writes: three reveals, then the closed round with its model; the fifth
+	// (opening round 1) fails once.
+	store.failAfter(4, errors.New("disk full"))
+	for _, p := range ps[:2] {
+		_, err := p.Step(ctx, c)
+		require.NoError(t, err)
+	}
+	_, err = ps[2].Step(ctx, c)
+	require.Error(t, err)
+	h, err := c.History(ctx)
+	require.NoError(t, err)
+	require.Len(t, h, 2, "round 0 closed and was stored")
+	st, err := c.Status(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.Round)
+	assert.Equal(t, PhaseAdvertiseKeys, st.Phase)
+}

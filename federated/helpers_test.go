@@ -23,6 +23,15 @@ type memStore struct {
 	models [][]byte
 	ledger []byte
 	fail   error // when set, SaveFederated fails
+	// after failAfter successful writes, the next write fails with failOnce.
+	failIn   int
+	failOnce error
+}
+
+func (s *memStore) failAfter(n int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failIn, s.failOnce = n, err
 }
 
 func newMemStore() *memStore {
@@ -42,6 +51,14 @@ func (s *memStore) SaveFederated(_ context.Context, ch Change) error {
 	defer s.mu.Unlock()
 	if s.fail != nil {
 		return s.fail
+	}
+	if s.failOnce != nil {
+		if s.failIn == 0 {
+			err := s.failOnce
+			s.failOnce = nil
+			return err
+		}
+		s.failIn--
 	}
 	for _, r := range ch.Rounds {
 		s.rounds[r.Number] = mustJSON(r)
