@@ -166,6 +166,43 @@ type Coordinator struct {
 	ledger   *dp.Ledger // nil without DP
 	stopped  error      // why no round is open, when round is closed
 	taskHash string
+	changed  chan struct{} // closed and replaced at every state change
+}
+
+// notify wakes everyone waiting on Changed. Callers hold c.mu.
+func (c *Coordinator) notify() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// Changed returns a channel that is closed at the next state change (a
+// submission accepted, a phase change, a round closed or opened). Waiters
+// call it again after each wake-up.
+func (c *Coordinator) Changed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}
+
+// Run calls Advance every interval until ctx ends, so that phase deadlines
+// take effect even when no participant calls in. It returns ctx's error, or
+// the first error of Advance.
+func (c *Coordinator) Run(ctx context.Context, interval time.Duration) error {
+	if interval <= 0 {
+		return fmt.Errorf("%w: run interval must be positive", ErrConfig)
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			if err := c.Advance(ctx); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // roundData is derived from the round's submission log.
@@ -199,7 +236,7 @@ func NewCoordinator(ctx context.Context, store Store, cfg Config) (*Coordinator,
 	if err != nil {
 		return nil, err
 	}
-	c := &Coordinator{cfg: cfg, store: store, model: m, taskHash: cfg.Task.Hash()}
+	c := &Coordinator{cfg: cfg, store: store, model: m, taskHash: cfg.Task.Hash(), changed: make(chan struct{})}
 	snap, err := store.LoadFederated(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("federated: loading state: %w", err)
@@ -309,6 +346,7 @@ func (c *Coordinator) openNext(ctx context.Context, now time.Time) error {
 		return fmt.Errorf("federated: saving round %d: %w", next, err)
 	}
 	c.round, c.data, c.stopped = r, newRoundData(), nil
+	c.notify()
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "federated round opened", slog.Int("round", next), slog.String("base", base.Version))
 	return nil
 }
@@ -407,6 +445,7 @@ func (c *Coordinator) transition(ctx context.Context, now time.Time) (bool, erro
 		return false, fmt.Errorf("federated: saving round %d: %w", r.Number, err)
 	}
 	c.round = next
+	c.notify()
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "federated round phase", slog.Int("round", r.Number), slog.String("phase", string(next.Phase)))
 	return true, nil
 }
@@ -438,6 +477,7 @@ func (c *Coordinator) abandon(ctx context.Context, now time.Time, why string) er
 		return fmt.Errorf("federated: saving round %d: %w", done.Number, err)
 	}
 	c.round = done
+	c.notify()
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "federated round abandoned", slog.Int("round", done.Number), slog.String("reason", why))
 	return c.openNext(ctx, now)
 }
@@ -480,6 +520,7 @@ func (c *Coordinator) finish(ctx context.Context, now time.Time) error {
 		return fmt.Errorf("federated: saving round %d: %w", r.Number, err)
 	}
 	c.round, c.ledger = done, ledger
+	c.notify()
 	c.history = append(c.history, *mv)
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "federated round closed", slog.Int("round", r.Number), slog.String("version", mv.Version), slog.Int("contributors", len(r.U3)))
 	return c.openNext(ctx, now)
@@ -562,6 +603,7 @@ func (c *Coordinator) Submit(ctx context.Context, org string, s Submission) erro
 		return fmt.Errorf("federated: saving submission: %w", err)
 	}
 	c.apply(&s)
+	c.notify()
 	return c.advance(ctx, now)
 }
 

@@ -1,6 +1,7 @@
 package federated
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -386,7 +387,8 @@ func TestConcurrentParticipants(t *testing.T) {
 	errs := make(chan error, len(ps))
 	for _, p := range ps {
 		go func() {
-			v, err := p.RunRound(ctx, c, time.Millisecond)
+			// A long poll: progress comes from the coordinator's Changed signal.
+			v, err := p.RunRound(ctx, c, time.Hour)
 			if err == nil && v.Round != 1 {
 				err = errors.New("did not reach round 1")
 			}
@@ -477,4 +479,27 @@ func TestOpeningNextRoundIsRetried(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, st.Round)
 	assert.Equal(t, PhaseAdvertiseKeys, st.Phase)
+}
+
+// Run applies phase deadlines with nobody calling in.
+func TestRunAppliesDeadlines(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	c, err := NewCoordinator(t.Context(), newMemStore(), noDPConfig(clock, 3))
+	require.NoError(t, err)
+	changed := c.Changed()
+	ctx, cancel := contextWithCancel(t)
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx, time.Millisecond) }()
+	clock.Add(c.cfg.PhaseTimeout) // nobody advertised: round 0 is abandoned
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not apply the deadline")
+	}
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	st, err := c.Status(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.Round)
 }

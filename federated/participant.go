@@ -234,12 +234,25 @@ func (p *Participant) prepare(ctx context.Context, v *RoundView) ([]uint64, erro
 	return x, nil
 }
 
+// changeNotifier is the optional capability of a RoundAPI that can tell when
+// its state changed (*Coordinator has it), so RunRound need not wait a whole
+// poll interval.
+type changeNotifier interface {
+	Changed() <-chan struct{}
+}
+
 // RunRound steps through the round that is current when it is called until
-// that round is over, polling every poll interval. It returns the view of
-// the round that follows (or the error explaining that none is open).
+// that round is over, polling every poll interval (or sooner, when api can
+// signal changes). It returns the view of the round that follows (or the
+// error explaining that none is open).
 func (p *Participant) RunRound(ctx context.Context, api RoundAPI, poll time.Duration) (*RoundView, error) {
+	notifier, _ := api.(changeNotifier)
 	start := -1
 	for {
+		var changed <-chan struct{}
+		if notifier != nil {
+			changed = notifier.Changed() // taken before Step, so no change is missed
+		}
 		v, err := p.Step(ctx, api)
 		if err != nil && !errors.Is(err, ErrDuplicate) {
 			return v, err
@@ -249,10 +262,14 @@ func (p *Participant) RunRound(ctx context.Context, api RoundAPI, poll time.Dura
 		} else if v.Round != start {
 			return v, nil
 		}
+		timer := time.NewTimer(poll)
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			return v, ctx.Err()
-		case <-time.After(poll):
+		case <-changed:
+		case <-timer.C:
 		}
+		timer.Stop()
 	}
 }
