@@ -2,19 +2,9 @@ package zkp
 
 import (
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 )
-
-// cpuTime is the process's user+system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // measure runs op b.N times and reports, besides ns/op, the median wall
 // time per op (p50-ms) and the CPU time per op (cpu-ms/op), which is less

@@ -37,7 +37,7 @@ type coverageVars struct {
 	Start       frontend.Variable                // day number of coverage.start
 	End         frontend.Variable                // day number of coverage.end
 	Excluded    [MaxExclusions]frontend.Variable // folded code values, 0 = empty slot
-	OverrideKey [MaxOverrides]frontend.Variable  // exact code values, 0 = empty slot
+	OverrideKey [MaxOverrides]frontend.Variable  // canonical code values, 0 = empty slot
 	OverridePct [MaxOverrides]frontend.Variable  // percent of the same slot, 0 if empty
 	Blinding    frontend.Variable                // uniformly random field element
 }
@@ -131,8 +131,8 @@ type EligibilityCircuit struct {
 
 	Commitment      frontend.Variable `gnark:",public"` // MiMC commitment to Coverage
 	ClassIndex      frontend.Variable `gnark:",public"` // procedure class 1..len(Classes)
-	Procedure       frontend.Variable `gnark:",public"` // EncodeCode of the requested code
-	ProcedureFolded frontend.Variable `gnark:",public"` // EncodeCodeFolded of the requested code
+	Procedure       frontend.Variable `gnark:",public"` // EncodeCode(CanonicalCode(requested code)), for overrides
+	ProcedureFolded frontend.Variable `gnark:",public"` // EncodeCodeFolded(CanonicalCode(requested code)), for exclusions
 	ServiceDay      frontend.Variable `gnark:",public"` // day number of the service date
 	CoveragePct     frontend.Variable `gnark:",public"` // claimed coverage percent
 	PreAuth         frontend.Variable `gnark:",public"` // claimed requires_authorization

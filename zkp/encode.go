@@ -35,6 +35,10 @@ func EncodeCode(code string) (fr.Element, error) {
 	return e, nil
 }
 
+// CanonicalCode is the form in which the eligibility agent compares codes
+// and looks up overrides: surrounding space trimmed, upper-cased.
+func CanonicalCode(code string) string { return strings.ToUpper(strings.TrimSpace(code)) }
+
 // EncodeCodeFolded is EncodeCode of the code's case-folded form: two codes
 // that strings.EqualFold considers equal encode to the same element.
 // Exclusions are matched with it.
@@ -75,10 +79,10 @@ func foldCase(s string) string {
 }
 
 // DayNumber returns the number of days from 1970-01-01 to t's calendar date
-// (in t's own location). It fails for dates before 1970-01-01 or from
-// 2^DayBits days after it.
+// in UTC (as the eligibility agent reads a service date). It fails for dates
+// before 1970-01-01 or from 2^DayBits days after it.
 func DayNumber(t time.Time) (uint64, error) {
-	y, m, d := t.Date()
+	y, m, d := t.UTC().Date()
 	days := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
 	if days < 0 || days >= 1<<DayBits {
 		return 0, fmt.Errorf("%w: date outside the provable range 1970-01-01 .. +2^%d days", ErrRecordTooLarge, DayBits)
@@ -159,12 +163,12 @@ func encodeCoverage(c *record.Coverage, blinding fr.Element) (*coverageWitness, 
 
 	var excl []fr.Element
 	for _, code := range c.ExcludedProcedures {
-		if code == "" {
-			continue // an empty entry never matches a (non-empty) requested code
-		}
 		h, err := EncodeCodeFolded(code)
 		if err != nil {
-			return nil, err
+			// Empty, or longer than MaxCodeLen once folded: it can never
+			// equal (case-insensitively) a provable requested code, whose
+			// folded form has 1..MaxCodeLen bytes, so it changes no outcome.
+			continue
 		}
 		if !slices.ContainsFunc(excl, func(e fr.Element) bool { return e.Equal(&h) }) {
 			excl = append(excl, h)
@@ -176,23 +180,36 @@ func encodeCoverage(c *record.Coverage, blinding fr.Element) (*coverageWitness, 
 	slices.SortFunc(excl, func(a, b fr.Element) int { return a.Cmp(&b) })
 	copy(w.excluded[:], excl)
 
-	if len(c.CoverageOverrides) > MaxOverrides {
-		return nil, fmt.Errorf("%w: %d coverage_overrides, at most %d are provable", ErrRecordTooLarge, len(c.CoverageOverrides), MaxOverrides)
-	}
 	type ov struct {
 		key fr.Element
 		pct uint64
 	}
-	ovs := make([]ov, 0, len(c.CoverageOverrides))
-	for code, pct := range c.CoverageOverrides {
+	// The eligibility agent looks an override up by the canonical
+	// (trimmed, upper-cased) code: the key equal to it wins, else the
+	// lexically smallest key whose canonical form equals it. Resolve every
+	// canonical group here the same way; the circuit then matches canonical
+	// codes.
+	winners := make(map[string]string, len(c.CoverageOverrides))
+	for k := range c.CoverageOverrides {
+		ck := CanonicalCode(k)
+		if w, ok := winners[ck]; !ok || (w != ck && (k == ck || k < w)) {
+			winners[ck] = k
+		}
+	}
+	ovs := make([]ov, 0, len(winners))
+	for ck, k := range winners {
+		key, err := EncodeCode(ck)
+		if err != nil {
+			continue // empty or too long: never equals a provable requested code
+		}
+		pct := c.CoverageOverrides[k]
 		if pct < 0 || pct > 100 {
 			return nil, fmt.Errorf("%w: a coverage override is not a percentage 0-100", ErrRecordTooLarge)
 		}
-		key, err := EncodeCode(code)
-		if err != nil {
-			return nil, err
-		}
 		ovs = append(ovs, ov{key, uint64(pct)})
+	}
+	if len(ovs) > MaxOverrides {
+		return nil, fmt.Errorf("%w: %d distinct coverage_overrides, at most %d are provable", ErrRecordTooLarge, len(ovs), MaxOverrides)
 	}
 	slices.SortFunc(ovs, func(a, b ov) int { return a.key.Cmp(&b.key) })
 	for i, o := range ovs {

@@ -172,7 +172,9 @@ func keyPaths(dir, name string) (pk, vk, man string) {
 // with the proving key must verify under the verifying key. Any mismatch is
 // an error wrapping ErrKeyMismatch; nothing is overwritten then.
 //
-// groth16.Setup cannot be interrupted; ctx is checked between circuits.
+// An advisory lock on dir/.lock (flock, on Unix) serialises processes
+// starting on the same directory. groth16.Setup cannot be interrupted; ctx
+// is checked between circuits.
 func LoadOrSetup(ctx context.Context, dir string, opts ...SystemOption) (*System, error) {
 	if _, err := applySystemOptions(opts); err != nil {
 		return nil, err
@@ -180,6 +182,11 @@ func LoadOrSetup(ctx context.Context, dir string, opts ...SystemOption) (*System
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("zkp: key directory: %w", err)
 	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	sys := &System{circuits: make(map[string]*circuitKeys)}
 	for _, name := range CircuitNames() {
 		if err := ctx.Err(); err != nil {
@@ -459,6 +466,11 @@ func (s *System) Save(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("zkp: key directory: %w", err)
 	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	for _, name := range CircuitNames() {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -26,8 +26,8 @@ const DefaultTimeout = 5 * time.Second
 type EligibilityInput struct {
 	Coverage      *record.Coverage
 	ClassIndex    int    // 1-based index of the procedure class, see Classes
-	ClassCode     string // the class's code, e.g. "PROC002"; must match ClassIndex
-	ProcedureCode string // requested code, e.g. CPT "70551"
+	ClassCode     string // optional: the class's code, e.g. "PROC002"; if set it must match ClassIndex
+	ProcedureCode string // requested code, e.g. CPT "70551"; compared in its CanonicalCode form
 	ServiceDate   time.Time
 	CoveragePct   int
 	PreAuth       bool
@@ -148,11 +148,12 @@ func eligibilityStatement(in EligibilityInput, blinding fr.Element) (*Eligibilit
 	if err != nil {
 		return nil, nil, err
 	}
-	exact, err := EncodeCode(in.ProcedureCode)
+	code := CanonicalCode(in.ProcedureCode)
+	exact, err := EncodeCode(code)
 	if err != nil {
 		return nil, nil, err
 	}
-	folded, err := EncodeCodeFolded(in.ProcedureCode)
+	folded, err := EncodeCodeFolded(code)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -202,7 +203,7 @@ func prescriptionStatement(in PrescriptionInput, blinding fr.Element) (*Prescrip
 	if err != nil {
 		return nil, nil, err
 	}
-	drug, err := EncodeCodeFolded(in.DrugCode)
+	drug, err := EncodeCodeFolded(CanonicalCode(in.DrugCode))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -338,7 +339,7 @@ func (v *Verifier) Verify(ctx context.Context, proof *Proof) error {
 	}
 	ck, err := v.sys.circuit(proof.Circuit)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrInvalidProof, err)
 	}
 	if len(proof.Public) != ck.vk.NbPublicWitness() {
 		return fmt.Errorf("%w: %d public inputs, the %s circuit has %d", ErrInvalidProof, len(proof.Public), ck.name, ck.vk.NbPublicWitness())

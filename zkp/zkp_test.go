@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"math/big"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/test"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,6 +41,12 @@ func withStatus(c *record.Coverage, status string) *record.Coverage {
 	cc := *c
 	cc.Status = status
 	return &cc
+}
+
+func withOverrides(o map[string]int) *record.Coverage {
+	c := sampleCoverage()
+	c.CoverageOverrides = o
+	return c
 }
 
 func newTestProver(t *testing.T, opts ...ProverOption) *Prover {
@@ -78,6 +86,11 @@ var eligibilityCases = []struct {
 	{"ineligible/day after window", sampleCoverage(), 1, "71045", "2027-01-01", 0, true, false},
 	{"ineligible/class excluded", sampleCoverage(), 5, "43239", "2026-06-01", 0, true, false},
 	{"ineligible/code excluded case-insensitively", sampleCoverage(), 3, "ABC12", "2026-06-01", 0, true, false},
+	{"ok/override key matched case-insensitively", withOverrides(map[string]int{"proc001": 50}), 1, "71045", "2026-06-01", 50, true, true},
+	{"ok/exact override key beats folded one", withOverrides(map[string]int{"proc001": 50, "PROC001": 40}), 1, "71045", "2026-06-01", 40, true, true},
+	{"ok/smallest folded key wins", withOverrides(map[string]int{"proc001": 50, "Proc001": 30}), 1, "71045", "2026-06-01", 30, true, true},
+	{"ok/override key trimmed", withOverrides(map[string]int{" 71045 ": 33}), 1, "71045", "2026-06-01", 33, true, true},
+	{"ok/requested code canonicalised", sampleCoverage(), 2, " 70551", "2026-06-01", 95, false, true},
 	{"ineligible/inactive", withStatus(sampleCoverage(), record.StatusInactive), 1, "71045", "2026-06-01", 0, true, false},
 	{"ineligible/cancelled", withStatus(sampleCoverage(), record.StatusCancelled), 2, "70551", "2026-06-01", 0, false, false},
 }
@@ -149,8 +162,11 @@ func TestProveRecordBounds(t *testing.T) {
 	dupes.ExcludedProcedures = []string{"a", "A", "b", "c", "C"} // 3 distinct case-insensitively
 	manyOverrides := sampleCoverage()
 	manyOverrides.CoverageOverrides["X"] = 1
+	foldedOverrides := sampleCoverage()
+	foldedOverrides.CoverageOverrides["proc002"] = 1 // same canonical group as PROC002
 	longCode := sampleCoverage()
-	longCode.ExcludedProcedures = []string{"123456789"}
+	longCode.ExcludedProcedures = []string{"123456789", "A", "B", "C"}
+	longCode.CoverageOverrides = map[string]int{"123456789": 5, "X": 1, "Y": 2, "Z": 3}
 	old := sampleCoverage()
 	old.Start = "1969-12-31"
 	for _, tc := range []struct {
@@ -162,7 +178,8 @@ func TestProveRecordBounds(t *testing.T) {
 		{"fail/too many exclusions", tooMany, "71045", ErrRecordTooLarge},
 		{"ok/duplicate exclusions fold together", dupes, "71045", nil},
 		{"fail/too many overrides", manyOverrides, "71045", ErrRecordTooLarge},
-		{"fail/code too long", longCode, "71045", ErrRecordTooLarge},
+		{"ok/overrides counted by canonical code", foldedOverrides, "71045", nil},
+		{"ok/long codes cannot match and are left out", longCode, "71045", nil},
 		{"fail/requested code too long", sampleCoverage(), "123456789", ErrRecordTooLarge},
 		{"fail/empty requested code", sampleCoverage(), "", ErrRecordTooLarge},
 		{"fail/date before 1970", old, "71045", ErrRecordTooLarge},
@@ -223,7 +240,7 @@ func TestCircuitSoundness(t *testing.T) {
 	other.SetUint64(43)
 	honest, _, err := eligibilityStatement(EligibilityInput{Coverage: sampleCoverage(), ClassIndex: 2, ProcedureCode: "72148", ServiceDate: day("2026-06-01"), CoveragePct: 70, Eligible: true}, blinding)
 	require.NoError(t, err)
-	require.NoError(t, test.IsSolved(&EligibilityCircuit{}, honest, ecc.BN254.ScalarField()))
+	require.NoError(t, isSolved(&EligibilityCircuit{}, honest, ecc.BN254.ScalarField()))
 
 	otherRecord := sampleCoverage()
 	otherRecord.ExcludedProcedures = []string{"PROC002"}
@@ -256,14 +273,14 @@ func TestCircuitSoundness(t *testing.T) {
 			t.Parallel()
 			a := *honest
 			mutate(&a)
-			require.Error(t, test.IsSolved(&EligibilityCircuit{}, &a, ecc.BN254.ScalarField()))
+			require.Error(t, isSolved(&EligibilityCircuit{}, &a, ecc.BN254.ScalarField()))
 		})
 	}
 
 	// The same for the prescription circuit.
 	ph, _, err := prescriptionStatement(PrescriptionInput{Coverage: sampleCoverage(), DrugCode: "11289", ServiceDate: day("2026-06-01"), Covered: true}, blinding)
 	require.NoError(t, err)
-	require.NoError(t, test.IsSolved(&PrescriptionCircuit{}, ph, ecc.BN254.ScalarField()))
+	require.NoError(t, isSolved(&PrescriptionCircuit{}, ph, ecc.BN254.ScalarField()))
 	for name, mutate := range map[string]func(c *PrescriptionCircuit){
 		"fail/covered flag":    func(c *PrescriptionCircuit) { c.Covered = 0 },
 		"fail/excluded drug":   func(c *PrescriptionCircuit) { c.Drug = mustCode(t, "PROC005") },
@@ -275,9 +292,19 @@ func TestCircuitSoundness(t *testing.T) {
 			t.Parallel()
 			a := *ph
 			mutate(&a)
-			require.Error(t, test.IsSolved(&PrescriptionCircuit{}, &a, ecc.BN254.ScalarField()))
+			require.Error(t, isSolved(&PrescriptionCircuit{}, &a, ecc.BN254.ScalarField()))
 		})
 	}
+}
+
+// isSolvedMu serialises gnark's test.IsSolved, which writes package-level
+// state (the race detector reports concurrent calls).
+var isSolvedMu sync.Mutex
+
+func isSolved(circuit, assignment frontend.Circuit, field *big.Int) error {
+	isSolvedMu.Lock()
+	defer isSolvedMu.Unlock()
+	return test.IsSolved(circuit, assignment, field)
 }
 
 func mustDay(t *testing.T, s string) uint64 {
