@@ -104,6 +104,7 @@ func TestPrivacyTable(t *testing.T) {
 				cfg := noDPConfig(newFakeClock(), n)
 				cfg.MaxRounds = rounds
 				if z > 0 {
+					cfg.DisablePrivacy = false
 					cfg.Privacy = &PrivacyConfig{Budget: dp.Budget{Epsilon: eps, Delta: 1e-5}, NoiseMultiplier: z}
 				}
 				w := federatedRun(t, ctx, cfg, ps, rounds)

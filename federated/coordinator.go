@@ -42,8 +42,12 @@ type Config struct {
 	ServerLearningRate float64
 	// MaxEvalRecords bounds the held-out count one participant reports.
 	MaxEvalRecords int
-	// Privacy enables the Gaussian mechanism; nil disables DP entirely.
+	// Privacy sets the Gaussian mechanism's budget; nil means the
+	// specification's (epsilon 0.1, delta 1e-5 over the whole run).
 	Privacy *PrivacyConfig
+	// DisablePrivacy turns differential privacy off entirely. It must be a
+	// deliberate choice: the zero Config has DP on.
+	DisablePrivacy bool
 
 	Clock  func() time.Time // default time.Now
 	Rand   io.Reader        // default crypto/rand.Reader
@@ -130,9 +134,17 @@ func (c *Config) fill() error {
 	if _, err := secagg.NewQuantizer(c.ClipNorm, c.FracBits, c.MaxParticipants); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if c.Privacy != nil {
+	switch {
+	case c.DisablePrivacy:
+		c.Privacy = nil
+	case c.Privacy == nil:
+		c.Privacy = &PrivacyConfig{Budget: dp.DefaultBudget()}
+	default:
 		p := *c.Privacy // never write to the caller's struct
 		c.Privacy = &p
+	}
+	if c.Privacy != nil {
+		p := c.Privacy
 		if err := p.Budget.Validate(); err != nil {
 			return fmt.Errorf("%w: %w", ErrConfig, err)
 		}

@@ -230,6 +230,7 @@ func TestPrivacyCheckRefusesRoundOverBudget(t *testing.T) {
 	z, err := dp.CalibrateNoise(budget, 2, dp.DefaultOrders())
 	require.NoError(t, err)
 	cfg := noDPConfig(clock, 3)
+	cfg.DisablePrivacy = false
 	cfg.Privacy = &PrivacyConfig{Budget: budget, NoiseMultiplier: z}
 	c, err := NewCoordinator(ctx, store, cfg)
 	require.NoError(t, err)
@@ -372,6 +373,12 @@ func TestDefaultConfigCalibratesSpecBudget(t *testing.T) {
 	assert.LessOrEqual(t, dp.EpsilonAfter(z, 100, 1e-5, dp.DefaultOrders()), 0.1)
 	assert.Equal(t, 30*time.Minute, c.cfg.RoundTimeout)
 	assert.Equal(t, 3, c.cfg.MinParticipants)
+
+	zero, err := NewCoordinator(t.Context(), newMemStore(), Config{})
+	require.NoError(t, err)
+	require.NotNil(t, zero.cfg.Privacy, "the zero Config keeps DP on")
+	assert.Equal(t, dp.DefaultBudget(), zero.cfg.Privacy.Budget)
+	assert.Equal(t, 100, zero.cfg.MaxRounds)
 }
 
 // Hospitals running their own loops concurrently against one coordinator.
@@ -379,7 +386,7 @@ func TestConcurrentParticipants(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	cfg := DefaultConfig()
-	cfg.Privacy = nil
+	cfg.DisablePrivacy = true
 	cfg.TargetParticipants = 4
 	c, err := NewCoordinator(ctx, newMemStore(), cfg)
 	require.NoError(t, err)

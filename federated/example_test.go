@@ -54,7 +54,7 @@ func (s *exampleStore) SaveFederated(_ context.Context, ch federated.Change) err
 func Example() {
 	ctx := context.Background()
 	cfg := federated.DefaultConfig()
-	cfg.Privacy = nil // see docs/federated-privacy.md for what DP costs here
+	cfg.DisablePrivacy = true // see docs/federated-privacy.md for what DP costs here
 	coord, err := federated.NewCoordinator(ctx, &exampleStore{}, cfg)
 	if err != nil {
 		panic(err)

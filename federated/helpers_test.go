@@ -197,7 +197,7 @@ func runRound(t testing.TB, ctx context.Context, c *Coordinator, ps []*Participa
 
 func noDPConfig(clock *fakeClock, participants int) Config {
 	cfg := DefaultConfig()
-	cfg.Privacy = nil
+	cfg.DisablePrivacy = true
 	cfg.TargetParticipants = participants
 	cfg.Clock = clock.Now
 	return cfg

@@ -107,7 +107,8 @@ var (
 	ErrBounds           = errors.New("federated: bounds_check failed")
 )
 
-// EncodeWeights returns the canonical encoding of w.
+// EncodeWeights returns the canonical encoding of w; negative zero is
+// written as zero.
 func EncodeWeights(w []float64) ([]byte, error) {
 	if len(w) > MaxWeights {
 		return nil, fmt.Errorf("%w: %d weights", ErrMalformedWeights, len(w))
@@ -120,7 +121,8 @@ func EncodeWeights(w []float64) ([]byte, error) {
 	out[4] = weightsVersion
 	binary.LittleEndian.PutUint32(out[5:], uint32(len(w)))
 	for i, v := range w {
-		binary.LittleEndian.PutUint64(out[weightsHeader+8*i:], math.Float64bits(v))
+		// v + 0 turns -0 into +0: one vector, one encoding.
+		binary.LittleEndian.PutUint64(out[weightsHeader+8*i:], math.Float64bits(v+0))
 	}
 	return out, nil
 }
@@ -151,13 +153,8 @@ func DecodeWeights(b []byte) ([]float64, error) {
 }
 
 // ModelHash is the SHA-256, as 64 hex characters, of the canonical encoding.
-// Negative zeros are normalised to zero first.
 func ModelHash(w []float64) (string, error) {
-	norm := make([]float64, len(w))
-	for i, v := range w {
-		norm[i] = v + 0 // -0 + 0 == +0
-	}
-	b, err := EncodeWeights(norm)
+	b, err := EncodeWeights(w)
 	if err != nil {
 		return "", err
 	}

@@ -39,6 +39,10 @@ func TestWeightEncoding(t *testing.T) {
 	hp, err := ModelHash([]float64{0})
 	require.NoError(t, err)
 	assert.Equal(t, hp, hz, "negative zero hashes like zero")
+	bz, err := EncodeWeights([]float64{math.Copysign(0, -1)})
+	require.NoError(t, err)
+	_, err = DecodeWeights(bz)
+	require.NoError(t, err, "whatever EncodeWeights writes, DecodeWeights reads")
 
 	tests := []struct {
 		name string
