@@ -146,13 +146,14 @@ func encodeCoverage(c *record.Coverage, blinding fr.Element) (*coverageWitness, 
 		return nil, fmt.Errorf("%w: record has no coverage", ErrRecordTooLarge)
 	}
 	w := &coverageWitness{member: hashMember(c.MemberID), active: c.Status == record.StatusActive, blinding: blinding}
+	// Errors name the field, never its value (time.Parse's would).
 	start, err := time.Parse(record.DateLayout, c.Start)
 	if err != nil {
-		return nil, fmt.Errorf("zkp: coverage.start: %w", err)
+		return nil, malformed("coverage.start", "must be a date YYYY-MM-DD")
 	}
 	end, err := time.Parse(record.DateLayout, c.End)
 	if err != nil {
-		return nil, fmt.Errorf("zkp: coverage.end: %w", err)
+		return nil, malformed("coverage.end", "must be a date YYYY-MM-DD")
 	}
 	if w.start, err = DayNumber(start); err != nil {
 		return nil, err
@@ -204,7 +205,7 @@ func encodeCoverage(c *record.Coverage, blinding fr.Element) (*coverageWitness, 
 		}
 		pct := c.CoverageOverrides[k]
 		if pct < 0 || pct > 100 {
-			return nil, fmt.Errorf("%w: a coverage override is not a percentage 0-100", ErrRecordTooLarge)
+			return nil, malformed("coverage.coverage_overrides", "must hold percentages 0-100")
 		}
 		ovs = append(ovs, ov{key, uint64(pct)})
 	}
@@ -290,4 +291,8 @@ func (w *coverageWitness) override(key fr.Element) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+func malformed(field, reason string) error {
+	return fmt.Errorf("%w: %w", record.ErrMalformed, &record.FieldError{Field: field, Reason: reason})
 }

@@ -169,6 +169,10 @@ func TestProveRecordBounds(t *testing.T) {
 	longCode.CoverageOverrides = map[string]int{"123456789": 5, "X": 1, "Y": 2, "Z": 3}
 	old := sampleCoverage()
 	old.Start = "1969-12-31"
+	badDate := sampleCoverage()
+	badDate.End = "2026-13-45"
+	badPct := sampleCoverage()
+	badPct.CoverageOverrides["PROC001"] = 101
 	for _, tc := range []struct {
 		name string
 		cov  *record.Coverage
@@ -184,6 +188,8 @@ func TestProveRecordBounds(t *testing.T) {
 		{"fail/empty requested code", sampleCoverage(), "", ErrRecordTooLarge},
 		{"fail/date before 1970", old, "71045", ErrRecordTooLarge},
 		{"fail/no coverage", nil, "71045", ErrRecordTooLarge},
+		{"fail/bad date, value not echoed", badDate, "71045", record.ErrMalformed},
+		{"fail/override out of range", badPct, "71045", record.ErrMalformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -193,6 +199,7 @@ func TestProveRecordBounds(t *testing.T) {
 				return
 			}
 			require.ErrorIs(t, err, tc.want)
+			assert.NotContains(t, err.Error(), "2026-13-45")
 		})
 	}
 }
