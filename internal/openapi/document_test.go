@@ -211,3 +211,21 @@ func TestNameCollisionAcrossPackages(t *testing.T) {
 	assert.Contains(t, string(out), `"$ref": "#/components/schemas/OpenapiErrorBody"`)
 	assert.Contains(t, string(out), `"$ref": "#/components/schemas/Openapi_testErrorBody"`)
 }
+
+// BenchmarkDocument measures building and writing the sample document, the
+// work server.New does once at start.
+func BenchmarkDocument(b *testing.B) {
+	for b.Loop() {
+		if _, err := sampleDocument(b).JSON(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSchemaOf(b *testing.B) {
+	for b.Loop() {
+		if _, _, err := openapi.SchemaOf(keyList{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -125,8 +125,8 @@ func Redoc(specURL string, opts ...UIOption) (http.Handler, error) {
 	}
 	return &redocHandler{
 		base:   o.basePath,
-		page:   newAsset("text/html; charset=utf-8", page.Bytes()),
-		script: newAsset("text/javascript; charset=utf-8", []byte(redoc.JavaScript)),
+		page:   newAsset("text/html; charset=utf-8", page.Bytes),
+		script: newAsset("text/javascript; charset=utf-8", func() []byte { return []byte(redoc.JavaScript) }),
 	}, nil
 }
 
@@ -154,27 +154,35 @@ func (h *redocHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // SpecHandler serves a document produced by [Document.JSON] as
 // application/json, with an ETag and gzip when the client accepts it.
 func SpecHandler(spec []byte) http.Handler {
-	return newAsset("application/json", bytes.Clone(spec))
+	b := bytes.Clone(spec)
+	return newAsset("application/json", func() []byte { return b })
 }
 
 // asset is one in-memory file: ETag, conditional requests, and a gzip
-// copy made on first demand.
+// copy. The body, its hash and the gzip copy are made on first request, so
+// building a handler costs nothing (Redoc's script is 1 MB).
 type asset struct {
 	contentType string
-	body        []byte
-	etag        string
+	load        func() []byte
 
-	gzOnce sync.Once
-	gz     []byte
+	once           sync.Once
+	body, gz       []byte
+	etag, gzipEtag string
 }
 
-func newAsset(contentType string, body []byte) *asset {
-	sum := sha256.Sum256(body)
-	return &asset{contentType: contentType, body: body, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+func newAsset(contentType string, load func() []byte) *asset {
+	return &asset{contentType: contentType, load: load}
 }
 
-func (a *asset) gzipped() []byte {
-	a.gzOnce.Do(func() {
+func (a *asset) prepare() {
+	a.once.Do(func() {
+		a.body = a.load()
+		sum := sha256.Sum256(a.body)
+		tag := hex.EncodeToString(sum[:12])
+		a.etag, a.gzipEtag = `"`+tag+`"`, `"`+tag+`-gz"`
+		if len(a.body) < 1024 {
+			return
+		}
 		var b bytes.Buffer
 		zw, err := gzip.NewWriterLevel(&b, gzip.BestCompression)
 		if err != nil {
@@ -188,20 +196,18 @@ func (a *asset) gzipped() []byte {
 		}
 		a.gz = b.Bytes()
 	})
-	return a.gz
 }
 
 func (a *asset) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.prepare()
 	hdr := w.Header()
 	hdr.Set("Content-Type", a.contentType)
 	hdr.Set("Cache-Control", "no-cache")
 	hdr.Add("Vary", "Accept-Encoding")
 	body, etag := a.body, a.etag
-	if acceptsGzip(r) && len(a.body) > 1024 {
-		if gz := a.gzipped(); gz != nil {
-			hdr.Set("Content-Encoding", "gzip")
-			body, etag = gz, strings.TrimSuffix(a.etag, `"`)+`-gz"`
-		}
+	if a.gz != nil && acceptsGzip(r) {
+		hdr.Set("Content-Encoding", "gzip")
+		body, etag = a.gz, a.gzipEtag
 	}
 	hdr.Set("ETag", etag)
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))

@@ -211,3 +211,21 @@ func TestRedocBasePath(t *testing.T) {
 	assert.Contains(t, rec.Body.String(), `src="/api/reference/redoc.standalone.js"`)
 	assert.Contains(t, rec.Body.String(), `spec-url="/spec.json"`)
 }
+
+// BenchmarkRedoc measures building the Redoc handler, which server.New
+// does every time; the 1 MB script is only read on first request.
+func BenchmarkRedoc(b *testing.B) {
+	for b.Loop() {
+		if _, err := openapi.Redoc("/openapi.json"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSwaggerUI(b *testing.B) {
+	for b.Loop() {
+		if _, err := openapi.SwaggerUI("/openapi.json"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
