@@ -116,13 +116,16 @@ contract Groth16Verifier {
             buf[2] = s;
             bool success;
             assembly ("memory-safe") {
-                success := and(staticcall(gas(), 0x07, buf, 0x60, buf, 0x40), eq(returndatasize(), 0x40))
+                // Yul evaluates arguments right to left: call first, then read returndatasize.
+                success := staticcall(gas(), 0x07, buf, 0x60, buf, 0x40)
+                success := and(success, eq(returndatasize(), 0x40))
             }
             if (!success) return (false, 0, 0);
             buf[2] = x;
             buf[3] = y;
             assembly ("memory-safe") {
-                success := and(staticcall(gas(), 0x06, buf, 0x80, buf, 0x40), eq(returndatasize(), 0x40))
+                success := staticcall(gas(), 0x06, buf, 0x80, buf, 0x40)
+                success := and(success, eq(returndatasize(), 0x40))
             }
             if (!success) return (false, 0, 0);
             x = buf[0];
@@ -161,7 +164,8 @@ contract Groth16Verifier {
         uint256[1] memory out;
         bool success;
         assembly ("memory-safe") {
-            success := and(staticcall(gas(), 0x08, input, 0x300, out, 0x20), eq(returndatasize(), 0x20))
+            success := staticcall(gas(), 0x08, input, 0x300, out, 0x20)
+            success := and(success, eq(returndatasize(), 0x20))
         }
         return success && out[0] == 1;
     }

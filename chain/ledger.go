@@ -1,0 +1,578 @@
+package chain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/healthagents/healthagents/chain/internal/contracts"
+)
+
+// backend is the part of a JSON-RPC client the Ledger uses; both
+// *ethclient.Client and the simulated backend's client satisfy it.
+type backend interface {
+	ChainID(ctx context.Context) (*big.Int, error)
+	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
+	CodeAt(ctx context.Context, account common.Address, blockNumber *big.Int) ([]byte, error)
+	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
+	PendingNonceAt(ctx context.Context, account common.Address) (uint64, error)
+	SuggestGasTipCap(ctx context.Context) (*big.Int, error)
+	SuggestGasPrice(ctx context.Context) (*big.Int, error)
+	EstimateGas(ctx context.Context, call ethereum.CallMsg) (uint64, error)
+	SendTransaction(ctx context.Context, tx *types.Transaction) error
+	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
+}
+
+// blockSource is the simulated chain's block producer as the Ledger sees it.
+type blockSource interface {
+	// next returns a channel closed when the next block is sealed.
+	next() <-chan struct{}
+	// request asks for a block to be sealed soon.
+	request()
+}
+
+// Receipt is the outcome of a mined verification transaction.
+type Receipt struct {
+	TxHash      common.Hash
+	BlockNumber uint64
+	GasUsed     uint64
+	// Verified is true when the registry accepted the proof and emitted
+	// StatementVerified in this transaction.
+	Verified bool
+}
+
+// Statement is a verified statement read back from its transaction.
+type Statement struct {
+	Kind        Kind
+	InputsHash  common.Hash // keccak256 of the inputs as 32-byte words
+	Submitter   common.Address
+	Inputs      []*big.Int
+	TxHash      common.Hash
+	BlockNumber uint64
+}
+
+// Addresses are the contracts a Ledger uses on a chain.
+type Addresses struct {
+	Registry  common.Address
+	Verifiers map[Kind]common.Address
+}
+
+// Ledger verifies proofs through the StatementRegistry contract and records
+// them in transactions signed by one key. It is safe for concurrent use:
+// only nonce assignment and sending are serialized, never the wait for a
+// block.
+type Ledger struct {
+	client   backend
+	blocks   blockSource // nil unless simulated
+	closeFn  func() error
+	closed   atomic.Bool
+	opts     options
+	key      *ecdsa.PrivateKey
+	from     common.Address
+	chainID  *big.Int
+	signer   types.Signer
+	endpoint string
+	network  string
+
+	registryABI *contracts.StatementRegistry
+	verifierABI *contracts.Groth16Verifier
+
+	mu       sync.RWMutex // guards registry
+	registry common.Address
+
+	nonceMu    sync.Mutex
+	nonce      uint64
+	nonceKnown bool
+
+	registerMu sync.Mutex // one Register at a time, so concurrent calls do not deploy twice
+}
+
+func newLedger(ctx context.Context, client backend, key *ecdsa.PrivateKey, o options) (*Ledger, error) {
+	if key == nil {
+		return nil, errors.New("chain: nil signing key")
+	}
+	id, err := client.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("chain: read chain id: %w", unavailable(err))
+	}
+	return &Ledger{
+		client:      client,
+		opts:        o,
+		key:         key,
+		from:        crypto.PubkeyToAddress(key.PublicKey),
+		chainID:     id,
+		signer:      types.LatestSignerForChainID(id),
+		network:     NetworkName(id.Uint64()),
+		registryABI: contracts.NewStatementRegistry(),
+		verifierABI: contracts.NewGroth16Verifier(),
+	}, nil
+}
+
+// Network returns the endpoint (with any credentials in it redacted) and the
+// network's name: "simulated" for the embedded chain, else NetworkName of the
+// chain id.
+func (l *Ledger) Network() (endpoint, name string) { return l.endpoint, l.network }
+
+// ChainID returns the chain id.
+func (l *Ledger) ChainID() *big.Int { return new(big.Int).Set(l.chainID) }
+
+// Account returns the address that signs the Ledger's transactions.
+func (l *Ledger) Account() common.Address { return l.from }
+
+// Registry returns the StatementRegistry address.
+func (l *Ledger) Registry() common.Address {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.registry
+}
+
+// Ping checks that the chain answers.
+func (l *Ledger) Ping(ctx context.Context) error {
+	if l.closed.Load() {
+		return ErrClosed
+	}
+	if _, err := l.client.HeaderByNumber(ctx, nil); err != nil {
+		return fmt.Errorf("chain: ping: %w", unavailable(err))
+	}
+	return nil
+}
+
+// Close stops the Ledger and, for the simulated chain, the chain itself.
+func (l *Ledger) Close() error {
+	if l.closed.Swap(true) {
+		return nil
+	}
+	if l.closeFn != nil {
+		return l.closeFn()
+	}
+	return nil
+}
+
+// Verifier returns the verifier contract registered for kind, or the zero
+// address if none is.
+func (l *Ledger) Verifier(ctx context.Context, kind Kind) (common.Address, error) {
+	k, err := kind.bytes32()
+	if err != nil {
+		return common.Address{}, err
+	}
+	out, err := l.call(ctx, l.Registry(), l.registryABI.PackVerifierOf(k))
+	if err != nil {
+		return common.Address{}, err
+	}
+	return l.registryABI.UnpackVerifierOf(out)
+}
+
+// Register deploys a Groth16Verifier holding vk and registers it for kind.
+// It does nothing when the verifier registered for kind already holds vk,
+// and replaces a verifier holding another key. Only the registry's owner can
+// register.
+func (l *Ledger) Register(ctx context.Context, kind Kind, vk VerifyingKey) error {
+	if l.closed.Load() {
+		return ErrClosed
+	}
+	k, err := kind.bytes32()
+	if err != nil {
+		return err
+	}
+	want, err := vk.Hash()
+	if err != nil {
+		return err
+	}
+	args, err := vk.constructorArgs()
+	if err != nil {
+		return err
+	}
+	l.registerMu.Lock()
+	defer l.registerMu.Unlock()
+	current, err := l.Verifier(ctx, kind)
+	if err != nil {
+		return err
+	}
+	if current != (common.Address{}) {
+		out, err := l.call(ctx, current, l.verifierABI.PackVerifyingKeyHash())
+		if err == nil {
+			if got, err := l.verifierABI.UnpackVerifyingKeyHash(out); err == nil && common.Hash(got) == want {
+				return nil
+			}
+		} else if errors.Is(err, ErrUnavailable) {
+			return err
+		}
+	}
+	bin := common.FromHex(contracts.Groth16VerifierMetaData.Bin)
+	addr, err := l.deploy(ctx, append(bin, args...))
+	if err != nil {
+		return fmt.Errorf("chain: deploy verifier for %q: %w", string(kind), err)
+	}
+	if _, err := l.transact(ctx, l.Registry(), l.registryABI.PackRegister(k, addr), 0); err != nil {
+		return fmt.Errorf("chain: register verifier for %q: %w", string(kind), err)
+	}
+	l.opts.logger.InfoContext(ctx, "chain: verifier registered", "kind", string(kind), "verifier", addr, "vk_hash", want)
+	return nil
+}
+
+// Check verifies a proof with an eth_call, recording nothing. It returns
+// false and no error when the contract rejects the proof.
+func (l *Ledger) Check(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (bool, error) {
+	if l.closed.Load() {
+		return false, ErrClosed
+	}
+	k, err := kind.bytes32()
+	if err != nil {
+		return false, err
+	}
+	if !encodable(proof, inputs) {
+		return false, nil
+	}
+	data, err := l.registryABI.TryPackCheck(k, proof, inputs)
+	if err != nil {
+		return false, nil
+	}
+	out, err := l.call(ctx, l.Registry(), data)
+	if err != nil {
+		return false, err
+	}
+	return l.registryABI.UnpackCheck(out)
+}
+
+// Submit verifies a proof in a transaction of the registry and waits until it
+// is mined with status 1. A rejected proof returns the receipt (Verified
+// false) together with ErrRejected; an unreachable chain, or one that does
+// not mine the transaction before the context's deadline or the submit
+// timeout (default 10 s), returns ErrUnavailable.
+func (l *Ledger) Submit(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (Receipt, error) {
+	if l.closed.Load() {
+		return Receipt{}, ErrClosed
+	}
+	k, err := kind.bytes32()
+	if err != nil {
+		return Receipt{}, err
+	}
+	if !encodable(proof, inputs) {
+		return Receipt{}, fmt.Errorf("%w: proof or inputs not encodable as uint256", ErrRejected)
+	}
+	data, err := l.registryABI.TryPackVerifyAndRecord(k, proof, inputs)
+	if err != nil {
+		return Receipt{}, fmt.Errorf("%w: %w", ErrRejected, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.opts.submitTimeout)
+	defer cancel()
+	gas := l.opts.gasLimit
+	if gas == 0 {
+		gas = verifyGasLimit(len(inputs))
+	}
+	registry := l.Registry()
+	r, err := l.transact(ctx, registry, data, gas)
+	if err != nil {
+		if errors.Is(err, ErrReverted) {
+			// The registry reverts only for an unknown kind (or out of gas):
+			// ask it which.
+			if _, cerr := l.Check(ctx, kind, proof, inputs); errors.Is(cerr, ErrUnknownKind) {
+				return receiptOf(r, false), cerr
+			}
+		}
+		return receiptOf(r, false), err
+	}
+	rc := receiptOf(r, l.findStatement(r, registry) != nil)
+	if !rc.Verified {
+		return rc, ErrRejected
+	}
+	return rc, nil
+}
+
+// Statement reads back the StatementVerified event of a verification
+// transaction. It returns ErrNotFound for an unknown (or not yet mined)
+// transaction and ErrRejected for one that verified nothing.
+func (l *Ledger) Statement(ctx context.Context, txHash common.Hash) (Statement, error) {
+	if l.closed.Load() {
+		return Statement{}, ErrClosed
+	}
+	r, err := l.client.TransactionReceipt(ctx, txHash)
+	if errors.Is(err, ethereum.NotFound) {
+		return Statement{}, ErrNotFound
+	}
+	if err != nil {
+		return Statement{}, unavailable(err)
+	}
+	ev := l.findStatement(r, l.Registry())
+	if ev == nil {
+		if r.Status != types.ReceiptStatusSuccessful {
+			return Statement{}, ErrReverted
+		}
+		return Statement{}, ErrRejected
+	}
+	return Statement{
+		Kind:        kindFromBytes32(ev.Kind),
+		InputsHash:  ev.InputsHash,
+		Submitter:   ev.Submitter,
+		Inputs:      ev.Inputs,
+		TxHash:      r.TxHash,
+		BlockNumber: r.BlockNumber.Uint64(),
+	}, nil
+}
+
+func (l *Ledger) findStatement(r *types.Receipt, registry common.Address) *contracts.StatementRegistryStatementVerified {
+	if r == nil || r.Status != types.ReceiptStatusSuccessful {
+		return nil
+	}
+	for _, lg := range r.Logs {
+		if lg.Address != registry {
+			continue
+		}
+		if ev, err := l.registryABI.UnpackStatementVerifiedEvent(lg); err == nil {
+			return ev
+		}
+	}
+	return nil
+}
+
+func receiptOf(r *types.Receipt, verified bool) Receipt {
+	if r == nil {
+		return Receipt{}
+	}
+	out := Receipt{TxHash: r.TxHash, GasUsed: r.GasUsed, Verified: verified}
+	if r.BlockNumber != nil {
+		out.BlockNumber = r.BlockNumber.Uint64()
+	}
+	return out
+}
+
+// verifyGasLimit is the gas limit of a verification transaction with n public
+// inputs. Measured use is about 242k + 8k per input (docs/decisions/chain.md);
+// the limit leaves room for a first-time storage write and future repricing,
+// and is what a malformed G2 point can burn at most.
+func verifyGasLimit(n int) uint64 {
+	return 400_000 + 20_000*uint64(n)
+}
+
+// encodable reports whether every number fits a uint256.
+func encodable(proof [8]*big.Int, inputs []*big.Int) bool {
+	for _, v := range proof {
+		if v == nil || v.Sign() < 0 || v.BitLen() > 256 {
+			return false
+		}
+	}
+	for _, v := range inputs {
+		if v == nil || v.Sign() < 0 || v.BitLen() > 256 {
+			return false
+		}
+	}
+	return true
+}
+
+// call runs an eth_call from the Ledger's account against the latest block.
+func (l *Ledger) call(ctx context.Context, to common.Address, data []byte) ([]byte, error) {
+	out, err := l.client.CallContract(ctx, ethereum.CallMsg{From: l.from, To: &to, Data: data}, nil)
+	if err != nil {
+		if revert := revertData(err); revert != nil {
+			if _, uerr := l.registryABI.UnpackUnknownKindError(revert); uerr == nil {
+				return nil, ErrUnknownKind
+			}
+			return nil, fmt.Errorf("%w: %w", ErrReverted, err)
+		}
+		return nil, unavailable(err)
+	}
+	return out, nil
+}
+
+// revertData extracts the revert data of a failed eth_call, nil if err is not
+// a revert.
+func revertData(err error) []byte {
+	var de rpc.DataError
+	if !errors.As(err, &de) {
+		return nil
+	}
+	s, ok := de.ErrorData().(string)
+	if !ok {
+		return nil
+	}
+	b, derr := hexutil.Decode(s)
+	if derr != nil {
+		return nil
+	}
+	return b
+}
+
+// deploy sends a contract creation and returns the new contract's address.
+func (l *Ledger) deploy(ctx context.Context, code []byte) (common.Address, error) {
+	r, err := l.transact(ctx, common.Address{}, code, 0)
+	if err != nil {
+		return common.Address{}, err
+	}
+	return r.ContractAddress, nil
+}
+
+// transact sends a transaction (a contract creation when to is zero) and
+// waits for it to be mined with status 1. A gas limit of 0 means estimate.
+func (l *Ledger) transact(ctx context.Context, to common.Address, data []byte, gas uint64) (*types.Receipt, error) {
+	var dst *common.Address
+	if to != (common.Address{}) {
+		dst = &to
+	}
+	if gas == 0 {
+		est, err := l.client.EstimateGas(ctx, ethereum.CallMsg{From: l.from, To: dst, Data: data})
+		if err != nil {
+			var rpcErr rpc.Error
+			if revertData(err) != nil || (errors.As(err, &rpcErr) && strings.Contains(err.Error(), "revert")) {
+				return nil, fmt.Errorf("%w: %w", ErrReverted, err)
+			}
+			return nil, fmt.Errorf("chain: estimate gas: %w", unavailable(err))
+		}
+		gas = est + est/5
+	}
+	tx, err := l.send(ctx, dst, data, gas)
+	if err != nil {
+		return nil, err
+	}
+	r, err := l.waitMined(ctx, tx.Hash())
+	if err != nil {
+		return nil, err
+	}
+	if r.Status != types.ReceiptStatusSuccessful {
+		return r, fmt.Errorf("%w: tx %s", ErrReverted, r.TxHash.Hex())
+	}
+	return r, nil
+}
+
+// send signs and sends one transaction. Fees are read before taking the
+// nonce lock; the lock covers only nonce assignment, signing and sending.
+func (l *Ledger) send(ctx context.Context, to *common.Address, data []byte, gas uint64) (*types.Transaction, error) {
+	fees, err := l.fees(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		tx, err := l.sendOnce(ctx, to, data, gas, fees)
+		if err == nil {
+			return tx, nil
+		}
+		// Another sender using the same key, or a dropped transaction, moved
+		// the account's nonce: read it again and retry once.
+		if attempt == 0 && strings.Contains(strings.ToLower(err.Error()), "nonce too low") {
+			continue
+		}
+		return nil, err
+	}
+}
+
+type txFees struct {
+	tipCap, feeCap, gasPrice *big.Int // gasPrice set only for pre-London chains
+}
+
+func (l *Ledger) fees(ctx context.Context) (txFees, error) {
+	head, err := l.client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return txFees{}, fmt.Errorf("chain: read head: %w", unavailable(err))
+	}
+	if head.BaseFee == nil {
+		price, err := l.client.SuggestGasPrice(ctx)
+		if err != nil {
+			return txFees{}, fmt.Errorf("chain: gas price: %w", unavailable(err))
+		}
+		return txFees{gasPrice: price}, nil
+	}
+	tip, err := l.client.SuggestGasTipCap(ctx)
+	if err != nil {
+		return txFees{}, fmt.Errorf("chain: gas tip: %w", unavailable(err))
+	}
+	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
+	return txFees{tipCap: tip, feeCap: feeCap}, nil
+}
+
+func (l *Ledger) sendOnce(ctx context.Context, to *common.Address, data []byte, gas uint64, fees txFees) (*types.Transaction, error) {
+	l.nonceMu.Lock()
+	defer l.nonceMu.Unlock()
+	if !l.nonceKnown {
+		n, err := l.client.PendingNonceAt(ctx, l.from)
+		if err != nil {
+			return nil, fmt.Errorf("chain: read nonce: %w", unavailable(err))
+		}
+		l.nonce, l.nonceKnown = n, true
+	}
+	var inner types.TxData
+	if fees.gasPrice != nil {
+		inner = &types.LegacyTx{Nonce: l.nonce, GasPrice: fees.gasPrice, Gas: gas, To: to, Data: data}
+	} else {
+		inner = &types.DynamicFeeTx{
+			ChainID: l.chainID, Nonce: l.nonce, GasTipCap: fees.tipCap, GasFeeCap: fees.feeCap,
+			Gas: gas, To: to, Data: data,
+		}
+	}
+	tx, err := types.SignNewTx(l.key, l.signer, inner)
+	if err != nil {
+		return nil, fmt.Errorf("chain: sign: %w", err)
+	}
+	if err := l.client.SendTransaction(ctx, tx); err != nil {
+		// The node may or may not have taken it: learn the nonce again.
+		l.nonceKnown = false
+		return nil, fmt.Errorf("chain: send: %w", unavailable(err))
+	}
+	l.nonce++
+	if l.blocks != nil {
+		l.blocks.request()
+	}
+	return tx, nil
+}
+
+// waitMined waits for the receipt of hash. On the simulated chain it wakes
+// on each sealed block; on a JSON-RPC node it polls with a doubling interval
+// capped by WithPollInterval.
+func (l *Ledger) waitMined(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
+	delay := 25 * time.Millisecond
+	for {
+		var sealed <-chan struct{}
+		if l.blocks != nil {
+			sealed = l.blocks.next()
+		}
+		r, err := l.client.TransactionReceipt(ctx, hash)
+		if err == nil {
+			return r, nil
+		}
+		if !errors.Is(err, ethereum.NotFound) {
+			var rpcErr rpc.Error
+			if !errors.As(err, &rpcErr) { // a node error (e.g. indexing in progress) is retried
+				l.forgetNonce()
+				return nil, fmt.Errorf("chain: wait for tx %s: %w", hash.Hex(), unavailable(err))
+			}
+		}
+		var timer *time.Timer
+		var wake <-chan time.Time
+		if sealed != nil {
+			l.blocks.request()
+		} else {
+			timer = time.NewTimer(delay)
+			wake = timer.C
+			delay = min(2*delay, l.opts.pollInterval)
+		}
+		select {
+		case <-ctx.Done():
+			l.forgetNonce()
+			return nil, fmt.Errorf("chain: tx %s not mined in time: %w", hash.Hex(), unavailable(ctx.Err()))
+		case <-sealed:
+		case <-wake:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
+
+// forgetNonce makes the next send read the account's pending nonce again,
+// so that a transaction the node dropped does not block the ones after it.
+func (l *Ledger) forgetNonce() {
+	l.nonceMu.Lock()
+	l.nonceKnown = false
+	l.nonceMu.Unlock()
+}

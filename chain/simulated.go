@@ -1,0 +1,214 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// simulatedChainID is the chain id go-ethereum's simulated backend uses.
+const simulatedChainID = 1337
+
+// NewSimulated starts go-ethereum's simulated chain in-process, funds a
+// deployer key (WithKey, or a fresh one), deploys the StatementRegistry and
+// returns a Ledger on it. A block producer seals a block whenever
+// transactions are pending, so concurrent Submits share blocks. Register the
+// verifying keys with Register. Close stops the chain; its state is not kept.
+func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	key := o.key
+	if key == nil {
+		if key, err = crypto.GenerateKey(); err != nil {
+			return nil, fmt.Errorf("chain: generate key: %w", err)
+		}
+	}
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	funds := new(big.Int).Exp(big.NewInt(10), big.NewInt(27), nil) // 1e9 ether
+	alloc := types.GenesisAlloc{from: {Balance: funds}}
+	simOpts := []func(*node.Config, *ethconfig.Config){}
+	endpoint := "embedded"
+	if o.httpAddr != "" {
+		host, portStr, _ := net.SplitHostPort(o.httpAddr)
+		port, perr := strconv.Atoi(portStr)
+		if perr != nil {
+			return nil, fmt.Errorf("chain: WithHTTP port: %w", perr)
+		}
+		simOpts = append(simOpts, func(nc *node.Config, _ *ethconfig.Config) {
+			nc.HTTPHost = host
+			nc.HTTPPort = port
+			nc.HTTPModules = []string{"eth", "net", "web3", "txpool"}
+		})
+		endpoint = "http://" + o.httpAddr
+	}
+	sim, err := newBackend(alloc, simOpts)
+	if err != nil {
+		return nil, err
+	}
+	var pending func() bool
+	stopWatch := func() {}
+	if o.httpAddr != "" {
+		// Transactions may arrive over HTTP from other clients: watch the pool.
+		pending, stopWatch, err = poolWatcher(ctx, endpoint)
+		if err != nil {
+			return nil, errors.Join(err, sim.Close())
+		}
+	}
+	prod := newProducer(sim.Commit, o.blockDelay, pending)
+	closeFn := func() error {
+		prod.stop()
+		stopWatch()
+		return sim.Close()
+	}
+	l, err := newLedger(ctx, sim.Client(), key, o)
+	if err != nil {
+		return nil, errors.Join(err, closeFn())
+	}
+	l.blocks = prod
+	l.closeFn = closeFn
+	l.endpoint = endpoint
+	l.network = "simulated"
+	if _, err := l.deployAll(ctx, nil); err != nil {
+		return nil, errors.Join(err, l.Close())
+	}
+	return l, nil
+}
+
+// newBackend wraps simulated.NewBackend, which panics when the node cannot
+// start (for example when the HTTP port is taken).
+func newBackend(alloc types.GenesisAlloc, opts []func(*node.Config, *ethconfig.Config)) (b *simulated.Backend, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("chain: start simulated chain: %v", r)
+		}
+	}()
+	return simulated.NewBackend(alloc, opts...), nil
+}
+
+// producer seals a block of the simulated chain whenever one is requested.
+// Requests made while a block is being sealed are folded into one more block,
+// so transactions sent concurrently share blocks (group commit).
+type producer struct {
+	commit  func() common.Hash
+	pending func() bool // nil unless transactions can arrive from outside
+	delay   time.Duration
+
+	kick chan struct{}
+	quit chan struct{}
+	done chan struct{}
+
+	mu     sync.Mutex
+	sealed chan struct{} // closed when the next block is sealed
+
+	stopOnce sync.Once
+}
+
+// externalPoll is how often the producer looks for transactions that reached
+// the simulated chain from outside the Ledger (over WithHTTP).
+const externalPoll = 20 * time.Millisecond
+
+// poolWatcher reports whether the simulated chain's transaction pool holds
+// pending transactions, asking txpool_status over the chain's own HTTP
+// endpoint (the simulated backend does not expose its in-process client).
+func poolWatcher(ctx context.Context, endpoint string) (func() bool, func(), error) {
+	client, err := rpc.DialContext(ctx, endpoint)
+	if err != nil {
+		return nil, nil, fmt.Errorf("chain: dial own endpoint: %w", err)
+	}
+	return func() bool {
+		var status struct {
+			Pending hexutil.Uint `json:"pending"`
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := client.CallContext(ctx, &status, "txpool_status"); err != nil {
+			return false
+		}
+		return status.Pending > 0
+	}, client.Close, nil
+}
+
+func newProducer(commit func() common.Hash, delay time.Duration, pending func() bool) *producer {
+	p := &producer{
+		commit:  commit,
+		pending: pending,
+		delay:   delay,
+		kick:    make(chan struct{}, 1),
+		quit:    make(chan struct{}),
+		done:    make(chan struct{}),
+		sealed:  make(chan struct{}),
+	}
+	go p.run()
+	return p
+}
+
+func (p *producer) run() {
+	defer close(p.done)
+	var poll <-chan time.Time
+	if p.pending != nil {
+		t := time.NewTicker(externalPoll)
+		defer t.Stop()
+		poll = t.C
+	}
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-p.kick:
+		case <-poll:
+			if !p.pending() {
+				continue
+			}
+		}
+		if p.delay > 0 {
+			t := time.NewTimer(p.delay)
+			select {
+			case <-p.quit:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		p.commit()
+		p.mu.Lock()
+		close(p.sealed)
+		p.sealed = make(chan struct{})
+		p.mu.Unlock()
+	}
+}
+
+func (p *producer) next() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sealed
+}
+
+func (p *producer) request() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (p *producer) stop() {
+	p.stopOnce.Do(func() {
+		close(p.quit)
+		<-p.done
+	})
+}
