@@ -484,3 +484,24 @@ func TestTimeout(t *testing.T) {
 }
 
 func hexString(b []byte) string { return hex.EncodeToString(b) }
+
+// The prover's last line of defence: an assignment that slipped past the
+// native checks (here, a record that does not open the commitment) is
+// refused by gnark's R1CS solver, reported as ErrUnsatisfied.
+func TestProverSolverBackstop(t *testing.T) {
+	t.Parallel()
+	p := newTestProver(t)
+	var b fr.Element
+	b.SetUint64(11)
+	a, _, err := eligibilityStatement(eligibleInput(), b)
+	require.NoError(t, err)
+	a.Coverage.Blinding = fr.NewElement(12) // no longer opens a.Commitment
+	_, err = p.prove(t.Context(), CircuitEligibility, a, b)
+	require.ErrorIs(t, err, ErrUnsatisfied)
+
+	a, _, err = eligibilityStatement(eligibleInput(), b)
+	require.NoError(t, err)
+	a.CoveragePct = 71
+	_, err = p.prove(t.Context(), CircuitEligibility, a, b)
+	require.ErrorIs(t, err, ErrUnsatisfied)
+}
