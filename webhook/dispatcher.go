@@ -1,0 +1,317 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Dispatcher delivers the outbox. Several may run over one database (one per
+// replica): a delivery is leased to one of them at a time.
+type Dispatcher struct {
+	queue  Queue
+	opts   options
+	client *http.Client
+	holder string
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	done    chan struct{}
+	wake    chan struct{}
+	started bool
+}
+
+// NewDispatcher returns a Dispatcher over q. It delivers nothing until Start
+// (or RunOnce).
+func NewDispatcher(q Queue, opts ...Option) (*Dispatcher, error) {
+	if q == nil {
+		return nil, errors.New("webhook: nil queue")
+	}
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	holder, err := newID(o.rand, "wrk_")
+	if err != nil {
+		return nil, err
+	}
+	p := policy{allowLoopback: o.allowLoopback, resolver: o.resolver}
+	tr := &http.Transport{
+		Proxy:                 nil, // a proxy would dial for us, past the address check
+		DialContext:           p.dialer(o.timeout),
+		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:   o.timeout,
+		ResponseHeaderTimeout: o.timeout,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       90 * time.Second,
+		ForceAttemptHTTP2:     true,
+	}
+	client := &http.Client{
+		Transport: tr,
+		Timeout:   o.timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse // a redirect is a failed attempt
+		},
+	}
+	return &Dispatcher{queue: q, opts: o, client: client, holder: holder, wake: make(chan struct{}, 1)}, nil
+}
+
+// Start runs the delivery loop in a goroutine until ctx ends or Close is
+// called. It polls the outbox every poll interval, and at once after a
+// batch that was full.
+func (d *Dispatcher) Start(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.started {
+		return errors.New("webhook: dispatcher already started")
+	}
+	d.started = true
+	ctx, d.cancel = context.WithCancel(ctx)
+	d.done = make(chan struct{})
+	go d.loop(ctx)
+	return nil
+}
+
+// Notify asks a started Dispatcher to poll now (after an Emit) instead of at
+// the next tick. It never blocks.
+func (d *Dispatcher) Notify() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops the loop and waits for the attempts in flight. Deliveries it
+// claimed but did not attempt are taken over by another Dispatcher when
+// their lease runs out.
+func (d *Dispatcher) Close() error {
+	d.mu.Lock()
+	cancel, done := d.cancel, d.done
+	d.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	<-done
+	d.client.CloseIdleConnections()
+	return nil
+}
+
+func (d *Dispatcher) loop(ctx context.Context) {
+	defer close(d.done)
+	t := time.NewTicker(d.opts.poll)
+	defer t.Stop()
+	for {
+		n, err := d.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			d.opts.logger.WarnContext(ctx, "webhook outbox poll failed", "err", err)
+		}
+		if n >= d.opts.batch && err == nil {
+			continue // more may be due
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-d.wake:
+		}
+	}
+}
+
+// RunOnce claims the deliveries due now (by the Dispatcher's clock), attempts
+// each, records the outcomes and returns how many it attempted.
+func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
+	now := d.opts.now()
+	jobs, err := d.queue.Claim(ctx, d.holder, now, now.Add(d.opts.lease), d.opts.batch)
+	if err != nil {
+		return 0, fmt.Errorf("webhook: claiming deliveries: %w", err)
+	}
+	var (
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, d.opts.concurrency)
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, j := range jobs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := d.deliver(ctx, j); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return len(jobs), errors.Join(errs...)
+}
+
+// deliver makes one attempt and records it.
+func (d *Dispatcher) deliver(ctx context.Context, j Job) error {
+	start := d.opts.now()
+	res := d.attempt(ctx, j, start)
+	id, err := newID(d.opts.rand, "att_")
+	if err != nil {
+		return err
+	}
+	now := d.opts.now()
+	a := Attempt{
+		ID: id, MessageID: j.MessageID, EndpointID: j.EndpointID, Event: j.Event,
+		Number: j.Attempts + 1, At: start.UTC(), StatusCode: res.status,
+		LatencyMS: res.latency.Milliseconds(), Error: res.class, Response: res.body,
+	}
+	o := Outcome{Job: j, Holder: d.holder, Now: now}
+	switch {
+	case res.status >= 200 && res.status < 300:
+		o.Delivered, a.Result = true, ResultDelivered
+	case res.status == http.StatusGone:
+		o.Disable, a.Result = ReasonGone, ResultDisabled
+	default:
+		failingSince := j.FailingSince
+		if failingSince.IsZero() {
+			failingSince = start
+		}
+		switch {
+		case now.Sub(failingSince) >= d.opts.disableAfter:
+			o.Disable, a.Result = ReasonFailing, ResultDisabled
+		case j.Attempts+1 < len(d.opts.schedule):
+			delay := d.opts.schedule[j.Attempts+1]
+			if res.retryAfter > delay {
+				delay = min(res.retryAfter, max(d.opts.maxRetryAfter, delay))
+			}
+			o.NextAt = now.Add(delay)
+			a.Result, a.NextAttempt = ResultRetrying, o.NextAt.UTC()
+		default:
+			a.Result = ResultFailed
+		}
+	}
+	o.Attempt = a
+	if o.Disable != "" {
+		d.opts.logger.WarnContext(ctx, "webhook endpoint disabled", "endpoint", j.EndpointID, "reason", o.Disable)
+	}
+	// Recording must survive the caller's cancellation: the attempt was made.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := d.queue.Finish(rctx, o); err != nil {
+		return fmt.Errorf("webhook: recording attempt of %s: %w", j.MessageID, err)
+	}
+	return nil
+}
+
+type result struct {
+	status     int
+	latency    time.Duration
+	class      string
+	body       string
+	retryAfter time.Duration
+}
+
+// Failure classes of an attempt.
+const (
+	ClassTimeout        = "timeout"
+	ClassConnection     = "connection"
+	ClassAddressRefused = "address_refused"
+	ClassTLS            = "tls"
+	ClassRedirect       = "redirect"
+	ClassHTTPStatus     = "http_status"
+)
+
+func (d *Dispatcher) attempt(ctx context.Context, j Job, at time.Time) result {
+	sig, err := Sign(j.Secret, j.MessageID, at, j.Payload)
+	if err != nil {
+		return result{class: ClassConnection}
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.opts.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.URL, bytes.NewReader(j.Payload))
+	if err != nil {
+		return result{class: ClassConnection}
+	}
+	h := req.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "healthagents-webhooks/1")
+	h.Set(HeaderID, j.MessageID)
+	h.Set(HeaderTimestamp, strconv.FormatInt(at.Unix(), 10))
+	h.Set(HeaderSignature, sig)
+	started := time.Now() // latency is measured on the wall clock, whatever clock schedules
+	resp, err := d.client.Do(req)
+	lat := time.Since(started)
+	if err != nil {
+		return result{latency: lat, class: classify(err)}
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, ResponseLimit))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // reuse the connection if cheap
+	r := result{status: resp.StatusCode, latency: lat, body: cleanBody(body)}
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		r.class = ClassRedirect
+	default:
+		r.class = ClassHTTPStatus
+		r.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), d.opts.now())
+	}
+	return r
+}
+
+func classify(err error) string {
+	var ae *AddressError
+	var ne net.Error
+	var te *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &ae) || errors.Is(err, ErrUnsafeAddress):
+		return ClassAddressRefused
+	case errors.As(err, &te):
+		return ClassTLS
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return ClassTimeout
+	case strings.Contains(err.Error(), "tls:"):
+		return ClassTLS
+	default:
+		return ClassConnection
+	}
+}
+
+// parseRetryAfter reads delay-seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	const limit = 365 * 24 * time.Hour // far beyond any cap; keeps arithmetic in range
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n <= 0 {
+			return 0
+		}
+		return time.Duration(min(n, int64(limit/time.Second))) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return min(t.Sub(now), limit)
+	}
+	return 0
+}
+
+// cleanBody keeps printable UTF-8 of a reply prefix.
+func cleanBody(b []byte) string {
+	s := strings.ToValidUTF8(string(b), "")
+	if !utf8.ValidString(s) {
+		return ""
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' && r != '\t' {
+			return -1
+		}
+		return r
+	}, s)
+}

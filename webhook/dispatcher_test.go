@@ -1,0 +1,386 @@
+package webhook_test
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/store"
+	"github.com/healthagents/healthagents/store/storetest"
+	"github.com/healthagents/healthagents/webhook"
+)
+
+func TestDeliverySignedPseudonymousAndRecorded(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		e := newEnv(t, db)
+		rc := newReceiver(t)
+		ep := e.register(t, rc.URL+"/hook", healthagents.EventEligibilityVerified, healthagents.EventPrescriptionValidated)
+
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-000123")))
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-000123")))
+		require.NoError(t, e.reg.Emit(t.Context(), healthagents.Event{
+			Type: healthagents.EventPrescriptionValidated, PatientID: "PT-000999",
+			Data: map[string]any{"valid": true, "drug_code": "11289", "zk_proof_verified": false},
+		}))
+		assert.Equal(t, 3, e.runOnce(t))
+
+		got := rc.requests()
+		require.Len(t, got, 3)
+		pids := map[string]int{}
+		for _, r := range got {
+			assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
+			assert.True(t, verifyStandardWebhooks(ep.Secret, r.Header, r.Body), "signature verifies independently")
+			assert.Equal(t, e.clock.Now().Unix(), unix(r.Header))
+			assert.Regexp(t, `^msg_[a-z2-7]{16}$`, r.Header.Get("webhook-id"))
+			assert.NotContains(t, string(r.Body), "PT-000", "raw patient id never leaves")
+			assert.NotContains(t, string(r.Body), "diagnosis")
+			assert.NotContains(t, string(r.Body), "PROC001")
+			assert.NotContains(t, string(r.Body), "11289")
+
+			var p struct {
+				Event     string         `json:"event"`
+				Timestamp time.Time      `json:"timestamp"`
+				Data      map[string]any `json:"data"`
+			}
+			require.NoError(t, json.Unmarshal(r.Body, &p))
+			pid, _ := p.Data["patient_id"].(string)
+			raw, err := hex.DecodeString(pid)
+			require.NoError(t, err)
+			assert.Len(t, raw, 32)
+			pids[pid]++
+			switch p.Event {
+			case healthagents.EventEligibilityVerified:
+				assert.Equal(t, map[string]any{"patient_id": pid, "coverage_percentage": 80.0, "requires_auth": true,
+					"eligible": true, "zk_proof_verified": true}, p.Data)
+			case healthagents.EventPrescriptionValidated:
+				assert.Equal(t, map[string]any{"patient_id": pid, "valid": true, "zk_proof_verified": false}, p.Data)
+			default:
+				t.Errorf("unexpected event %q", p.Event)
+			}
+		}
+		assert.Len(t, pids, 2, "one pseudonym per patient, stable across events")
+
+		as := e.attempts(t, ep.ID)
+		require.Len(t, as, 3)
+		for _, a := range as {
+			assert.Equal(t, webhook.ResultDelivered, a.Result)
+			assert.Equal(t, 200, a.StatusCode)
+			assert.Equal(t, 1, a.Number)
+			assert.Empty(t, a.Error)
+		}
+		assert.Zero(t, e.runOnce(t), "delivered messages are not sent again")
+	})
+}
+
+func TestRetriesFollowTheScheduleWithOneWebhookID(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		e := newEnv(t, db)
+		rc := newReceiver(t)
+		ep := e.register(t, rc.URL)
+		rc.reply(500)
+		rc.reply(503)
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-1")))
+
+		assert.Equal(t, 1, e.runOnce(t)) // immediately: 500
+		assert.Zero(t, e.runOnce(t), "not due before 5 s")
+		e.clock.Advance(5 * time.Second)
+		assert.Equal(t, 1, e.runOnce(t)) // 503
+		e.clock.Advance(4 * time.Minute)
+		assert.Zero(t, e.runOnce(t), "not due before 5 min")
+		e.clock.Advance(time.Minute)
+		assert.Equal(t, 1, e.runOnce(t)) // 200
+
+		got := rc.requests()
+		require.Len(t, got, 3)
+		for _, r := range got {
+			assert.Equal(t, got[0].Header.Get("webhook-id"), r.Header.Get("webhook-id"))
+			assert.Equal(t, got[0].Body, r.Body)
+			assert.True(t, verifyStandardWebhooks(ep.Secret, r.Header, r.Body))
+		}
+		assert.Less(t, unix(got[0].Header), unix(got[2].Header), "each attempt is signed at its own time")
+
+		as := e.attempts(t, ep.ID)
+		require.Len(t, as, 3)
+		assert.Equal(t, []string{webhook.ResultDelivered, webhook.ResultRetrying, webhook.ResultRetrying},
+			[]string{as[0].Result, as[1].Result, as[2].Result})
+		assert.Equal(t, []int{3, 2, 1}, []int{as[0].Number, as[1].Number, as[2].Number})
+		assert.Equal(t, 500, as[2].StatusCode)
+		assert.Equal(t, webhook.ClassHTTPStatus, as[2].Error)
+		assert.Equal(t, "reply body", as[2].Response)
+		assert.Equal(t, as[2].At.Add(5*time.Second), as[2].NextAttempt)
+		ok, err := e.reg.Get(t.Context(), owner, ep.ID)
+		require.NoError(t, err)
+		assert.Equal(t, webhook.StatusActive, ok.Status)
+	})
+}
+
+func TestRetryAfterIsHonouredAndCapped(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		e := newEnv(t, db, webhook.WithMaxRetryAfter(10*time.Minute))
+		rc := newReceiver(t)
+		ep := e.register(t, rc.URL)
+		rc.reply(429, "Retry-After", "120")
+		rc.reply(503, "Retry-After", "86400")
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-1")))
+
+		assert.Equal(t, 1, e.runOnce(t))
+		e.clock.Advance(5 * time.Second)
+		assert.Zero(t, e.runOnce(t), "Retry-After 120 beats the 5 s step")
+		e.clock.Advance(115 * time.Second)
+		assert.Equal(t, 1, e.runOnce(t))
+		e.clock.Advance(10*time.Minute - time.Second)
+		assert.Zero(t, e.runOnce(t))
+		e.clock.Advance(time.Second)
+		assert.Equal(t, 1, e.runOnce(t), "a day-long Retry-After is capped at 10 min")
+		assert.Len(t, rc.requests(), 3)
+		assert.Equal(t, webhook.ResultDelivered, e.attempts(t, ep.ID)[0].Result)
+	})
+}
+
+func TestGoneDisablesTheEndpoint(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		e := newEnv(t, db)
+		rc := newReceiver(t)
+		ep := e.register(t, rc.URL)
+		rc.reply(http.StatusGone)
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-1")))
+		assert.Equal(t, 1, e.runOnce(t))
+
+		got, err := e.reg.Get(t.Context(), owner, ep.ID)
+		require.NoError(t, err)
+		assert.Equal(t, webhook.StatusDisabled, got.Status)
+		assert.Equal(t, webhook.ReasonGone, got.DisabledReason)
+		assert.Equal(t, e.clock.Now(), got.DisabledAt)
+		assert.Equal(t, webhook.ResultDisabled, e.attempts(t, ep.ID)[0].Result)
+
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-2")))
+		e.clock.Advance(24 * time.Hour)
+		assert.Zero(t, e.runOnce(t), "a disabled endpoint gets nothing")
+		assert.Len(t, rc.requests(), 1)
+	})
+}
+
+func TestFailingForDaysDisablesAndExhaustedMessagesFail(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		e := newEnv(t, db, webhook.WithSchedule(0, time.Hour))
+		rc := newReceiver(t)
+		ep := e.register(t, rc.URL)
+		for range 10 {
+			rc.reply(500)
+		}
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-1")))
+		assert.Equal(t, 1, e.runOnce(t))
+		e.clock.Advance(time.Hour)
+		assert.Equal(t, 1, e.runOnce(t))
+		as := e.attempts(t, ep.ID)
+		assert.Equal(t, webhook.ResultFailed, as[0].Result, "two attempts, no third")
+		e.clock.Advance(time.Hour)
+		assert.Zero(t, e.runOnce(t))
+
+		e.clock.Advance(5 * 24 * time.Hour)
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-2")))
+		assert.Equal(t, 1, e.runOnce(t))
+		got, err := e.reg.Get(t.Context(), owner, ep.ID)
+		require.NoError(t, err)
+		assert.Equal(t, webhook.StatusDisabled, got.Status)
+		assert.Equal(t, webhook.ReasonFailing, got.DisabledReason)
+	})
+}
+
+func TestSuccessResetsTheFailurePeriod(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		e := newEnv(t, db, webhook.WithSchedule(0))
+		rc := newReceiver(t)
+		ep := e.register(t, rc.URL)
+		rc.reply(500)
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-1")))
+		assert.Equal(t, 1, e.runOnce(t))
+		e.clock.Advance(4 * 24 * time.Hour)
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-2")))
+		assert.Equal(t, 1, e.runOnce(t)) // 200: resets
+		rc.reply(500)
+		e.clock.Advance(2 * 24 * time.Hour)
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-3")))
+		assert.Equal(t, 1, e.runOnce(t))
+		got, err := e.reg.Get(t.Context(), owner, ep.ID)
+		require.NoError(t, err)
+		assert.Equal(t, webhook.StatusActive, got.Status)
+	})
+}
+
+func TestRedirectIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		e := newEnv(t, db)
+		target := newReceiver(t)
+		rc := newReceiver(t)
+		rc.reply(http.StatusTemporaryRedirect, "Location", target.URL)
+		ep := e.register(t, rc.URL)
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-1")))
+		assert.Equal(t, 1, e.runOnce(t))
+		assert.Empty(t, target.requests())
+		a := e.attempts(t, ep.ID)[0]
+		assert.Equal(t, http.StatusTemporaryRedirect, a.StatusCode)
+		assert.Equal(t, webhook.ClassRedirect, a.Error)
+		assert.Equal(t, webhook.ResultRetrying, a.Result)
+	})
+}
+
+func TestRebindingIsRefusedAtConnectTime(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		rc := newReceiver(t)
+		port := netip.MustParseAddrPort(rc.Listener.Addr().String()).Port()
+		res := &switchResolver{addr: netip.MustParseAddr("93.184.215.14")}
+		st, err := store.NewWebhookStore(db)
+		require.NoError(t, err)
+		reg, err := webhook.NewRegistry(st, webhook.AllowHTTP(), webhook.WithResolver(res))
+		require.NoError(t, err)
+		ep, err := reg.Create(t.Context(), owner, webhook.CreateRequest{
+			URL: "http://hooks.example:" + itoa(int(port)) + "/", Events: []string{healthagents.EventEligibilityVerified}})
+		require.NoError(t, err, "a public address is accepted at registration")
+
+		res.set(netip.MustParseAddr("127.0.0.1")) // the name now points inside
+		disp, err := webhook.NewDispatcher(st, webhook.WithResolver(res), webhook.WithTimeout(2*time.Second))
+		require.NoError(t, err)
+		require.NoError(t, reg.Emit(t.Context(), eligibilityEvent("PT-1")))
+		n, err := disp.RunOnce(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
+		assert.Empty(t, rc.requests(), "the loopback receiver is never reached")
+		as, _, err := reg.Attempts(t.Context(), owner, ep.ID, webhook.ListParams{Limit: 10})
+		require.NoError(t, err)
+		assert.Equal(t, webhook.ClassAddressRefused, as[0].Error)
+		assert.Zero(t, as[0].StatusCode)
+	})
+}
+
+type switchResolver struct {
+	mu   sync.Mutex
+	addr netip.Addr
+}
+
+func (r *switchResolver) set(a netip.Addr) { r.mu.Lock(); r.addr = a; r.mu.Unlock() }
+
+func (r *switchResolver) LookupNetIP(_ context.Context, _, _ string) ([]netip.Addr, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return []netip.Addr{r.addr}, nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestRestartDeliversPendingWithTheSameWebhookID(t *testing.T) {
+	t.Parallel()
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			rc := newReceiver(t)
+			db1, err := store.Open(t.Context(), b.DSN)
+			require.NoError(t, err)
+			e1 := newEnv(t, db1)
+			ep := e1.register(t, rc.URL)
+			require.NoError(t, e1.reg.Emit(t.Context(), eligibilityEvent("PT-1")))
+			require.NoError(t, e1.reg.Emit(t.Context(), eligibilityEvent("PT-2")))
+			// The first process claims one message and dies before
+			// attempting it; the other was never claimed.
+			st1, err := store.NewWebhookStore(db1)
+			require.NoError(t, err)
+			now := e1.clock.Now()
+			jobs, err := st1.Claim(t.Context(), "wrk_dead", now, now.Add(time.Minute), 1)
+			require.NoError(t, err)
+			require.Len(t, jobs, 1)
+			require.NoError(t, db1.Close())
+
+			db2 := storetest.Open(t, b)
+			e2 := newEnv(t, db2)
+			assert.Equal(t, 1, e2.runOnce(t), "the unclaimed message goes at once")
+			e2.clock.Advance(time.Minute)
+			assert.Equal(t, 1, e2.runOnce(t), "the dead worker's lease ran out")
+			got := rc.requests()
+			require.Len(t, got, 2)
+			assert.Equal(t, jobs[0].MessageID, got[1].Header.Get("webhook-id"))
+			assert.NotEqual(t, got[0].Header.Get("webhook-id"), got[1].Header.Get("webhook-id"))
+			for _, r := range got {
+				assert.True(t, verifyStandardWebhooks(ep.Secret, r.Header, r.Body))
+			}
+		})
+	}
+}
+
+func TestConcurrentClaimsAreDisjoint(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, b storetest.Backend, db *store.DB) {
+		e := newEnv(t, db)
+		e.register(t, "http://127.0.0.1:9/")
+		const n = 40
+		for i := range n {
+			require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-"+itoa(i))))
+		}
+		const workers = 4
+		claimed := make([][]webhook.Job, workers)
+		var wg sync.WaitGroup
+		for w := range workers {
+			db := storetest.Open(t, b) // a replica has its own pool
+			st, err := store.NewWebhookStore(db)
+			require.NoError(t, err)
+			wg.Go(func() {
+				now := e.clock.Now()
+				for {
+					jobs, err := st.Claim(t.Context(), "wrk_"+itoa(w), now, now.Add(time.Minute), 3)
+					if !assert.NoError(t, err) || len(jobs) == 0 {
+						return
+					}
+					claimed[w] = append(claimed[w], jobs...)
+				}
+			})
+		}
+		wg.Wait()
+		seen := map[string]bool{}
+		for _, js := range claimed {
+			for _, j := range js {
+				assert.False(t, seen[j.MessageID], "message %s claimed twice", j.MessageID)
+				seen[j.MessageID] = true
+			}
+		}
+		assert.Len(t, seen, n)
+	})
+}
+
+func TestDispatcherStartDeliversAndCloses(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		st, err := store.NewWebhookStore(db)
+		require.NoError(t, err)
+		opts := []webhook.Option{webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithPollInterval(10 * time.Millisecond)}
+		reg, err := webhook.NewRegistry(st, opts...)
+		require.NoError(t, err)
+		disp, err := webhook.NewDispatcher(st, opts...)
+		require.NoError(t, err)
+		rc := newReceiver(t)
+		_, err = reg.Create(t.Context(), owner, webhook.CreateRequest{URL: rc.URL, Events: webhook.Events()})
+		require.NoError(t, err)
+		require.NoError(t, disp.Start(t.Context()))
+		require.Error(t, disp.Start(t.Context()))
+		require.NoError(t, reg.Emit(t.Context(), eligibilityEvent("PT-1")))
+		disp.Notify()
+		require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 10*time.Second, 5*time.Millisecond)
+		require.NoError(t, disp.Close())
+	})
+}

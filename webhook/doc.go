@@ -1,0 +1,25 @@
+// Package webhook delivers the service's events (spec section 6) to
+// subscriber endpoints the way the Standard Webhooks specification
+// describes: signed, durable and at least once.
+//
+// A [Registry] keeps endpoints (POST /webhooks and friends): it checks each
+// URL against an address policy (no loopback, private, link-local, CGNAT,
+// multicast or cloud-metadata destinations; HTTPS required unless allowed
+// otherwise) and issues a whsec_ signing secret shown once. The Registry is
+// also the service's healthagents.EventSink: Emit turns an event into the
+// delivered payload — the patient id replaced by a keyed hash, only
+// allow-listed non-medical fields kept — and writes one outbox row per
+// subscribed endpoint in one transaction before it returns.
+//
+// A [Dispatcher] drains the outbox. It claims due deliveries under a lease
+// (SELECT … FOR UPDATE SKIP LOCKED on PostgreSQL; a lease column with an
+// expiry on SQLite), POSTs each with the headers webhook-id (stable across
+// retries and restarts), webhook-timestamp and webhook-signature, follows no
+// redirect, dials only addresses the policy allows (checked again at connect
+// time, so DNS rebinding cannot reach an internal address), and records every
+// attempt. A 2xx is delivered; a 410 disables the endpoint; anything else is
+// retried on a schedule like Svix's, honouring Retry-After, and an endpoint
+// failing for five days is disabled.
+//
+// Storage sits behind the [Store] interface, implemented by package store.
+package webhook

@@ -1,0 +1,234 @@
+package webhook
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+)
+
+// Option configures a Registry or a Dispatcher; each ignores the options
+// that concern only the other.
+type Option func(*options) error
+
+type options struct {
+	allowHTTP     bool
+	allowLoopback bool
+	resolver      Resolver
+	now           func() time.Time
+	rand          io.Reader
+	logger        *slog.Logger
+	ownerOf       func(ctx context.Context) (string, bool)
+
+	schedule      []time.Duration
+	timeout       time.Duration
+	maxRetryAfter time.Duration
+	disableAfter  time.Duration
+	poll          time.Duration
+	batch         int
+	concurrency   int
+	lease         time.Duration
+}
+
+// DefaultSchedule is the delay before each attempt of a message, after the
+// previous one failed: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h,
+// 10 h and 10 h (Svix's schedule). Eight attempts over about 27.5 hours.
+func DefaultSchedule() []time.Duration {
+	return []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+		2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
+}
+
+// Defaults of the delivery options.
+const (
+	DefaultTimeout       = 10 * time.Second
+	DefaultMaxRetryAfter = time.Hour
+	DefaultDisableAfter  = 5 * 24 * time.Hour
+	DefaultPollInterval  = time.Second
+)
+
+func defaultOptions() options {
+	return options{
+		resolver:      net.DefaultResolver,
+		now:           time.Now,
+		rand:          rand.Reader,
+		schedule:      DefaultSchedule(),
+		timeout:       DefaultTimeout,
+		maxRetryAfter: DefaultMaxRetryAfter,
+		disableAfter:  DefaultDisableAfter,
+		poll:          DefaultPollInterval,
+		batch:         32,
+		concurrency:   8,
+	}
+}
+
+func buildOptions(opts []Option) (options, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return o, err
+		}
+	}
+	if o.logger == nil {
+		o.logger = slog.New(slog.DiscardHandler)
+	}
+	if o.lease == 0 {
+		o.lease = 3*o.timeout + 5*time.Second
+	}
+	return o, nil
+}
+
+// AllowHTTP accepts http:// endpoint URLs. For development only: in
+// production every endpoint must be HTTPS.
+func AllowHTTP() Option {
+	return func(o *options) error { o.allowHTTP = true; return nil }
+}
+
+// AllowLoopback lets endpoints resolve to loopback addresses (127.0.0.0/8,
+// ::1), for development and tests. Every other internal range stays refused.
+func AllowLoopback() Option {
+	return func(o *options) error { o.allowLoopback = true; return nil }
+}
+
+// WithResolver sets the resolver endpoint hosts are looked up with (default
+// net.DefaultResolver).
+func WithResolver(r Resolver) Option {
+	return func(o *options) error {
+		if r == nil {
+			return errors.New("webhook: nil resolver")
+		}
+		o.resolver = r
+		return nil
+	}
+}
+
+// WithClock sets the clock (default time.Now); tests move it by hand.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) error {
+		if now == nil {
+			return errors.New("webhook: nil clock")
+		}
+		o.now = now
+		return nil
+	}
+}
+
+// WithRandom sets the source of ids and secrets (default crypto/rand).
+func WithRandom(r io.Reader) Option {
+	return func(o *options) error {
+		if r == nil {
+			return errors.New("webhook: nil random source")
+		}
+		o.rand = r
+		return nil
+	}
+}
+
+// WithLogger logs delivery failures and disabled endpoints (ids and
+// statuses only, never payloads or secrets). Silent by default.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error { o.logger = l; return nil }
+}
+
+// WithOwner scopes events to tenants: owner tells, from the context of the
+// request that produced an event, which owner's endpoints get it. An event
+// whose context has no owner (an anonymous request) goes to no endpoint.
+// Without WithOwner every subscribed endpoint gets every event (a
+// single-tenant deployment).
+func WithOwner(owner func(ctx context.Context) (string, bool)) Option {
+	return func(o *options) error { o.ownerOf = owner; return nil }
+}
+
+// WithSchedule replaces DefaultSchedule: delays[i] is the wait before
+// attempt i+1 after attempt i failed; delays[0] must be 0 (the first attempt
+// is due as soon as the event is written). Its length is the number of
+// attempts.
+func WithSchedule(delays ...time.Duration) Option {
+	return func(o *options) error {
+		if len(delays) == 0 || delays[0] != 0 {
+			return errors.New("webhook: a retry schedule starts with 0")
+		}
+		for _, d := range delays {
+			if d < 0 {
+				return errors.New("webhook: negative retry delay")
+			}
+		}
+		o.schedule = append([]time.Duration(nil), delays...)
+		return nil
+	}
+}
+
+// WithTimeout bounds one attempt, from dialing to the end of the reply
+// (default 10 s).
+func WithTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return errors.New("webhook: timeout must be positive")
+		}
+		o.timeout = d
+		return nil
+	}
+}
+
+// WithMaxRetryAfter caps how long a receiver's Retry-After can push the next
+// attempt back (default 1 h).
+func WithMaxRetryAfter(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return errors.New("webhook: negative Retry-After cap")
+		}
+		o.maxRetryAfter = d
+		return nil
+	}
+}
+
+// WithDisableAfter disables an endpoint whose deliveries have all failed for
+// this long (default 5 days).
+func WithDisableAfter(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return errors.New("webhook: disable period must be positive")
+		}
+		o.disableAfter = d
+		return nil
+	}
+}
+
+// WithPollInterval sets how often an idle Dispatcher looks for due
+// deliveries (default 1 s).
+func WithPollInterval(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return errors.New("webhook: poll interval must be positive")
+		}
+		o.poll = d
+		return nil
+	}
+}
+
+// WithConcurrency sets how many deliveries a Dispatcher makes at once
+// (default 8) and how many it claims per poll (4×).
+func WithConcurrency(n int) Option {
+	return func(o *options) error {
+		if n <= 0 {
+			return errors.New("webhook: concurrency must be positive")
+		}
+		o.concurrency, o.batch = n, 4*n
+		return nil
+	}
+}
+
+// WithLease sets how long a claimed delivery stays reserved to the
+// Dispatcher that claimed it (default 3 × timeout + 5 s). After a crash,
+// another Dispatcher takes the delivery over when the lease runs out.
+func WithLease(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return errors.New("webhook: lease must be positive")
+		}
+		o.lease = d
+		return nil
+	}
+}

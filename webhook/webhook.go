@@ -1,0 +1,188 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/healthagents/healthagents"
+)
+
+// Errors. Each error a Registry returns for a caller's mistake is a
+// *healthagents.Error (so the server maps it to a status) wrapping one of
+// these, so errors.Is works in-process.
+var (
+	// ErrInvalid: a malformed registration (unknown event, bad URL, bad
+	// pagination).
+	ErrInvalid = errors.New("webhook: invalid request")
+	// ErrUnsafeAddress: the URL resolves to an address deliveries may not
+	// reach (loopback, private, link-local, metadata, …). Wraps ErrInvalid
+	// at registration.
+	ErrUnsafeAddress = errors.New("webhook: address not allowed")
+	// ErrNotFound: no endpoint with that id belongs to the caller.
+	ErrNotFound = errors.New("webhook: endpoint not found")
+)
+
+// Events lists the event names an endpoint can subscribe to (spec section 6).
+func Events() []string {
+	return []string{
+		healthagents.EventEligibilityVerified,
+		healthagents.EventPrescriptionValidated,
+		healthagents.EventPrescriptionApproved,
+	}
+}
+
+// Endpoint is a registered subscriber, as the API shows it. The secret is
+// shown once, at creation ([Created]).
+type Endpoint struct {
+	ID        string    `json:"id" doc:"Endpoint id." example:"ep_3j2k5m7n9p1q3r5s"`
+	URL       string    `json:"url" doc:"Where events are POSTed." format:"uri" example:"https://hooks.example.com/healthagents"`
+	Events    []string  `json:"events" doc:"Subscribed event names." enum:"eligibility.verified,prescription.validated,prescription.approved"`
+	CreatedAt time.Time `json:"created_at" doc:"Creation time (UTC)."`
+	// Status is "active" or "disabled".
+	Status string `json:"status" doc:"active, or disabled (after a 410 reply or five days of failed deliveries); a disabled endpoint gets no new events." enum:"active,disabled"`
+	// DisabledAt and DisabledReason say when and why an endpoint stopped
+	// receiving events.
+	DisabledAt     time.Time `json:"disabled_at,omitzero" doc:"When the endpoint was disabled."`
+	DisabledReason string    `json:"disabled_reason,omitempty" doc:"Why: gone (the receiver answered 410) or failing (no successful delivery for the disable period)."`
+	// Owner is the tenant the endpoint belongs to (an organization or a key
+	// lineage); never shown.
+	Owner string `json:"-"`
+}
+
+// Endpoint statuses and disable reasons.
+const (
+	StatusActive   = "active"
+	StatusDisabled = "disabled"
+
+	ReasonGone    = "gone"
+	ReasonFailing = "failing"
+)
+
+// Created is the answer to a registration: the endpoint and its signing
+// secret, which is never shown again.
+type Created struct {
+	Endpoint
+	Secret string `json:"secret" doc:"Signing secret, shown once: whsec_ followed by the Base64 of 32 random bytes. Verify each delivery's webhook-signature with it (Standard Webhooks)." example:"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo="`
+}
+
+// StoredEndpoint is an endpoint with its secret, as a Store keeps it.
+type StoredEndpoint struct {
+	Endpoint
+	Secret string
+}
+
+// Attempt is one delivery attempt, as GET /webhooks/{id}/deliveries shows
+// it. Response bodies are never kept beyond ResponseLimit bytes.
+type Attempt struct {
+	ID         string    `json:"id" doc:"Attempt id."`
+	MessageID  string    `json:"message_id" doc:"The webhook-id header: the same for every attempt of one event to this endpoint."`
+	EndpointID string    `json:"endpoint_id"`
+	Event      string    `json:"event" doc:"Event name."`
+	Number     int       `json:"attempt" doc:"1 for the first attempt of a message, then 2, 3, …" minimum:"1"`
+	At         time.Time `json:"timestamp" doc:"When the attempt started (UTC)."`
+	// StatusCode is the receiver's HTTP status, 0 when none came back.
+	StatusCode int   `json:"status_code" doc:"HTTP status of the reply; 0 when there was none (timeout, refused connection)."`
+	LatencyMS  int64 `json:"latency_ms" doc:"Milliseconds from sending to the reply or the failure."`
+	// Result is delivered, retrying, failed (no retry left) or disabled.
+	Result string `json:"result" doc:"delivered; retrying (another attempt is scheduled); failed (no attempt left); disabled (the endpoint was disabled)." enum:"delivered,retrying,failed,disabled"`
+	// Error classifies a failure: timeout, connection, address_refused,
+	// tls, redirect, http_status; empty for a delivery.
+	Error string `json:"error,omitempty" doc:"Failure class: timeout, connection, address_refused, tls, redirect, http_status." enum:"timeout,connection,address_refused,tls,redirect,http_status"`
+	// Response is the start of the reply body (at most ResponseLimit bytes).
+	Response    string    `json:"response,omitempty" doc:"The first bytes of the reply body (at most 256)."`
+	NextAttempt time.Time `json:"next_attempt_at,omitzero" doc:"When the next attempt is due, while retrying."`
+}
+
+// Attempt results.
+const (
+	ResultDelivered = "delivered"
+	ResultRetrying  = "retrying"
+	ResultFailed    = "failed"
+	ResultDisabled  = "disabled"
+)
+
+// ResponseLimit bounds the reply body kept with an attempt.
+const ResponseLimit = 256
+
+// Message is one event for the outbox: the signed body and who it is for.
+type Message struct {
+	// ID is the webhook-id every attempt of this message carries.
+	ID    string
+	Event string
+	// Owner restricts delivery to that owner's endpoints; "" means every
+	// endpoint subscribed to Event.
+	Owner     string
+	Payload   []byte
+	CreatedAt time.Time
+}
+
+// Job is a claimed delivery: one message for one endpoint.
+type Job struct {
+	MessageID, Event string
+	EndpointID, URL  string
+	Secret           string
+	Payload          []byte
+	// Attempts made before this one.
+	Attempts int
+	// FailingSince is when the endpoint started failing (zero: it is not).
+	FailingSince time.Time
+}
+
+// Outcome is the result of an attempt, for the Queue to record.
+type Outcome struct {
+	Job     Job
+	Holder  string
+	Attempt Attempt
+	// Delivered ends the message successfully.
+	Delivered bool
+	// NextAt schedules another attempt; zero with !Delivered ends the
+	// message as failed.
+	NextAt time.Time
+	// Disable, when not "", disables the endpoint with that reason.
+	Disable string
+	Now     time.Time
+}
+
+// ListParams pages a list.
+type ListParams struct {
+	Offset, Limit int
+}
+
+// Store keeps endpoints and the outbox. Package store implements it.
+type Store interface {
+	// InsertEndpoint adds an endpoint.
+	InsertEndpoint(ctx context.Context, e StoredEndpoint) error
+	// EndpointByID returns an endpoint, or an error wrapping ErrNotFound.
+	EndpointByID(ctx context.Context, id string) (StoredEndpoint, error)
+	// ListEndpoints pages owner's endpoints by creation time and returns
+	// the total count.
+	ListEndpoints(ctx context.Context, owner string, p ListParams) ([]Endpoint, int, error)
+	// DeleteEndpoint removes an endpoint with its pending deliveries and
+	// attempts (ErrNotFound when absent).
+	DeleteEndpoint(ctx context.Context, id string) error
+	// ListAttempts pages an endpoint's attempts, newest first.
+	ListAttempts(ctx context.Context, endpointID string, p ListParams) ([]Attempt, int, error)
+	// Enqueue writes one outbox row per active endpoint subscribed to
+	// m.Event (of m.Owner, if set), in one transaction, and returns how
+	// many.
+	Enqueue(ctx context.Context, m Message) (int, error)
+	// PseudonymKey returns the key patient ids are hashed with, storing
+	// candidate first if there is none yet (first caller wins).
+	PseudonymKey(ctx context.Context, candidate []byte) ([]byte, error)
+}
+
+// Queue is the outbox as the Dispatcher drains it. Package store
+// implements it.
+type Queue interface {
+	// Claim leases up to limit due deliveries of active endpoints to holder
+	// until leaseUntil. A delivery leased by someone else whose lease has
+	// not expired is never returned.
+	Claim(ctx context.Context, holder string, now, leaseUntil time.Time, limit int) ([]Job, error)
+	// Finish records an attempt and the new state of its delivery and
+	// endpoint. The delivery is updated only while holder still holds it.
+	Finish(ctx context.Context, o Outcome) error
+}
+
+func knownEvent(name string) bool { return slices.Contains(Events(), name) }
