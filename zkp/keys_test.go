@@ -130,64 +130,39 @@ func TestSetupReplacesIncompletePair(t *testing.T) {
 	assert.Empty(t, leftovers)
 }
 
-// TestCeremony runs a small mpcsetup ceremony over both circuits (one
-// contributor per phase, a fixed beacon), writes the keys as a
-// coordinator would, loads them with LoadCeremony and installs them with
-// Save. It is a fixture: gnark draws each contribution from crypto/rand, and
-// a fixed beacon is public, so these keys are never for production.
+// TestCeremony produces keys with gnark's mpcsetup for both circuits, writes
+// them as a ceremony coordinator would, loads them with LoadCeremony and
+// installs them with Save. The ceremony is seeded: no contributor, only the
+// fixed beacons, so it is deterministic — and forgeable by anyone who knows
+// the beacons. A test fixture, never production keys (docs/decisions/zkp.md
+// lists the real steps, with contributors).
 //
-// It costs about 20 CPU-seconds (phase-2 initialisation runs FFTs over
-// group elements), so -short skips it.
+// It costs about 10 CPU-seconds (phase-2 initialisation runs FFTs over group
+// elements), so -short skips it.
 func TestCeremony(t *testing.T) {
 	if testing.Short() {
-		t.Skip("mpcsetup ceremony: about 20 CPU-seconds")
+		t.Skip("mpcsetup ceremony: about 10 CPU-seconds")
 	}
 	t.Parallel()
 	ctx := t.Context()
 	dir := t.TempDir()
 
-	roundTrip := func(src io.WriterTo, dst io.ReaderFrom) {
-		var b bytes.Buffer
-		_, err := src.WriteTo(&b)
-		require.NoError(t, err)
-		_, err = dst.ReadFrom(&b)
-		require.NoError(t, err)
-	}
-
-	files := map[string]CeremonyKeys{}
 	var domain uint64
 	for _, name := range CircuitNames() {
 		r, err := CompileCircuit(name)
 		require.NoError(t, err)
 		domain = max(domain, ecc.NextPowerOfTwo(uint64(r.GetNbConstraints())))
 	}
-
-	// Phase 1 (powers of tau), circuit independent.
-	p1 := mpcsetup.NewPhase1(domain)
-	var contribs1 []*mpcsetup.Phase1
-	for range 1 {
-		p1.Contribute()
-		c := new(mpcsetup.Phase1)
-		roundTrip(p1, c)
-		contribs1 = append(contribs1, c)
-	}
-	commons, err := mpcsetup.VerifyPhase1(domain, []byte("test beacon phase 1"), contribs1...)
+	// Phase 1 (powers of tau), circuit independent; sealed with the beacon.
+	commons, err := mpcsetup.VerifyPhase1(domain, []byte("healthagents test fixture: phase 1"))
 	require.NoError(t, err)
 
-	// Phase 2 per circuit.
+	files := map[string]CeremonyKeys{}
 	for _, name := range CircuitNames() {
 		r, err := CompileCircuit(name)
 		require.NoError(t, err)
-		var p2 mpcsetup.Phase2
-		p2.Initialize(r, &commons)
-		var contribs2 []*mpcsetup.Phase2
-		for range 1 {
-			p2.Contribute()
-			c := new(mpcsetup.Phase2)
-			roundTrip(&p2, c)
-			contribs2 = append(contribs2, c)
-		}
-		pk, vk, err := mpcsetup.VerifyPhase2(r, &commons, []byte("test beacon phase 2"), contribs2...)
+		// Phase 2 per circuit, sealed with the beacon.
+		pk, vk, err := mpcsetup.VerifyPhase2(r, &commons, []byte("healthagents test fixture: phase 2"))
 		require.NoError(t, err)
 		f := CeremonyKeys{ProvingKey: filepath.Join(dir, name+".ceremony.pk"), VerifyingKey: filepath.Join(dir, name+".ceremony.vk")}
 		for path, k := range map[string]io.WriterTo{f.ProvingKey: pk, f.VerifyingKey: vk} {
