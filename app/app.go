@@ -10,14 +10,19 @@ import (
 	"os"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/attest"
+	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/server"
+	"github.com/healthagents/healthagents/zkp"
 )
 
 // App is the whole service, assembled from a Config.
 type App struct {
 	Config  Config
 	Keyring *cipher.Keyring
+	ZK      *zkp.System
+	Ledger  *chain.Ledger
 	Service *healthagents.Service
 	Handler http.Handler
 
@@ -42,10 +47,26 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err err
 	if a.Keyring, err = LoadKeyring(cfg, logger); err != nil {
 		return nil, err
 	}
-	if a.Service, err = healthagents.New(a.Keyring, healthagents.WithLogger(logger)); err != nil {
+	if a.ZK, a.Ledger, err = openProofs(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
-	deps := server.Deps{Service: a.Service}
+	a.closers = append(a.closers, a.Ledger)
+	prover, err := zkp.NewProver(a.ZK)
+	if err != nil {
+		return nil, err
+	}
+	attestor, err := attest.New(prover, a.Ledger)
+	if err != nil {
+		return nil, err
+	}
+	if a.Service, err = healthagents.New(a.Keyring, healthagents.WithLogger(logger), healthagents.WithAttestor(attestor)); err != nil {
+		return nil, err
+	}
+	deps := server.Deps{
+		Service: a.Service,
+		Chain:   a.Ledger,
+		Checks:  []server.Check{{Name: "chain", Ping: a.Ledger.Ping}},
+	}
 	opts := []server.Option{server.WithLogger(logger)}
 	if len(cfg.CORSOrigins) > 0 {
 		opts = append(opts, server.WithCORSOrigins(cfg.CORSOrigins...))

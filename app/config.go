@@ -14,6 +14,9 @@ type Config struct {
 	LogLevel      slog.Level // LOG_LEVEL, default info
 	DatabaseURL   string     // DATABASE_URL; empty = SQLite file under DataDir
 	ChainEndpoint string     // CHAIN_ENDPOINT; empty = embedded simulated chain
+	ChainKey      string     // CHAIN_PRIVATE_KEY: hex key that signs verification transactions (with CHAIN_ENDPOINT)
+	ChainRegistry string     // CHAIN_REGISTRY: StatementRegistry address (with CHAIN_ENDPOINT; see `healthagents chain deploy`)
+	ChainID       uint64     // CHAIN_ID: expected chain id (optional)
 	IPFSEndpoint  string     // IPFS_ENDPOINT; optional Kubo RPC address
 	FernetKey     string     // FERNET_KEY; comma-separated, first encrypts; empty = generated once under DataDir
 	DataDir       string     // DATA_DIR, default ./data
@@ -33,6 +36,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		LogLevel:      slog.LevelInfo,
 		DatabaseURL:   getenv("DATABASE_URL"),
 		ChainEndpoint: getenv("CHAIN_ENDPOINT"),
+		ChainKey:      getenv("CHAIN_PRIVATE_KEY"),
+		ChainRegistry: getenv("CHAIN_REGISTRY"),
 		IPFSEndpoint:  getenv("IPFS_ENDPOINT"),
 		FernetKey:     getenv("FERNET_KEY"),
 		DataDir:       or(getenv("DATA_DIR"), "data"),
@@ -66,6 +71,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 				c.CORSOrigins = append(c.CORSOrigins, s)
 			}
 		}
+	}
+	if id := getenv("CHAIN_ID"); id != "" {
+		n, err := strconv.ParseUint(id, 10, 64)
+		if err != nil {
+			return c, fmt.Errorf("CHAIN_ID must be a positive integer")
+		}
+		c.ChainID = n
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return c, fmt.Errorf("TLS_CERT_FILE and TLS_KEY_FILE must be set together")

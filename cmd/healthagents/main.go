@@ -2,6 +2,7 @@
 //
 //	healthagents [serve]            run the HTTP service (settings from the environment)
 //	healthagents seal FILE          print a PatientData envelope for a plaintext record
+//	healthagents chain deploy       deploy the verifier contracts on CHAIN_ENDPOINT
 //	healthagents version            print the version
 //
 // Settings: HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT, IPFS_ENDPOINT,
@@ -33,7 +34,7 @@ func main() {
 }
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal FILE | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal FILE | chain deploy | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
@@ -48,6 +49,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	switch cmd {
 	case "serve":
 		return serve(ctx, cfg, logger, nil)
+	case "chain":
+		return chainCommand(ctx, getenv, logger, args, stdout)
 	case "seal":
 		return seal(cfg, logger, args, stdin, stdout)
 	case "version", "-v", "--version":

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,10 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/app"
+	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
 )
 
@@ -99,4 +103,49 @@ func TestConfigErrors(t *testing.T) {
 		_, err := app.ConfigFromEnv(env(m))
 		assert.Error(t, err, "%v", m)
 	}
+}
+
+// TestChainDeployThenServe deploys the contracts with `healthagents chain
+// deploy` on a JSON-RPC node (the embedded chain served over HTTP) and runs
+// the service against it through CHAIN_ENDPOINT.
+func TestChainDeployThenServe(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	rpcAddr := ln.Addr().String()
+	ln.Close()
+	key, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	node, err := chain.NewSimulated(ctx, chain.WithHTTP(rpcAddr), chain.WithKey(key))
+	require.NoError(t, err)
+	defer node.Close()
+
+	dir := t.TempDir()
+	settings := map[string]string{
+		"DATA_DIR": dir, "CHAIN_ENDPOINT": "http://" + rpcAddr,
+		"CHAIN_PRIVATE_KEY": "0x" + hex.EncodeToString(crypto.FromECDSA(key)),
+	}
+	var out bytes.Buffer
+	require.NoError(t, run(ctx, []string{"chain", "deploy"}, env(settings), nil, &out, io.Discard))
+	line, _, _ := strings.Cut(out.String(), "\n")
+	registry, ok := strings.CutPrefix(line, "CHAIN_REGISTRY=")
+	require.True(t, ok, out.String())
+	settings["CHAIN_REGISTRY"] = registry
+
+	cfg, err := app.ConfigFromEnv(env(settings))
+	require.NoError(t, err)
+	a, err := app.Open(ctx, cfg, nil)
+	require.NoError(t, err)
+	defer a.Close()
+	plain, err := os.ReadFile("../../testdata/record.json")
+	require.NoError(t, err)
+	envl, err := cipher.Seal("PT-000123", plain, a.Keyring)
+	require.NoError(t, err)
+	res, err := a.Service.VerifyEligibility(ctx, &envl, "PROC001")
+	require.NoError(t, err)
+	assert.True(t, res.ZKProofVerified)
+	endpoint, network := a.Ledger.Network()
+	assert.Equal(t, "http://"+rpcAddr, endpoint)
+	assert.NotEmpty(t, network)
 }

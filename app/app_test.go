@@ -1,0 +1,179 @@
+package app_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/app"
+	"github.com/healthagents/healthagents/attest"
+	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/record"
+)
+
+var (
+	sharedOnce sync.Once
+	sharedApp  *app.App
+	sharedErr  error
+	sharedDir  string
+)
+
+// shared opens one whole service for the package's tests: Groth16 set-up and
+// the embedded chain are the slow parts.
+func shared(t *testing.T) *app.App {
+	t.Helper()
+	sharedOnce.Do(func() {
+		sharedDir, sharedErr = os.MkdirTemp("", "healthagents-app-test")
+		if sharedErr != nil {
+			return
+		}
+		sharedApp, sharedErr = app.Open(t.Context(), app.Config{DataDir: sharedDir}, slog.New(slog.DiscardHandler))
+	})
+	require.NoError(t, sharedErr)
+	return sharedApp
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedApp != nil {
+		sharedApp.Close()
+	}
+	if sharedDir != "" {
+		os.RemoveAll(sharedDir)
+	}
+	os.Exit(code)
+}
+
+func sealed(t *testing.T, a *app.App, mutate func(*record.Record)) *cipher.Envelope {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/record.json")
+	require.NoError(t, err)
+	r, err := record.Parse(b)
+	require.NoError(t, err)
+	if mutate != nil {
+		mutate(r)
+	}
+	plain, err := r.Marshal()
+	require.NoError(t, err)
+	env, err := cipher.Seal(r.PatientID, plain, a.Keyring)
+	require.NoError(t, err)
+	return &env
+}
+
+func post(t *testing.T, url string, body any) (int, map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	require.NoError(t, err)
+	resp, err := http.Post(url, "application/json", bytes.NewReader(b))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(raw, &out), string(raw))
+	return resp.StatusCode, out
+}
+
+// TestEndToEndProofVerifiedOnChain drives the whole stack over HTTP: every
+// decision is proven with Groth16 and verified by the verifier contract in a
+// mined transaction before zk_proof_verified is true.
+func TestEndToEndProofVerifiedOnChain(t *testing.T) {
+	a := shared(t)
+	ts := httptest.NewServer(a.Handler)
+	defer ts.Close()
+
+	env := sealed(t, a, nil)
+	status, body := post(t, ts.URL+"/verify-eligibility", map[string]any{"patient_data": env, "procedure_code": "70551"})
+	require.Equal(t, 200, status, "%v", body)
+	assert.Equal(t, true, body["eligible"])
+	assert.Equal(t, float64(80), body["coverage_pct"])
+	assert.Equal(t, true, body["zk_proof_verified"])
+
+	// Ineligible decisions are proven too: the proof says "not eligible".
+	status, body = post(t, ts.URL+"/verify-eligibility", map[string]any{"patient_data": env, "procedure_code": "PROC005"})
+	require.Equal(t, 200, status, "%v", body)
+	assert.Equal(t, false, body["eligible"])
+	assert.Equal(t, true, body["zk_proof_verified"])
+
+	status, body = post(t, ts.URL+"/validate-prescription", map[string]any{"patient_data": sealed(t, a, func(r *record.Record) { r.Medications = nil }), "drug_code": "6809"})
+	require.Equal(t, 200, status, "%v", body)
+	assert.Equal(t, true, body["valid"])
+	assert.Equal(t, true, body["zk_proof_verified"])
+
+	status, body = getJSON(t, ts.URL+"/status")
+	require.Equal(t, 200, status)
+	assert.Equal(t, map[string]any{"endpoint": "embedded", "network": "simulated"}, body["blockchain"])
+	status, body = getJSON(t, ts.URL+"/health")
+	require.Equal(t, 200, status)
+	assert.Equal(t, "healthy", body["status"])
+}
+
+// TestAttestationOnChain checks the transaction behind a result: anyone with
+// the chain finds the StatementVerified event with the proof's public inputs.
+func TestAttestationOnChain(t *testing.T) {
+	a := shared(t)
+	env := sealed(t, a, nil)
+	res, err := a.Service.VerifyEligibility(t.Context(), env, "PROC002")
+	require.NoError(t, err)
+	require.True(t, res.ZKProofVerified)
+	require.NotNil(t, res.Proof)
+	assert.Equal(t, float64(70), res.CoveragePct) // the record's override
+	assert.Len(t, res.Proof.ProofData, 2+512)     // 0x + 256 bytes hex
+	require.NotEmpty(t, res.Proof.TxHash)
+
+	st, err := a.Ledger.Statement(t.Context(), common.HexToHash(res.Proof.TxHash))
+	require.NoError(t, err)
+	assert.Equal(t, attest.KindEligibility, st.Kind)
+	require.Len(t, st.Inputs, len(res.Proof.PublicInputs))
+	for i, in := range st.Inputs {
+		assert.Equal(t, strings.TrimPrefix(res.Proof.PublicInputs[i], "0x"), common.BigToHash(in).Hex()[2:], "input %d", i)
+	}
+}
+
+// TestKeysReusedAcrossRestart opens a second service on the same DATA_DIR:
+// the Fernet key and the Groth16 keys are loaded, not made again.
+func TestKeysReusedAcrossRestart(t *testing.T) {
+	a := shared(t)
+	before := map[string]time.Time{}
+	require.NoError(t, filepath.Walk(sharedDir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			before[p] = fi.ModTime()
+		}
+		return err
+	}))
+	require.NotEmpty(t, before)
+	b, err := app.Open(t.Context(), app.Config{DataDir: sharedDir}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	defer b.Close()
+	for p, mt := range before {
+		fi, err := os.Stat(p)
+		require.NoError(t, err)
+		assert.Equal(t, mt, fi.ModTime(), "%s was rewritten", p)
+	}
+	// An envelope sealed for the first instance opens in the second.
+	res, err := b.Service.VerifyEligibility(t.Context(), sealed(t, a, nil), "PROC004")
+	require.NoError(t, err)
+	assert.True(t, res.ZKProofVerified)
+}
+
+func getJSON(t *testing.T, url string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	return resp.StatusCode, out
+}
