@@ -48,6 +48,7 @@ func TestHonestProof(t *testing.T) {
 	assert.NotZero(t, rc.BlockNumber)
 	assert.Greater(t, rc.GasUsed, uint64(21_000))
 	assert.NotEqual(t, common.Hash{}, rc.TxHash)
+	t.Logf("first verification of a statement: %d gas", rc.GasUsed)
 
 	got, err := l.Statement(ctx, rc.TxHash)
 	require.NoError(t, err)

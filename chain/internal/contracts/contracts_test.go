@@ -52,3 +52,4 @@ func TestBindingsMatchArtifacts(t *testing.T) {
 	}
 	assert.Equal(t, "paris", contracts.EVMVersion)
 }
+
