@@ -52,6 +52,17 @@ func (s *Service) IssueBootstrapToken(ctx context.Context) (string, error) {
 	return tok, nil
 }
 
+// IsAdminToken reports whether bearer is the configured ADMIN_TOKEN
+// (constant-time). Unlike AuthorizeAdmin it never consumes anything, so a
+// middleware may call it to pick the caller's rate-limit budget.
+func (s *Service) IsAdminToken(bearer string) bool {
+	if !s.hasAdmin || bearer == "" {
+		return false
+	}
+	h := sha256.Sum256([]byte(bearer))
+	return subtle.ConstantTimeCompare(h[:], s.adminHash[:]) == 1
+}
+
 // AuthorizeAdmin checks a bearer token that is not an API key: the
 // ADMIN_TOKEN (compared in constant time) or a one-time bootstrap token,
 // which this call consumes. It returns who is acting (ByAdminToken or
@@ -60,10 +71,10 @@ func (s *Service) AuthorizeAdmin(ctx context.Context, bearer string) (string, er
 	if bearer == "" {
 		return "", ErrInvalid
 	}
-	h := sha256.Sum256([]byte(bearer))
-	if s.hasAdmin && subtle.ConstantTimeCompare(h[:], s.adminHash[:]) == 1 {
+	if s.IsAdminToken(bearer) {
 		return ByAdminToken, nil
 	}
+	h := sha256.Sum256([]byte(bearer))
 	if !strings.HasPrefix(bearer, BootstrapPrefix) || len(bearer) != len(BootstrapPrefix)+40 {
 		return "", ErrInvalid
 	}

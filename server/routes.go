@@ -24,6 +24,7 @@ type route struct {
 func (s *srv) routeTable() ([]route, error) {
 	var rs []route
 	rs = append(rs, s.rootRoutes()...)
+	rs = append(rs, s.keyRoutes()...)
 	docs, err := s.docRoutes(rs)
 	if err != nil {
 		return nil, err

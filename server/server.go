@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/apikey"
+	"github.com/healthagents/healthagents/ratelimit"
 )
 
 // Deps are the parts the server needs. Service is required.
@@ -22,6 +24,11 @@ type Deps struct {
 	Chain ChainInfo
 	// Federated reports the coordinator's round, for GET /status.
 	Federated FederatedInfo
+	// Keys authenticates and manages API keys (auth.go, keys.go). Without
+	// it every caller is public and key-only routes answer 401.
+	Keys *apikey.Service
+	// Limiter enforces the rate limits of spec section 8; nil: none.
+	Limiter *ratelimit.Limiter
 }
 
 // Check is a named dependency probe.
@@ -46,6 +53,7 @@ type options struct {
 	corsOrigins  []string
 	healthTTL    time.Duration
 	checkTimeout time.Duration
+	auth         authOptions // auth.go
 }
 
 // Option configures the server.
@@ -120,7 +128,7 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 	}
 	s.routes = routes
 	for _, rt := range s.routes {
-		s.mux.Handle(rt.Method+" "+rt.Path, rt.Handler)
+		s.mux.Handle(rt.Method+" "+rt.Path, s.guard(rt))
 	}
 	var h http.Handler = http.HandlerFunc(s.dispatch)
 	h = s.cors(h)

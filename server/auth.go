@@ -1,0 +1,293 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/healthagents/healthagents/apikey"
+	"github.com/healthagents/healthagents/internal/openapi"
+	"github.com/healthagents/healthagents/ratelimit"
+)
+
+// The details of spec sections 5 and 7.
+const (
+	detailUnauthorized = "Unauthorized: Invalid API key"
+	detailForbidden    = "Forbidden: Insufficient permissions"
+	detailRateLimited  = "Rate limit exceeded. Try again in 60 seconds."
+	detailUnavailable  = "Service temporarily unavailable"
+)
+
+// authOptions are the settings of the authentication and limit middleware.
+type authOptions struct {
+	production bool
+	trusted    []netip.Prefix
+}
+
+// WithProduction marks the server as running in production: sk_dev_ keys are
+// refused (401) and keys created through POST /auth/keys default to sk_live_.
+func WithProduction(on bool) Option {
+	return func(o *options) error { o.auth.production = on; return nil }
+}
+
+// WithTrustedProxies names the reverse proxies (addresses or CIDR ranges)
+// whose X-Forwarded-For and X-Forwarded-Proto headers are believed. From any
+// other peer those headers are ignored: the client address is the TCP peer
+// and HTTPS means a TLS connection to this server.
+func WithTrustedProxies(proxies ...string) Option {
+	return func(o *options) error {
+		ps, err := apikey.ParseAllowList(proxies)
+		if err != nil {
+			return fmt.Errorf("server: trusted proxies: %w", err)
+		}
+		o.auth.trusted = ps
+		return nil
+	}
+}
+
+type keyCtxKey struct{}
+
+// requestKey returns the API key the request authenticated with, or nil.
+func requestKey(r *http.Request) *apikey.Key {
+	k, _ := r.Context().Value(keyCtxKey{}).(*apikey.Key)
+	return k
+}
+
+// classOf maps a route path to its rate-limit class.
+func classOf(path string) ratelimit.Class {
+	switch path {
+	case "/health":
+		return ratelimit.ClassHealth
+	case "/status":
+		return ratelimit.ClassStatus
+	case "/verify-eligibility":
+		return ratelimit.ClassEligibility
+	case "/api/v1/eligibility/verify":
+		return ratelimit.ClassEligibilityV1
+	case "/validate-prescription", "/api/v1/prescriptions/validate":
+		return ratelimit.ClassPrescription
+	case "/submit-federated-update", "/api/v1/federated/gradients":
+		return ratelimit.ClassFederated
+	}
+	return ratelimit.ClassGeneral
+}
+
+// scopeOf maps a route path to the scope a key needs for it ("" for none).
+func scopeOf(path string) apikey.Scope {
+	switch {
+	case path == "/verify-eligibility" || strings.HasPrefix(path, "/api/v1/eligibility"):
+		return apikey.ScopeEligibility
+	case path == "/validate-prescription" || strings.HasPrefix(path, "/api/v1/prescriptions"):
+		return apikey.ScopePrescription
+	case path == "/submit-federated-update" || strings.HasPrefix(path, "/api/v1/federated"):
+		return apikey.ScopeFederated
+	case strings.HasPrefix(path, "/webhooks") || strings.HasPrefix(path, "/api/v1/webhooks"):
+		return apikey.ScopeWebhooks
+	case strings.HasPrefix(path, "/api/v1/patients"):
+		return apikey.ScopePatients
+	}
+	return ""
+}
+
+// guard wraps a route with authentication, permission and rate-limit
+// checks, and usage recording. Routes documented with AuthNone (the
+// documentation pages) pass through untouched.
+func (s *srv) guard(rt route) http.Handler {
+	if rt.Doc.Auth == openapi.AuthNone {
+		return rt.Handler
+	}
+	class, scope := classOf(rt.Path), scopeOf(rt.Path)
+	required := rt.Doc.Auth == openapi.AuthRequired
+	// POST /auth/keys also takes the ADMIN_TOKEN or a bootstrap token,
+	// which its handler checks; only sk_ bearers are keys there.
+	adminBearer := rt.Method == http.MethodPost && rt.Path == "/auth/keys"
+	next := rt.Handler
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		remote, https := s.clientOf(r)
+		bearer, present, wellFormed := bearerToken(r)
+		var key *apikey.Key
+		switch {
+		case present && !wellFormed:
+			s.authFailed(w, r, remote, http.StatusUnauthorized)
+			return
+		case present && !(adminBearer && !strings.HasPrefix(bearer, "sk_")):
+			status, k := s.authenticate(r, bearer, remote, https, scope)
+			if status != 0 {
+				s.authFailed(w, r, remote, status)
+				return
+			}
+			key = k
+		case !present && required:
+			writeDetail(w, http.StatusUnauthorized, detailUnauthorized)
+			return
+		}
+		caller := ratelimit.Caller{IP: remote}
+		if key == nil && adminBearer && present && s.deps.Keys != nil && s.deps.Keys.IsAdminToken(bearer) {
+			// The operator's ADMIN_TOKEN gets the authenticated budget, not
+			// the public one.
+			caller = ratelimit.Caller{Key: apikey.ByAdminToken, Tier: string(apikey.Enterprise), IP: remote}
+		}
+		if key != nil {
+			caller = ratelimit.Caller{
+				Key: key.Budget(), Dev: key.Env == apikey.Dev, Tier: string(key.Tier),
+				RateLimit: key.RateLimit, DailyQuota: key.DailyQuota, IP: remote,
+			}
+		}
+		if !s.limit(w, r, class, caller) {
+			if key != nil {
+				s.deps.Keys.RecordUsage(key.ID, http.StatusTooManyRequests, time.Since(start))
+			}
+			return
+		}
+		if key == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rec := &responseRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), keyCtxKey{}, key)))
+		status := rec.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		s.deps.Keys.RecordUsage(key.ID, status, time.Since(start))
+	})
+}
+
+// authenticate checks a key and its right to this request, returning a
+// status (401, 403 or 503) on refusal.
+func (s *srv) authenticate(r *http.Request, bearer string, remote netip.Addr, https bool, scope apikey.Scope) (int, *apikey.Key) {
+	if s.deps.Keys == nil {
+		return http.StatusUnauthorized, nil
+	}
+	k, err := s.deps.Keys.Authenticate(r.Context(), bearer, remote)
+	switch {
+	case errors.Is(err, apikey.ErrInvalid):
+		return http.StatusUnauthorized, nil
+	case errors.Is(err, apikey.ErrForbidden):
+		return http.StatusForbidden, nil
+	case err != nil:
+		s.logger.ErrorContext(r.Context(), "authenticating a key failed", "err", err)
+		return http.StatusServiceUnavailable, nil
+	case k.Env == apikey.Dev && s.opts.auth.production:
+		return http.StatusUnauthorized, nil // sk_dev_ keys do not exist for a production server
+	case k.Env == apikey.Live && !https:
+		return http.StatusForbidden, nil // production keys only over HTTPS
+	case scope != "" && !k.HasScope(scope):
+		return http.StatusForbidden, nil
+	}
+	return 0, k
+}
+
+// authFailed answers a refused credential. Failures count against the
+// client address's public budget, so guessing keys is rate limited too.
+func (s *srv) authFailed(w http.ResponseWriter, r *http.Request, remote netip.Addr, status int) {
+	if status != http.StatusServiceUnavailable && !s.limit(w, r, ratelimit.ClassGeneral, ratelimit.Caller{IP: remote}) {
+		return
+	}
+	switch status {
+	case http.StatusUnauthorized:
+		writeDetail(w, status, detailUnauthorized)
+	case http.StatusForbidden:
+		writeDetail(w, status, detailForbidden)
+	default:
+		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
+	}
+}
+
+// limit applies the rate limits, sets the X-RateLimit headers and answers
+// 429 when the request is refused. A limiter failure lets the request
+// through (and is logged): limits degrade, the service stays up.
+func (s *srv) limit(w http.ResponseWriter, r *http.Request, class ratelimit.Class, caller ratelimit.Caller) bool {
+	if s.deps.Limiter == nil {
+		return true
+	}
+	d, err := s.deps.Limiter.Allow(r.Context(), class, caller)
+	if err != nil {
+		s.logger.WarnContext(r.Context(), "rate limiter failed; request let through", "err", err)
+		return true
+	}
+	if d.Limit > 0 {
+		h := w.Header()
+		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(d.ResetUnix(), 10))
+	}
+	if d.Allowed {
+		return true
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
+	writeDetail(w, http.StatusTooManyRequests, detailRateLimited)
+	return false
+}
+
+// bearerToken reads "Authorization: Bearer <token>". present reports a
+// header at all; wellFormed a Bearer credential in it.
+func bearerToken(r *http.Request) (token string, present, wellFormed bool) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", false, false
+	}
+	scheme, tok, ok := strings.Cut(h, " ")
+	tok = strings.TrimSpace(tok)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || len(tok) > 512 {
+		return "", true, false
+	}
+	return tok, true, true
+}
+
+// clientOf returns the client's address and whether the request reached
+// us over HTTPS, believing X-Forwarded-For / X-Forwarded-Proto only from a
+// trusted proxy.
+func (s *srv) clientOf(r *http.Request) (netip.Addr, bool) {
+	peer := netip.Addr{}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		peer = ap.Addr().Unmap()
+	} else if a, err := netip.ParseAddr(r.RemoteAddr); err == nil {
+		peer = a.Unmap()
+	}
+	https := r.TLS != nil
+	if !s.trusted(peer) {
+		return peer, https
+	}
+	if p := lastValue(r.Header.Values("X-Forwarded-Proto")); p != "" {
+		https = strings.EqualFold(p, "https")
+	}
+	// The client is the rightmost X-Forwarded-For entry that is not one of
+	// our proxies: entries to its left were written by the client itself.
+	client := peer
+	xff := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(xff) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(xff[i]))
+		if err != nil {
+			break
+		}
+		client = a.Unmap()
+		if !s.trusted(client) {
+			break
+		}
+	}
+	return client, https
+}
+
+func (s *srv) trusted(a netip.Addr) bool {
+	for _, p := range s.opts.auth.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func lastValue(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	parts := strings.Split(vs[len(vs)-1], ",")
+	return strings.TrimSpace(parts[len(parts)-1])
+}
