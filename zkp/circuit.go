@@ -14,8 +14,9 @@ const (
 	// MaxExclusions is the largest number of distinct (case-insensitive)
 	// entries of coverage.excluded_procedures a provable record may hold.
 	MaxExclusions = 3
-	// MaxOverrides is the largest number of entries of
-	// coverage.coverage_overrides a provable record may hold.
+	// MaxOverrides is the largest number of distinct canonical keys (see
+	// CanonicalCode) of coverage.coverage_overrides a provable record may
+	// hold.
 	MaxOverrides = 3
 	// MaxCodeLen is the longest code (procedure, class, drug) in bytes that
 	// the circuits can represent; see EncodeCode.
@@ -58,7 +59,9 @@ func (c *coverageVars) open(api frontend.API, commitment frontend.Variable) erro
 
 	var pcts frontend.Variable = 0
 	for i := range c.OverridePct {
+		// 0 <= pct < 2^7 and 100 - pct < 2^7 together mean 0 <= pct <= 100.
 		api.ToBinary(c.OverridePct[i], pctBits)
+		api.ToBinary(api.Sub(100, c.OverridePct[i]), pctBits)
 		pcts = api.Add(pcts, api.Mul(c.OverridePct[i], pow2(i*pctBits)))
 	}
 	packOver := packCodes(api, c.OverrideKey[:], pcts)

@@ -249,6 +249,7 @@ func TestCircuitSoundness(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, isSolved(&EligibilityCircuit{}, honest, ecc.BN254.ScalarField()))
 
+	classTwo := mustExact(t, "PROC002")
 	otherRecord := sampleCoverage()
 	otherRecord.ExcludedProcedures = []string{"PROC002"}
 	foreign, _, err := eligibilityStatement(EligibilityInput{Coverage: otherRecord, ClassIndex: 2, ProcedureCode: "72148", ServiceDate: day("2026-06-01"), Eligible: false}, blinding)
@@ -272,6 +273,16 @@ func TestCircuitSoundness(t *testing.T) {
 		},
 		"fail/exclusion dropped from witness": func(c *EligibilityCircuit) { c.Coverage.Excluded[0] = 0 },
 		"fail/window widened in witness":      func(c *EligibilityCircuit) { c.Coverage.End = mustDay(t, "2027-12-31") },
+		"fail/override percent above 100 (commitment recomputed)": func(c *EligibilityCircuit) {
+			cw, err := encodeCoverage(sampleCoverage(), blinding)
+			require.NoError(t, err)
+			for i := range cw.overrideKey {
+				if cw.overrideKey[i].Equal(&classTwo) {
+					cw.overridePct[i] = 120
+				}
+			}
+			c.Coverage, c.Commitment, c.CoveragePct = cw.assign(), cw.commitment(), 120
+		},
 		"fail/start beyond DayBits": func(c *EligibilityCircuit) {
 			c.Coverage.Start = new(big.Int).Lsh(big.NewInt(1), DayBits)
 		},
