@@ -15,10 +15,21 @@ import (
 // methodFor names the client method of each operation of the server's
 // OpenAPI document, by operationId.
 var methodFor = map[string]string{
-	"getHealth":            "Health",
-	"getStatus":            "Status",
-	"verifyEligibility":    "VerifyEligibility",
-	"validatePrescription": "ValidatePrescription",
+	"getHealth":             "Health",
+	"getStatus":             "Status",
+	"verifyEligibility":     "VerifyEligibility",
+	"validatePrescription":  "ValidatePrescription",
+	"createKey":             "CreateKey",
+	"listKeys":              "ListKeys",
+	"rotateKey":             "RotateKey",
+	"revokeKey":             "RevokeKey",
+	"getKeyUsage":           "KeyUsage",
+	"whitelistKey":          "WhitelistKey",
+	"createWebhook":         "CreateWebhook",
+	"listWebhooks":          "ListWebhooks",
+	"getWebhook":            "GetWebhook",
+	"deleteWebhook":         "DeleteWebhook",
+	"listWebhookDeliveries": "ListWebhookDeliveries",
 }
 
 // TestEveryEndpointHasAMethod fails when the server documents an operation
