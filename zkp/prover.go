@@ -287,6 +287,11 @@ func (p *Prover) prove(ctx context.Context, name string, assignment frontend.Cir
 	done := make(chan proveResult, 1) // buffered: an abandoned prover never blocks
 	go func() {
 		defer func() { <-p.sem }()
+		defer func() {
+			if v := recover(); v != nil {
+				done <- proveResult{err: fmt.Errorf("gnark prover panicked: %v", v)}
+			}
+		}()
 		proof, err := groth16bn254.Prove(ck.ccs, ck.pk, w)
 		done <- proveResult{proof, err}
 	}()
@@ -294,8 +299,9 @@ func (p *Prover) prove(ctx context.Context, name string, assignment frontend.Cir
 	case r := <-done:
 		if r.err != nil {
 			// The native checks above make this unreachable for a well-formed
-			// input; the solver is the backstop.
-			return nil, fmt.Errorf("%w: %s circuit: %w", ErrUnsatisfied, name, r.err)
+			// input; the solver is the backstop. Its message quotes wire
+			// values, which derive from the record: it is not passed on.
+			return nil, fmt.Errorf("%w: %s circuit: the constraint solver rejected the witness", ErrUnsatisfied, name)
 		}
 		return &Proof{Circuit: name, Groth16: r.proof, Public: []fr.Element(public), Blinding: blinding}, nil
 	case <-ctx.Done():
