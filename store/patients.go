@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/healthagents/healthagents"
+)
+
+// PatientStore is the v1 patient registry (migration 0005_v1_prescriptions.sql):
+// envelopes exactly as received, still encrypted. It implements
+// healthagents.PatientRegistry.
+type PatientStore struct {
+	db  *DB
+	now func() time.Time
+}
+
+var _ healthagents.PatientRegistry = (*PatientStore)(nil)
+
+// NewPatientStore returns the patient registry over db.
+func NewPatientStore(db *DB) (*PatientStore, error) {
+	if db == nil {
+		return nil, errors.New("store: nil DB")
+	}
+	return &PatientStore{db: db, now: time.Now}, nil
+}
+
+// PutPatient implements healthagents.PatientRegistry: it inserts or replaces
+// the envelope under env.PatientID.
+func (s *PatientStore) PutPatient(ctx context.Context, env healthagents.PatientData) error {
+	_, err := s.db.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO v1_patients (patient_id, encrypted_data, ipfs_cid, data_hash, updated_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (patient_id) DO UPDATE SET encrypted_data = excluded.encrypted_data,
+			ipfs_cid = excluded.ipfs_cid, data_hash = excluded.data_hash, updated_at = excluded.updated_at`),
+		env.PatientID, env.EncryptedData, env.IPFSCID, env.DataHash, Micros(s.now()))
+	if err != nil {
+		return fmt.Errorf("store: writing patient: %w", err)
+	}
+	return nil
+}
+
+// Patient implements healthagents.PatientRegistry.
+func (s *PatientStore) Patient(ctx context.Context, patientID string) (healthagents.PatientData, error) {
+	env := healthagents.PatientData{PatientID: patientID}
+	err := s.db.db.QueryRowContext(ctx, s.db.Rebind(`SELECT encrypted_data, ipfs_cid, data_hash FROM v1_patients WHERE patient_id = ?`),
+		patientID).Scan(&env.EncryptedData, &env.IPFSCID, &env.DataHash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return healthagents.PatientData{}, fmt.Errorf("store: %w", healthagents.ErrPatientNotFound)
+	}
+	if err != nil {
+		return healthagents.PatientData{}, fmt.Errorf("store: reading patient: %w", err)
+	}
+	return env, nil
+}
+
+// DeletePatient implements healthagents.PatientRegistry.
+func (s *PatientStore) DeletePatient(ctx context.Context, patientID string) error {
+	res, err := s.db.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM v1_patients WHERE patient_id = ?`), patientID)
+	if err != nil {
+		return fmt.Errorf("store: deleting patient: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("store: %w", healthagents.ErrPatientNotFound)
+	}
+	return nil
+}
