@@ -49,3 +49,18 @@ func FuzzParseProof(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFoldCase checks that case-folded encodings agree with the relation the
+// eligibility agent uses for exclusions: strings.EqualFold.
+func FuzzFoldCase(f *testing.F) {
+	for _, pair := range [][2]string{
+		{"proc005", "PROC005"}, {"K", "\u212a"}, {"ß", "ẞ"}, {"ſ", "S"}, {"\xff", "\xfe"}, {"a", "b"}, {"", ""},
+	} {
+		f.Add(pair[0], pair[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if got, want := foldCase(a) == foldCase(b), strings.EqualFold(a, b); got != want {
+			t.Fatalf("foldCase(%q) == foldCase(%q) is %v, EqualFold %v", a, b, got, want)
+		}
+	})
+}
