@@ -119,3 +119,21 @@ func ExamplePaginate() {
 	fmt.Println()
 	// Output: a b c d e
 }
+
+func ExampleRateLimitOf() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-RateLimit-Limit", "10")
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("Retry-After", "120") // longer than the client waits on its own (60 s)
+		writeJSON(w, http.StatusTooManyRequests, `{"detail":"Rate limit exceeded. Try again in 60 seconds."}`)
+	}))
+	defer srv.Close()
+	c, _ := client.New(srv.URL)
+
+	_, err := c.Status(context.Background())
+	if client.IsRateLimited(err) {
+		rl := client.RateLimitOf(err)
+		fmt.Printf("rate limited (%d/%d left); retry after %s\n", rl.Remaining, rl.Limit, rl.RetryAfter)
+	}
+	// Output: rate limited (0/10 left); retry after 2m0s
+}
