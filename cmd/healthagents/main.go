@@ -3,6 +3,7 @@
 //	healthagents [serve]            run the HTTP service (settings from the environment)
 //	healthagents seal FILE          print a PatientData envelope for a plaintext record
 //	healthagents chain deploy       deploy the verifier contracts on CHAIN_ENDPOINT
+//	healthagents bench [flags]      drive a running server and print latency percentiles
 //	healthagents version            print the version
 //
 // Settings: HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT, IPFS_ENDPOINT,
@@ -34,7 +35,7 @@ func main() {
 }
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal FILE | chain deploy | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal FILE | chain deploy | bench [flags] | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
@@ -49,6 +50,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	switch cmd {
 	case "serve":
 		return serve(ctx, cfg, logger, nil)
+	case "bench":
+		return bench(ctx, cfg, logger, args, stdout)
 	case "chain":
 		return chainCommand(ctx, getenv, logger, args, stdout)
 	case "seal":

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,4 +149,29 @@ func TestChainDeployThenServe(t *testing.T) {
 	endpoint, network := a.Ledger.Network()
 	assert.Equal(t, "http://"+rpcAddr, endpoint)
 	assert.NotEmpty(t, network)
+}
+
+// TestBench drives an in-process server with the load command.
+func TestBench(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	settings := env(map[string]string{"DATA_DIR": dir})
+	cfg, err := app.ConfigFromEnv(settings)
+	require.NoError(t, err)
+	a, err := app.Open(t.Context(), cfg, nil)
+	require.NoError(t, err)
+	defer a.Close()
+	ts := httptest.NewServer(a.Handler)
+	defer ts.Close()
+	var out bytes.Buffer
+	err = run(t.Context(), []string{"bench", "-url", ts.URL, "-n", "6", "-c", "2", "-record", "../../testdata/record.json"}, settings, nil, &out, io.Discard)
+	require.NoError(t, err)
+	for _, name := range []string{"health", "status", "verify-eligibility", "validate-prescription"} {
+		assert.Contains(t, out.String(), name)
+	}
+	assert.Contains(t, out.String(), "200×6")
+	assert.NotContains(t, out.String(), "500×")
+
+	err = run(t.Context(), []string{"bench", "-n", "0"}, settings, nil, io.Discard, io.Discard)
+	assert.Error(t, err)
 }
