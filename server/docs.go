@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/internal/openapi"
@@ -25,6 +27,11 @@ func buildDocument(routes []route) ([]byte, error) {
 		op.Method, op.Path = rt.Method, rt.Path
 		if err := doc.Add(op); err != nil {
 			return nil, fmt.Errorf("server: documenting %s %s: %w", rt.Method, rt.Path, err)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(webhookDocs())) {
+		if err := doc.AddWebhook(name, webhookDocs()[name]); err != nil {
+			return nil, fmt.Errorf("server: documenting webhook %s: %w", name, err)
 		}
 	}
 	return doc.JSON()

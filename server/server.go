@@ -11,6 +11,7 @@ import (
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/ratelimit"
+	"github.com/healthagents/healthagents/webhook"
 )
 
 // Deps are the parts the server needs. Service is required.
@@ -29,6 +30,9 @@ type Deps struct {
 	Keys *apikey.Service
 	// Limiter enforces the rate limits of spec section 8; nil: none.
 	Limiter *ratelimit.Limiter
+	// Webhooks keeps webhook endpoints (webhooks.go); nil: the webhook
+	// routes answer 503.
+	Webhooks *webhook.Registry
 }
 
 // Check is a named dependency probe.

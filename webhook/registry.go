@@ -61,6 +61,12 @@ func invalid(format string, args ...any) error {
 	return healthagents.WrapError(healthagents.CodeInvalid, ErrInvalid, fmt.Sprintf(format, args...))
 }
 
+// unavailable wraps a storage failure: 503 for the caller, the cause for
+// the logs.
+func unavailable(what string, err error) error {
+	return healthagents.WrapError(healthagents.CodeUnavailable, fmt.Errorf("webhook: %s: %w", what, err), "Service temporarily unavailable")
+}
+
 func notFound() error {
 	return healthagents.WrapError(healthagents.CodeNotFound, ErrNotFound, "Webhook endpoint not found")
 }
@@ -82,7 +88,7 @@ func (r *Registry) Create(ctx context.Context, owner string, req CreateRequest) 
 	}
 	_, total, err := r.store.ListEndpoints(ctx, owner, ListParams{Limit: 1})
 	if err != nil {
-		return nil, fmt.Errorf("webhook: counting endpoints: %w", err)
+		return nil, unavailable("counting endpoints", err)
 	}
 	if total >= MaxEndpointsPerOwner {
 		return nil, invalid("Invalid webhook: at most %d endpoints per account", MaxEndpointsPerOwner)
@@ -100,7 +106,7 @@ func (r *Registry) Create(ctx context.Context, owner string, req CreateRequest) 
 		Secret:   secret,
 	}
 	if err := r.store.InsertEndpoint(ctx, e); err != nil {
-		return nil, fmt.Errorf("webhook: storing the endpoint: %w", err)
+		return nil, unavailable("storing the endpoint", err)
 	}
 	return &Created{Endpoint: e.Endpoint, Secret: secret}, nil
 }
@@ -201,7 +207,7 @@ func (r *Registry) owned(ctx context.Context, owner, id string) (StoredEndpoint,
 		return StoredEndpoint{}, notFound()
 	}
 	if err != nil {
-		return StoredEndpoint{}, fmt.Errorf("webhook: reading the endpoint: %w", err)
+		return StoredEndpoint{}, unavailable("reading the endpoint", err)
 	}
 	return e, nil
 }
@@ -229,7 +235,7 @@ func (r *Registry) List(ctx context.Context, owner string, p ListParams) ([]Endp
 	}
 	es, total, err := r.store.ListEndpoints(ctx, owner, p)
 	if err != nil {
-		return nil, 0, fmt.Errorf("webhook: listing endpoints: %w", err)
+		return nil, 0, unavailable("listing endpoints", err)
 	}
 	return es, total, nil
 }
@@ -244,7 +250,7 @@ func (r *Registry) Delete(ctx context.Context, owner, id string) error {
 		if errors.Is(err, ErrNotFound) {
 			return notFound()
 		}
-		return fmt.Errorf("webhook: deleting the endpoint: %w", err)
+		return unavailable("deleting the endpoint", err)
 	}
 	return nil
 }
@@ -260,16 +266,25 @@ func (r *Registry) Attempts(ctx context.Context, owner, id string, p ListParams)
 	}
 	as, total, err := r.store.ListAttempts(ctx, id, p)
 	if err != nil {
-		return nil, 0, fmt.Errorf("webhook: listing attempts: %w", err)
+		return nil, 0, unavailable("listing attempts", err)
 	}
 	return as, total, nil
 }
 
-// Payload is the JSON body of every delivery (spec section 6).
-type Payload struct {
-	Event     string    `json:"event" doc:"Event name." enum:"eligibility.verified,prescription.validated,prescription.approved"`
-	Timestamp time.Time `json:"timestamp" doc:"When the decision was taken (ISO 8601, UTC)."`
-	Data      any       `json:"data"`
+// EligibilityVerifiedPayload is the body of an eligibility.verified
+// delivery (spec section 6).
+type EligibilityVerifiedPayload struct {
+	Event     string                  `json:"event" doc:"Event name." enum:"eligibility.verified"`
+	Timestamp time.Time               `json:"timestamp" doc:"When the decision was taken (ISO 8601, UTC)."`
+	Data      EligibilityVerifiedData `json:"data"`
+}
+
+// PrescriptionPayload is the body of a prescription.validated or
+// prescription.approved delivery.
+type PrescriptionPayload struct {
+	Event     string           `json:"event" doc:"Event name." enum:"prescription.validated,prescription.approved"`
+	Timestamp time.Time        `json:"timestamp" doc:"When the decision was taken (ISO 8601, UTC)."`
+	Data      PrescriptionData `json:"data"`
 }
 
 // EligibilityVerifiedData is the data of eligibility.verified.
@@ -313,20 +328,22 @@ func (r *Registry) Emit(ctx context.Context, e healthagents.Event) error {
 	if at.IsZero() {
 		at = r.opts.now()
 	}
-	var data any
+	var payload any
 	switch e.Type {
 	case healthagents.EventEligibilityVerified:
-		data = EligibilityVerifiedData{
+		payload = EligibilityVerifiedPayload{Event: e.Type, Timestamp: at.UTC(), Data: EligibilityVerifiedData{
 			PatientID:          pid,
 			CoveragePercentage: intOf(e.Data["coverage_percentage"]),
 			RequiresAuth:       boolOf(e.Data["requires_auth"]),
 			Eligible:           boolOf(e.Data["eligible"]),
 			ZKProofVerified:    boolOf(e.Data["zk_proof_verified"]),
-		}
+		}}
 	default:
-		data = PrescriptionData{PatientID: pid, Valid: boolOf(e.Data["valid"]), ZKProofVerified: boolOf(e.Data["zk_proof_verified"])}
+		payload = PrescriptionPayload{Event: e.Type, Timestamp: at.UTC(), Data: PrescriptionData{
+			PatientID: pid, Valid: boolOf(e.Data["valid"]), ZKProofVerified: boolOf(e.Data["zk_proof_verified"]),
+		}}
 	}
-	body, err := json.Marshal(Payload{Event: e.Type, Timestamp: at.UTC(), Data: data})
+	body, err := json.Marshal(payload)
 	if err != nil {
 		return fmt.Errorf("webhook: encoding the payload: %w", err)
 	}
