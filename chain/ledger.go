@@ -350,11 +350,14 @@ func receiptOf(r *types.Receipt, verified bool) Receipt {
 }
 
 // verifyGasLimit is the gas limit of a verification transaction with n public
-// inputs. Measured use is about 242k + 8k per input (docs/decisions/chain.md);
-// the limit leaves room for a first-time storage write and future repricing,
-// and is what a malformed G2 point can burn at most.
+// inputs. Measured on the simulated chain: about 256k gas with two inputs
+// when the statement was verified before, 364k the first time (the new
+// storage slot costs ~108k under the dev chain's newest fork rules, ~22k under
+// Prague's); each further input adds about 7k. The limit leaves headroom for
+// repricing, and is also what a proof with a G2 point off the subgroup burns
+// (the pairing precompile consumes the gas forwarded to it).
 func verifyGasLimit(n int) uint64 {
-	return 400_000 + 20_000*uint64(n)
+	return 500_000 + 20_000*uint64(n)
 }
 
 // encodable reports whether every number fits a uint256.

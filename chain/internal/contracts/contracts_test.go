@@ -52,4 +52,3 @@ func TestBindingsMatchArtifacts(t *testing.T) {
 	}
 	assert.Equal(t, "paris", contracts.EVMVersion)
 }
-
