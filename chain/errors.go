@@ -28,6 +28,9 @@ var (
 	// than those above (for example registering from a non-owner key).
 	ErrReverted = errors.New("chain: transaction reverted")
 
+	// ErrNotOwner reports a Register from a key that does not own the registry.
+	ErrNotOwner = errors.New("chain: not the registry owner")
+
 	// ErrClosed reports a call on a closed Ledger.
 	ErrClosed = errors.New("chain: ledger closed")
 )

@@ -197,6 +197,13 @@ func (l *Ledger) Register(ctx context.Context, kind Kind, vk VerifyingKey) error
 	}
 	l.registerMu.Lock()
 	defer l.registerMu.Unlock()
+	out, err := l.call(ctx, l.Registry(), l.registryABI.PackOwner())
+	if err != nil {
+		return fmt.Errorf("chain: read registry owner: %w", err)
+	}
+	if owner, err := l.registryABI.UnpackOwner(out); err != nil || owner != l.from {
+		return fmt.Errorf("%w: %s does not own the registry", ErrNotOwner, l.from.Hex())
+	}
 	current, err := l.Verifier(ctx, kind)
 	if err != nil {
 		return err
@@ -542,6 +549,9 @@ func (l *Ledger) waitMined(ctx context.Context, hash common.Hash) (*types.Receip
 		r, err := l.client.TransactionReceipt(ctx, hash)
 		if err == nil {
 			return r, nil
+		}
+		if l.closed.Load() {
+			return nil, ErrClosed
 		}
 		if !errors.Is(err, ethereum.NotFound) {
 			var rpcErr rpc.Error

@@ -369,6 +369,17 @@ func TestJSONRPCEndpoint(t *testing.T) {
 	_, err = chain.Dial(ctx, endpoint, chain.DialConfig{Key: fmt.Sprintf("%x", crypto.FromECDSA(key)), Registry: addrs.Registry.Hex(), ChainID: 1})
 	require.Error(t, err)
 
+	// Another key can verify but not register.
+	other, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	stranger, err := chain.Dial(ctx, endpoint, chain.DialConfig{Key: fmt.Sprintf("%x", crypto.FromECDSA(other)), Registry: addrs.Registry.Hex()})
+	require.NoError(t, err)
+	defer stranger.Close()
+	require.ErrorIs(t, stranger.Register(ctx, "stranger", fixtureVK(t)), chain.ErrNotOwner)
+	ok, err = stranger.Check(ctx, fixtureKind, st.proof, st.inputs)
+	require.NoError(t, err)
+	assert.True(t, ok)
+
 	// The node goes away.
 	require.NoError(t, node.Close())
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -113,8 +113,9 @@ type producer struct {
 	quit chan struct{}
 	done chan struct{}
 
-	mu     sync.Mutex
-	sealed chan struct{} // closed when the next block is sealed
+	mu      sync.Mutex
+	sealed  chan struct{} // closed when the next block is sealed
+	stopped bool          // after stop, next returns a closed channel
 
 	stopOnce sync.Once
 }
@@ -160,6 +161,13 @@ func newProducer(commit func() common.Hash, delay time.Duration, pending func() 
 
 func (p *producer) run() {
 	defer close(p.done)
+	defer func() {
+		// Wake every waiter: no block will come any more.
+		p.mu.Lock()
+		p.stopped = true
+		close(p.sealed)
+		p.mu.Unlock()
+	}()
 	var poll <-chan time.Time
 	if p.pending != nil {
 		t := time.NewTicker(externalPoll)
