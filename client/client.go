@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -119,6 +120,9 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		return c.err
 	}
 	s := &c.s
+	if err := c.checkTransport(); err != nil {
+		return err
+	}
 	if s.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
@@ -221,6 +225,24 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		return fmt.Errorf("healthagents: %s %s: decoding response: %w", cl.method, cl.path, err)
 	}
 	return nil
+}
+
+// ErrInsecureLiveKey is returned, before anything is sent, for a call that
+// would carry an sk_live_ key over plain HTTP to a non-loopback host.
+var ErrInsecureLiveKey = errors.New("client: refusing to send an sk_live_ key over plain HTTP (use https://, or WithInsecureLiveKey behind a TLS-terminating proxy)")
+
+func (c *Client) checkTransport() error {
+	if c.base.Scheme != "http" || c.s.insecureLive || !strings.HasPrefix(c.s.apiKey, "sk_live_") {
+		return nil
+	}
+	host := c.base.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+		return nil
+	}
+	return ErrInsecureLiveKey
 }
 
 func (c *Client) log(ctx context.Context, msg string, args ...any) {

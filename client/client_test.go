@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -141,3 +142,45 @@ func TestWithInvalidOption(t *testing.T) {
 	_, err = c.Health(t.Context())
 	require.NoError(t, err, "the parent is unaffected")
 }
+
+func TestLiveKeyNeedsHTTPS(t *testing.T) {
+	t.Parallel()
+	const live = "sk_live_0123456789_secret"
+	for _, tc := range []struct {
+		name, url string
+		opts      []client.Option
+		refused   bool
+	}{
+		{"fail/plain HTTP to a remote host", "http://api.example.org", nil, true},
+		{"fail/plain HTTP to a private address", "http://10.1.2.3:8000", nil, true},
+		{"ok/https", "https://api.example.org", nil, false},
+		{"ok/loopback", "http://127.0.0.1:8000", nil, false},
+		{"ok/localhost", "http://localhost:8000", nil, false},
+		{"ok/IPv6 loopback", "http://[::1]:8000", nil, false},
+		{"ok/behind a TLS proxy, by choice", "http://api.example.org", []client.Option{client.WithInsecureLiveKey(true)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// A transport that records whether anything was sent.
+			sent := false
+			hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				sent = true
+				return nil, errors.New("not sending in this test")
+			})}
+			c := newClient(t, tc.url, append([]client.Option{client.WithAPIKey(live), client.WithHTTPClient(hc), client.WithMaxAttempts(1)}, tc.opts...)...)
+			_, err := c.Health(t.Context())
+			require.Error(t, err)
+			assert.Equal(t, tc.refused, errors.Is(err, client.ErrInsecureLiveKey), "%v", err)
+			assert.Equal(t, !tc.refused, sent)
+			assert.NotContains(t, err.Error(), "secret")
+		})
+	}
+	// A dev key may use plain HTTP.
+	s := newStub(t, func(w http.ResponseWriter, r *http.Request, n int) { writeJSON(w, http.StatusOK, healthBody) })
+	_, err := newClient(t, s.URL, client.WithAPIKey("sk_dev_x")).Health(t.Context())
+	require.NoError(t, err)
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

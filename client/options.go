@@ -45,6 +45,7 @@ type settings struct {
 	idemKey        string
 	header         http.Header
 	info           *ResponseInfo
+	insecureLive   bool
 }
 
 func (s settings) clone() settings {
@@ -68,6 +69,18 @@ func WithAPIKey(key string) Option {
 			return errors.New("client: API key contains a line break")
 		}
 		s.apiKey = key
+		return nil
+	}
+}
+
+// WithInsecureLiveKey lets the client send an sk_live_ key over plain HTTP
+// to a host that is not a loopback address. By default it refuses before
+// sending anything, since the key would cross the network in clear text (the
+// server refuses it too, unless a trusted proxy says the request was HTTPS —
+// the one case this option is for).
+func WithInsecureLiveKey(allow bool) Option {
+	return func(s *settings) error {
+		s.insecureLive = allow
 		return nil
 	}
 }
