@@ -315,3 +315,80 @@ func TestRedisLimitSharedByTwoServers(t *testing.T) {
 		assert.Equal(t, 100, allowed, "one free-tier budget across both servers")
 	})
 }
+
+// newHandler is server.New over a fresh SQLite key store, in process, for
+// benchmarks and fuzzing (no listener).
+func newHandler(tb testing.TB, limiter *ratelimit.Limiter) (http.Handler, *apikey.Service) {
+	tb.Helper()
+	db := storetest.Open(tb, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(tb)})
+	ks, err := store.NewKeyStore(db)
+	require.NoError(tb, err)
+	keys, err := apikey.New(ks, apikey.WithCacheTTL(time.Hour))
+	require.NoError(tb, err)
+	tb.Cleanup(func() { keys.Close(context.Background()) })
+	fk, err := cipher.GenerateKey()
+	require.NoError(tb, err)
+	kr, err := cipher.ParseKeyring(fk)
+	require.NoError(tb, err)
+	svc, err := healthagents.New(kr)
+	require.NoError(tb, err)
+	h, err := server.New(server.Deps{Service: svc, Keys: keys, Limiter: limiter})
+	require.NoError(tb, err)
+	return h, keys
+}
+
+// BenchmarkGuard compares GET /status served in process without a key and
+// with a cached key (authentication, scope, limits, usage recording); the
+// difference is what the middleware adds per request.
+func BenchmarkGuard(b *testing.B) {
+	p := ratelimit.DefaultPolicy()
+	p.Endpoint[ratelimit.ClassStatus] = 1 << 30
+	lim, err := ratelimit.New(ratelimit.WithPolicy(p))
+	require.NoError(b, err)
+	h, keys := newHandler(b, lim)
+	raw, _, err := keys.Create(context.Background(), apikey.CreateParams{Env: apikey.Dev})
+	require.NoError(b, err)
+	for _, bc := range []struct{ name, token string }{{"public", ""}, {"key", raw}} {
+		b.Run(bc.name, func(b *testing.B) {
+			req := httptest.NewRequest("GET", "/status", nil)
+			if bc.token != "" {
+				req.Header.Set("Authorization", "Bearer "+bc.token)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != 200 {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
+
+// FuzzAuthorizationHeader: whatever the Authorization and X-Forwarded-*
+// headers hold, the answer is a clean 200/401/403/429 with a JSON body.
+func FuzzAuthorizationHeader(f *testing.F) {
+	h, keys := newHandler(f, nil)
+	raw, _, err := keys.Create(context.Background(), apikey.CreateParams{Env: apikey.Dev})
+	require.NoError(f, err)
+	f.Add("Bearer "+raw, "1.2.3.4")
+	f.Add("Bearer "+raw[:len(raw)-1], "")
+	f.Add("bearer   sk_live_", "::1, 10.0.0.1")
+	f.Add("Basic Zm9vOmJhcg==", "garbage")
+	f.Fuzz(func(t *testing.T, auth, xff string) {
+		req := httptest.NewRequest("GET", "/status", nil)
+		req.Header.Set("Authorization", auth)
+		req.Header.Set("X-Forwarded-For", xff)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		switch w.Code {
+		case 200, 401, 403, 429:
+		default:
+			t.Fatalf("status %d for %q", w.Code, auth)
+		}
+		if w.Code != 200 && !json.Valid(w.Body.Bytes()) {
+			t.Fatalf("body %q", w.Body)
+		}
+	})
+}
