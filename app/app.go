@@ -10,10 +10,13 @@ import (
 	"os"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/attest"
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/server"
+	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/zkp"
 )
 
@@ -23,28 +26,46 @@ type App struct {
 	Keyring *cipher.Keyring
 	ZK      *zkp.System
 	Ledger  *chain.Ledger
+	DB      *store.DB
+	Keys    *apikey.Service
+	Limiter *ratelimit.Limiter
 	Service *healthagents.Service
 	Handler http.Handler
 
-	logger  *slog.Logger
-	closers []io.Closer
+	logger       *slog.Logger
+	closers      []io.Closer
+	bootstrapOut io.Writer
 }
 
-// Open assembles the service. Close releases what it opened.
+// Open assembles the service. Close releases what it opened. A one-time
+// bootstrap token, when one is issued, is printed to standard error.
 func Open(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err error) {
+	return OpenWithOutput(ctx, cfg, logger, os.Stderr)
+}
+
+// OpenWithOutput is Open printing the bootstrap token to out.
+func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io.Writer) (a *App, err error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("DATA_DIR: %w", err)
 	}
-	a = &App{Config: cfg, logger: logger}
+	a = &App{Config: cfg, logger: logger, bootstrapOut: out}
 	defer func() {
 		if err != nil {
 			a.Close()
 		}
 	}()
 	if a.Keyring, err = LoadKeyring(cfg, logger); err != nil {
+		return nil, err
+	}
+	if a.DB, err = OpenStore(ctx, cfg); err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, a.DB)
+	logger.Info("database ready", "database", redactDSN(cfg.DSN()), "dialect", a.DB.Dialect())
+	if err := a.openAccess(ctx, logger); err != nil {
 		return nil, err
 	}
 	if a.ZK, a.Ledger, err = openProofs(ctx, cfg, logger); err != nil {
@@ -65,9 +86,11 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err err
 	deps := server.Deps{
 		Service: a.Service,
 		Chain:   a.Ledger,
-		Checks:  []server.Check{{Name: "chain", Ping: a.Ledger.Ping}},
+		Checks:  []server.Check{{Name: "database", Ping: a.DB.Ping}, {Name: "chain", Ping: a.Ledger.Ping}},
+		Keys:    a.Keys,
+		Limiter: a.Limiter,
 	}
-	opts := []server.Option{server.WithLogger(logger)}
+	opts := []server.Option{server.WithLogger(logger), server.WithProduction(cfg.Production)}
 	if len(cfg.CORSOrigins) > 0 {
 		opts = append(opts, server.WithCORSOrigins(cfg.CORSOrigins...))
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -148,8 +149,8 @@ func TestKeysReusedAcrossRestart(t *testing.T) {
 	a := shared(t)
 	before := map[string]time.Time{}
 	require.NoError(t, filepath.Walk(sharedDir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() {
-			before[p] = fi.ModTime()
+		if err == nil && !fi.IsDir() && !strings.Contains(filepath.Base(p), ".db") {
+			before[p] = fi.ModTime() // key files; the database is written to by design
 		}
 		return err
 	}))
@@ -176,4 +177,43 @@ func getJSON(t *testing.T, url string) (int, map[string]any) {
 	var out map[string]any
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
 	return resp.StatusCode, out
+}
+
+// TestBootstrapTokenPrintedOnce: the first start without keys or ADMIN_TOKEN
+// prints a one-time token that creates a key; production never prints one.
+func TestBootstrapTokenPrintedOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out bytes.Buffer
+	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: dir, Port: 8000}, nil, &out)
+	require.NoError(t, err)
+	defer a.Close()
+	line := regexp.MustCompile(`hab_[0-9A-Za-z]+`).FindString(out.String())
+	require.NotEmpty(t, line, out.String())
+
+	ts := httptest.NewServer(a.Handler)
+	defer ts.Close()
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", ts.URL+"/auth/keys", nil)
+	req.Header.Set("Authorization", "Bearer "+line)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var created map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&created))
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode, "%v", created)
+	assert.Regexp(t, `^sk_(dev|live)_`, created["api_key"])
+
+	// Used once: a second key needs a key or the admin token.
+	req, _ = http.NewRequestWithContext(t.Context(), "POST", ts.URL+"/auth/keys", nil)
+	req.Header.Set("Authorization", "Bearer "+line)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 401, resp.StatusCode)
+
+	var prod bytes.Buffer
+	b, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: t.TempDir(), Production: true}, nil, &prod)
+	require.NoError(t, err)
+	defer b.Close()
+	assert.Empty(t, prod.String())
 }
