@@ -1,0 +1,81 @@
+package webhook_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/healthagents/healthagents/store"
+	"github.com/healthagents/healthagents/store/storetest"
+	"github.com/healthagents/healthagents/webhook"
+)
+
+// BenchmarkEmit measures the outbox write an API request waits for: the
+// pseudonym, the payload and one INSERT … SELECT fanning out to 3 endpoints.
+func BenchmarkEmit(b *testing.B) {
+	for _, be := range storetest.Backends(b) {
+		b.Run(be.Name, func(b *testing.B) {
+			_, reg, _ := benchEnv(b, be, 3)
+			ev := eligibilityEvent("PT-000123")
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := reg.Emit(b.Context(), ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDeliver measures end-to-end delivery throughput from the outbox
+// to a local receiver: claim, sign, POST, record. One op is one delivery.
+func BenchmarkDeliver(b *testing.B) {
+	for _, be := range storetest.Backends(b) {
+		b.Run(be.Name, func(b *testing.B) {
+			_, reg, disp := benchEnv(b, be, 1)
+			ev := eligibilityEvent("PT-000123")
+			for range b.N {
+				if err := reg.Emit(b.Context(), ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			done := 0
+			for done < b.N {
+				n, err := disp.RunOnce(b.Context())
+				if err != nil {
+					b.Fatal(err)
+				}
+				done += n
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "deliveries/s")
+		})
+	}
+}
+
+func benchEnv(b *testing.B, be storetest.Backend, endpoints int) (*store.WebhookStore, *webhook.Registry, *webhook.Dispatcher) {
+	b.Helper()
+	db := storetest.Open(b, be)
+	st, err := store.NewWebhookStore(db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	b.Cleanup(rc.Close)
+	opts := []webhook.Option{webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithConcurrency(16)}
+	reg, err := webhook.NewRegistry(st, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range endpoints {
+		if _, err := reg.Create(b.Context(), owner, webhook.CreateRequest{URL: rc.URL, Events: webhook.Events()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	disp, err := webhook.NewDispatcher(st, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { disp.Close() })
+	return st, reg, disp
+}
