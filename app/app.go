@@ -17,6 +17,7 @@ import (
 	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
+	"github.com/healthagents/healthagents/webhook"
 	"github.com/healthagents/healthagents/zkp"
 )
 
@@ -29,8 +30,12 @@ type App struct {
 	DB      *store.DB
 	Keys    *apikey.Service
 	Limiter *ratelimit.Limiter
-	Service *healthagents.Service
-	Handler http.Handler
+	// Webhooks keeps endpoints and takes the service's events into the
+	// outbox; Dispatcher delivers them until Close.
+	Webhooks   *webhook.Registry
+	Dispatcher *webhook.Dispatcher
+	Service    *healthagents.Service
+	Handler    http.Handler
 
 	logger       *slog.Logger
 	closers      []io.Closer
@@ -80,15 +85,20 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if err != nil {
 		return nil, err
 	}
-	if a.Service, err = healthagents.New(a.Keyring, healthagents.WithLogger(logger), healthagents.WithAttestor(attestor)); err != nil {
+	if err := a.openWebhooks(ctx, cfg, logger); err != nil {
+		return nil, err
+	}
+	if a.Service, err = healthagents.New(a.Keyring, healthagents.WithLogger(logger), healthagents.WithAttestor(attestor),
+		healthagents.WithEvents(a.Webhooks)); err != nil {
 		return nil, err
 	}
 	deps := server.Deps{
-		Service: a.Service,
-		Chain:   a.Ledger,
-		Checks:  []server.Check{{Name: "database", Ping: a.DB.Ping}, {Name: "chain", Ping: a.Ledger.Ping}},
-		Keys:    a.Keys,
-		Limiter: a.Limiter,
+		Service:  a.Service,
+		Chain:    a.Ledger,
+		Checks:   []server.Check{{Name: "database", Ping: a.DB.Ping}, {Name: "chain", Ping: a.Ledger.Ping}},
+		Keys:     a.Keys,
+		Limiter:  a.Limiter,
+		Webhooks: a.Webhooks,
 	}
 	opts := []server.Option{server.WithLogger(logger), server.WithProduction(cfg.Production)}
 	if len(cfg.CORSOrigins) > 0 {
@@ -98,6 +108,32 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		return nil, err
 	}
 	return a, nil
+}
+
+// openWebhooks builds the webhook registry and starts its dispatcher.
+// Events reach only the endpoints of the requester's owner. Outside
+// production, http:// and loopback endpoint URLs are accepted (private,
+// link-local and metadata addresses never are).
+func (a *App) openWebhooks(ctx context.Context, cfg Config, logger *slog.Logger) error {
+	st, err := store.NewWebhookStore(a.DB)
+	if err != nil {
+		return err
+	}
+	opts := []webhook.Option{webhook.WithLogger(logger), webhook.WithOwner(server.WebhookOwner)}
+	if !cfg.Production {
+		opts = append(opts, webhook.AllowHTTP(), webhook.AllowLoopback())
+	}
+	if a.Webhooks, err = webhook.NewRegistry(st, opts...); err != nil {
+		return err
+	}
+	if a.Dispatcher, err = webhook.NewDispatcher(st, opts...); err != nil {
+		return err
+	}
+	if err := a.Dispatcher.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	a.closers = append(a.closers, a.Dispatcher)
+	return nil
 }
 
 // Close releases everything Open acquired, in reverse order.
