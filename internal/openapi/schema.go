@@ -69,6 +69,22 @@ func (t Types) MarshalJSON() ([]byte, error) {
 	return json.Marshal([]string(t))
 }
 
+// UnmarshalJSON implements json.Unmarshaler: it accepts a string or an
+// array of strings.
+func (t *Types) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*t = Types{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return fmt.Errorf("openapi: type must be a string or an array of strings: %w", err)
+	}
+	*t = many
+	return nil
+}
+
 // SchemaOf returns the JSON Schema of v's type, as encoding/json would
 // marshal a value of it, and the component schemas it refers to, keyed by
 // component name. A named struct type is always a component: for one, the

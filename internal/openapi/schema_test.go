@@ -267,3 +267,38 @@ func mustJSON(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+func TestSchemaRoundTrip(t *testing.T) {
+	t.Parallel()
+	_, comps, err := SchemaOf(collections{})
+	require.NoError(t, err)
+	for name, s := range comps {
+		b := mustJSON(t, s)
+		var back Schema
+		require.NoError(t, json.Unmarshal([]byte(b), &back), name)
+		assert.JSONEq(t, b, mustJSON(t, &back), name)
+	}
+	var bad Schema
+	require.Error(t, json.Unmarshal([]byte(`{"type":7}`), &bad))
+}
+
+// FuzzSchemaJSON: any JSON that decodes into a Schema encodes again, and
+// the encoding is stable.
+func FuzzSchemaJSON(f *testing.F) {
+	f.Add([]byte(`{"type":["string","null"],"enum":["a",null]}`))
+	f.Add([]byte(`{"type":"object","properties":{"a":{"$ref":"#/x"}},"required":["a"]}`))
+	f.Add([]byte(`{"oneOf":[{"type":"null"}],"minimum":1e308,"items":{}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var s Schema
+		if json.Unmarshal(b, &s) != nil {
+			return
+		}
+		once, err := json.Marshal(&s)
+		require.NoError(t, err)
+		var again Schema
+		require.NoError(t, json.Unmarshal(once, &again))
+		twice, err := json.Marshal(&again)
+		require.NoError(t, err)
+		require.Equal(t, string(once), string(twice))
+	})
+}
