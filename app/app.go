@@ -123,10 +123,11 @@ func (a *App) openWebhooks(ctx context.Context, cfg Config, logger *slog.Logger)
 	if !cfg.Production {
 		opts = append(opts, webhook.AllowHTTP(), webhook.AllowLoopback())
 	}
-	if a.Webhooks, err = webhook.NewRegistry(st, opts...); err != nil {
+	if a.Dispatcher, err = webhook.NewDispatcher(st, opts...); err != nil {
 		return err
 	}
-	if a.Dispatcher, err = webhook.NewDispatcher(st, opts...); err != nil {
+	// A new event wakes this replica's dispatcher; the others poll.
+	if a.Webhooks, err = webhook.NewRegistry(st, append(opts, webhook.WithEnqueueHook(a.Dispatcher.Notify))...); err != nil {
 		return err
 	}
 	if err := a.Dispatcher.Start(context.WithoutCancel(ctx)); err != nil {

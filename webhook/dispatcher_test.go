@@ -31,7 +31,8 @@ func TestDeliverySignedPseudonymousAndRecorded(t *testing.T) {
 		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-000123")))
 		require.NoError(t, e.reg.Emit(t.Context(), healthagents.Event{
 			Type: healthagents.EventPrescriptionValidated, PatientID: "PT-000999",
-			Data: map[string]any{"valid": true, "drug_code": "11289", "zk_proof_verified": false},
+			Data: map[string]any{"valid": true, "drug_code": "11289", "zk_proof_verified": false,
+				"prescription_id": "rx_1", "validation_status": "approved"},
 		}))
 		assert.Equal(t, 3, e.runOnce(t))
 
@@ -64,7 +65,8 @@ func TestDeliverySignedPseudonymousAndRecorded(t *testing.T) {
 				assert.Equal(t, map[string]any{"patient_id": pid, "coverage_percentage": 80.0, "requires_auth": true,
 					"eligible": true, "zk_proof_verified": true}, p.Data)
 			case healthagents.EventPrescriptionValidated:
-				assert.Equal(t, map[string]any{"patient_id": pid, "valid": true, "zk_proof_verified": false}, p.Data)
+				assert.Equal(t, map[string]any{"patient_id": pid, "valid": true, "zk_proof_verified": false,
+					"prescription_id": "rx_1", "validation_status": "approved"}, p.Data)
 			default:
 				t.Errorf("unexpected event %q", p.Event)
 			}
@@ -368,10 +370,12 @@ func TestDispatcherStartDeliversAndCloses(t *testing.T) {
 	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
 		st, err := store.NewWebhookStore(db)
 		require.NoError(t, err)
-		opts := []webhook.Option{webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithPollInterval(10 * time.Millisecond)}
-		reg, err := webhook.NewRegistry(st, opts...)
-		require.NoError(t, err)
+		// An hour between polls: only the enqueue hook can make this
+		// delivery happen within the test.
+		opts := []webhook.Option{webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithPollInterval(time.Hour)}
 		disp, err := webhook.NewDispatcher(st, opts...)
+		require.NoError(t, err)
+		reg, err := webhook.NewRegistry(st, append(opts, webhook.WithEnqueueHook(disp.Notify))...)
 		require.NoError(t, err)
 		rc := newReceiver(t)
 		_, err = reg.Create(t.Context(), owner, webhook.CreateRequest{URL: rc.URL, Events: webhook.Events()})
@@ -379,7 +383,6 @@ func TestDispatcherStartDeliversAndCloses(t *testing.T) {
 		require.NoError(t, disp.Start(t.Context()))
 		require.Error(t, disp.Start(t.Context()))
 		require.NoError(t, reg.Emit(t.Context(), eligibilityEvent("PT-1")))
-		disp.Notify()
 		require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 10*time.Second, 5*time.Millisecond)
 		require.NoError(t, disp.Close())
 	})

@@ -22,6 +22,7 @@ type options struct {
 	rand          io.Reader
 	logger        *slog.Logger
 	ownerOf       func(ctx context.Context) (string, bool)
+	onEnqueue     func()
 
 	schedule      []time.Duration
 	timeout       time.Duration
@@ -139,6 +140,13 @@ func WithLogger(l *slog.Logger) Option {
 // single-tenant deployment).
 func WithOwner(owner func(ctx context.Context) (string, bool)) Option {
 	return func(o *options) error { o.ownerOf = owner; return nil }
+}
+
+// WithEnqueueHook calls fn after Emit wrote at least one outbox row; pass
+// a Dispatcher's Notify so a delivery starts at once rather than at the next
+// poll. fn must not block.
+func WithEnqueueHook(fn func()) Option {
+	return func(o *options) error { o.onEnqueue = fn; return nil }
 }
 
 // WithSchedule replaces DefaultSchedule: delays[i] is the wait before

@@ -302,6 +302,9 @@ type PrescriptionData struct {
 	PatientID       string `json:"patient_id" doc:"Keyed hash of the patient code (hex HMAC-SHA256), never the code itself."`
 	Valid           bool   `json:"valid" doc:"Whether the prescription passed validation."`
 	ZKProofVerified bool   `json:"zk_proof_verified" doc:"Whether the coverage proof was verified on chain."`
+	// PrescriptionID and ValidationStatus come with v1 validations only.
+	PrescriptionID   string `json:"prescription_id,omitempty" doc:"v1 only: the stored validation's id, readable through the API with a key of the same owner."`
+	ValidationStatus string `json:"validation_status,omitempty" doc:"v1 only: approved, requires_review or rejected." enum:"approved,requires_review,rejected"`
 }
 
 // Emit implements healthagents.EventSink: it builds the payload and writes
@@ -341,6 +344,7 @@ func (r *Registry) Emit(ctx context.Context, e healthagents.Event) error {
 	default:
 		payload = PrescriptionPayload{Event: e.Type, Timestamp: at.UTC(), Data: PrescriptionData{
 			PatientID: pid, Valid: boolOf(e.Data["valid"]), ZKProofVerified: boolOf(e.Data["zk_proof_verified"]),
+			PrescriptionID: stringOf(e.Data["prescription_id"]), ValidationStatus: stringOf(e.Data["validation_status"]),
 		}}
 	}
 	body, err := json.Marshal(payload)
@@ -351,8 +355,12 @@ func (r *Registry) Emit(ctx context.Context, e healthagents.Event) error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.store.Enqueue(ctx, Message{ID: id, Event: e.Type, Owner: owner, Payload: body, CreatedAt: r.opts.now().UTC()}); err != nil {
+	n, err := r.store.Enqueue(ctx, Message{ID: id, Event: e.Type, Owner: owner, Payload: body, CreatedAt: r.opts.now().UTC()})
+	if err != nil {
 		return fmt.Errorf("webhook: writing the outbox: %w", err)
+	}
+	if n > 0 && r.opts.onEnqueue != nil {
+		r.opts.onEnqueue()
 	}
 	return nil
 }
@@ -405,6 +413,11 @@ func intOf(v any) int {
 		return int(n)
 	}
 	return 0
+}
+
+func stringOf(v any) string {
+	s, _ := v.(string)
+	return s
 }
 
 func boolOf(v any) bool {
