@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -23,15 +22,6 @@ var errKeysUsage = errors.New(`usage: healthagents keys create [-env live|dev] [
        healthagents keys list [-offset N] [-limit N] [-org NAME] [-json]
        healthagents keys revoke KEY_ID`)
 
-// databaseDSN is where the server keeps its data: DATABASE_URL, or the SQLite
-// file under DATA_DIR.
-func databaseDSN(cfg app.Config) string {
-	if cfg.DatabaseURL != "" {
-		return cfg.DatabaseURL
-	}
-	return filepath.Join(cfg.DataDir, store.DefaultFile)
-}
-
 // runKeys runs `healthagents keys create|list|revoke` offline, against the
 // database the server uses (it needs no running server). A key created here
 // is printed once; a revocation reaches running servers within their key
@@ -45,7 +35,7 @@ func runKeys(ctx context.Context, cfg app.Config, args []string, stdout io.Write
 		_, err := fmt.Fprintln(stdout, errKeysUsage.Error())
 		return err
 	}
-	db, err := store.Open(ctx, databaseDSN(cfg))
+	db, err := app.OpenStore(ctx, cfg) // the server's database: DATABASE_URL or DATA_DIR
 	if err != nil {
 		return err
 	}
