@@ -119,7 +119,8 @@ func (a *App) openWebhooks(ctx context.Context, cfg Config, logger *slog.Logger)
 	if err != nil {
 		return err
 	}
-	opts := []webhook.Option{webhook.WithLogger(logger), webhook.WithOwner(server.WebhookOwner)}
+	// Signing secrets are stored sealed with the Fernet keyring.
+	opts := []webhook.Option{webhook.WithLogger(logger), webhook.WithOwner(server.WebhookOwner), webhook.WithSecretSealer(a.Keyring)}
 	if !cfg.Production {
 		opts = append(opts, webhook.AllowHTTP(), webhook.AllowLoopback())
 	}

@@ -225,12 +225,20 @@ const (
 	ClassTLS            = "tls"
 	ClassRedirect       = "redirect"
 	ClassHTTPStatus     = "http_status"
+	// ClassSecret: the endpoint's stored secret could not be opened (a
+	// sealer key missing from the keyring); nothing was sent.
+	ClassSecret = "secret"
 )
 
 func (d *Dispatcher) attempt(ctx context.Context, j Job, at time.Time) result {
-	sig, err := Sign(j.Secret, j.MessageID, at, j.Payload)
+	secret, err := unseal(d.opts.sealer, j.Secret)
 	if err != nil {
-		return result{class: ClassConnection}
+		d.opts.logger.ErrorContext(ctx, "webhook secret cannot be opened", "endpoint", j.EndpointID, "err", err)
+		return result{class: ClassSecret}
+	}
+	sig, err := Sign(secret, j.MessageID, at, j.Payload)
+	if err != nil {
+		return result{class: ClassSecret}
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.opts.timeout)
 	defer cancel()

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
 	"github.com/healthagents/healthagents/webhook"
@@ -385,5 +387,39 @@ func TestDispatcherStartDeliversAndCloses(t *testing.T) {
 		require.NoError(t, reg.Emit(t.Context(), eligibilityEvent("PT-1")))
 		require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 10*time.Second, 5*time.Millisecond)
 		require.NoError(t, disp.Close())
+	})
+}
+
+func TestSecretsAreSealedAtRest(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		fk, err := cipher.GenerateKey()
+		require.NoError(t, err)
+		kr, err := cipher.ParseKeyring(fk)
+		require.NoError(t, err)
+		e := newEnv(t, db, webhook.WithSecretSealer(kr))
+		rc := newReceiver(t)
+		ep := e.register(t, rc.URL)
+
+		var stored string
+		require.NoError(t, db.SQL().QueryRowContext(t.Context(), db.Rebind(`SELECT secret FROM webhook_endpoints WHERE id = ?`), ep.ID).Scan(&stored))
+		assert.True(t, strings.HasPrefix(stored, "sealed:"), stored)
+		assert.NotContains(t, stored, ep.Secret[len("whsec_"):])
+
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-1")))
+		// A dispatcher without the key sends nothing and says why.
+		blind, err := webhook.NewDispatcher(e.st, webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithClock(e.clock.Now))
+		require.NoError(t, err)
+		n, err := blind.RunOnce(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
+		assert.Empty(t, rc.requests())
+		assert.Equal(t, webhook.ClassSecret, e.attempts(t, ep.ID)[0].Error)
+
+		e.clock.Advance(5 * time.Second)
+		assert.Equal(t, 1, e.runOnce(t))
+		got := rc.requests()
+		require.Len(t, got, 1)
+		assert.True(t, verifyStandardWebhooks(ep.Secret, got[0].Header, got[0].Body))
 	})
 }

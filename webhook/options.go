@@ -23,6 +23,7 @@ type options struct {
 	logger        *slog.Logger
 	ownerOf       func(ctx context.Context) (string, bool)
 	onEnqueue     func()
+	sealer        SecretSealer
 
 	schedule      []time.Duration
 	timeout       time.Duration
@@ -147,6 +148,21 @@ func WithOwner(owner func(ctx context.Context) (string, bool)) Option {
 // poll. fn must not block.
 func WithEnqueueHook(fn func()) Option {
 	return func(o *options) error { o.onEnqueue = fn; return nil }
+}
+
+// SecretSealer encrypts signing secrets at rest; *cipher.Keyring is one.
+// Decrypt is called with ttl 0 (no age limit).
+type SecretSealer interface {
+	Encrypt(plaintext []byte) ([]byte, error)
+	Decrypt(token []byte, ttl time.Duration) ([]byte, error)
+}
+
+// WithSecretSealer stores new endpoint secrets encrypted with s, and lets
+// the Dispatcher open them. Give both the Registry and the Dispatcher the
+// same sealer (a keyring holding every key ever used, for rotation).
+// Secrets stored before, in clear, keep working.
+func WithSecretSealer(s SecretSealer) Option {
+	return func(o *options) error { o.sealer = s; return nil }
 }
 
 // WithSchedule replaces DefaultSchedule: delays[i] is the wait before

@@ -101,9 +101,13 @@ func (r *Registry) Create(ctx context.Context, owner string, req CreateRequest) 
 	if err != nil {
 		return nil, err
 	}
+	stored, err := seal(r.opts.sealer, secret)
+	if err != nil {
+		return nil, err
+	}
 	e := StoredEndpoint{
 		Endpoint: Endpoint{ID: id, URL: u, Events: events, CreatedAt: r.opts.now().UTC().Truncate(time.Microsecond), Status: StatusActive, Owner: owner},
-		Secret:   secret,
+		Secret:   stored,
 	}
 	if err := r.store.InsertEndpoint(ctx, e); err != nil {
 		return nil, unavailable("storing the endpoint", err)

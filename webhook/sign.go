@@ -36,6 +36,39 @@ func newSecret(r io.Reader) (string, error) {
 	return SecretPrefix + base64.StdEncoding.EncodeToString(b), nil
 }
 
+// sealedPrefix marks a stored secret encrypted with a SecretSealer.
+const sealedPrefix = "sealed:"
+
+var errSealed = errors.New("webhook: the endpoint secret is sealed and no sealer can open it")
+
+// seal returns the stored form of a secret.
+func seal(s SecretSealer, secret string) (string, error) {
+	if s == nil {
+		return secret, nil
+	}
+	tok, err := s.Encrypt([]byte(secret))
+	if err != nil {
+		return "", fmt.Errorf("webhook: sealing the secret: %w", err)
+	}
+	return sealedPrefix + string(tok), nil
+}
+
+// unseal returns the secret of a stored form.
+func unseal(s SecretSealer, stored string) (string, error) {
+	tok, ok := strings.CutPrefix(stored, sealedPrefix)
+	if !ok {
+		return stored, nil
+	}
+	if s == nil {
+		return "", errSealed
+	}
+	b, err := s.Decrypt([]byte(tok), 0)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errSealed, err)
+	}
+	return string(b), nil
+}
+
 // decodeSecret returns the key bytes of a whsec_ secret.
 func decodeSecret(secret string) ([]byte, error) {
 	raw, ok := strings.CutPrefix(secret, SecretPrefix)

@@ -67,7 +67,8 @@ type Created struct {
 	Secret string `json:"secret" doc:"Signing secret, shown once: whsec_ followed by the Base64 of 32 random bytes. Verify each delivery's webhook-signature with it (Standard Webhooks)." example:"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo="`
 }
 
-// StoredEndpoint is an endpoint with its secret, as a Store keeps it.
+// StoredEndpoint is an endpoint with its secret, as a Store keeps it
+// (encrypted, "sealed:…", with WithSecretSealer).
 type StoredEndpoint struct {
 	Endpoint
 	Secret string
@@ -88,8 +89,8 @@ type Attempt struct {
 	// Result is delivered, retrying, failed (no retry left) or disabled.
 	Result string `json:"result" doc:"delivered; retrying (another attempt is scheduled); failed (no attempt left); disabled (the endpoint was disabled)." enum:"delivered,retrying,failed,disabled"`
 	// Error classifies a failure: timeout, connection, address_refused,
-	// tls, redirect, http_status; empty for a delivery.
-	Error string `json:"error,omitempty" doc:"Failure class: timeout, connection, address_refused, tls, redirect, http_status." enum:"timeout,connection,address_refused,tls,redirect,http_status"`
+	// tls, redirect, http_status, secret; empty for a delivery.
+	Error string `json:"error,omitempty" doc:"Failure class: timeout, connection, address_refused, tls, redirect, http_status, secret (the stored secret could not be opened; nothing was sent)." enum:"timeout,connection,address_refused,tls,redirect,http_status,secret"`
 	// Response is the start of the reply body (at most ResponseLimit bytes).
 	Response    string    `json:"response,omitempty" doc:"The first bytes of the reply body (at most 256)."`
 	NextAttempt time.Time `json:"next_attempt_at,omitzero" doc:"When the next attempt is due, while retrying."`
