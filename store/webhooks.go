@@ -245,6 +245,30 @@ func (s *WebhookStore) Claim(ctx context.Context, holder string, now, leaseUntil
 	return jobs, nil
 }
 
+// Prune implements webhook.Queue. Pending messages are never pruned.
+func (s *WebhookStore) Prune(ctx context.Context, before time.Time) (int, error) {
+	var n int64
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM webhook_attempts WHERE attempted_at < ?`), Micros(before))
+		if err != nil {
+			return err
+		}
+		a, _ := res.RowsAffected()
+		res, err = tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM webhook_deliveries
+			WHERE state IN ('delivered', 'failed') AND finished_at < ?`), Micros(before))
+		if err != nil {
+			return err
+		}
+		d, _ := res.RowsAffected()
+		n = a + d
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: pruning webhook outbox: %w", err)
+	}
+	return int(n), nil
+}
+
 // Finish implements webhook.Queue.
 func (s *WebhookStore) Finish(ctx context.Context, o webhook.Outcome) error {
 	a, j, now := o.Attempt, o.Job, Micros(o.Now)

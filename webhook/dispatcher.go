@@ -111,7 +111,14 @@ func (d *Dispatcher) loop(ctx context.Context) {
 	defer close(d.done)
 	t := time.NewTicker(d.opts.poll)
 	defer t.Stop()
+	var pruned time.Time
 	for {
+		if now := d.opts.now(); now.Sub(pruned) >= time.Hour {
+			if _, err := d.Prune(ctx); err != nil && ctx.Err() == nil {
+				d.opts.logger.WarnContext(ctx, "webhook outbox prune failed", "err", err)
+			}
+			pruned = now
+		}
 		n, err := d.RunOnce(ctx)
 		if err != nil && ctx.Err() == nil {
 			d.opts.logger.WarnContext(ctx, "webhook outbox poll failed", "err", err)
@@ -126,6 +133,16 @@ func (d *Dispatcher) loop(ctx context.Context) {
 		case <-d.wake:
 		}
 	}
+}
+
+// Prune deletes the attempt records and finished messages older than the
+// retention period. A started Dispatcher calls it hourly.
+func (d *Dispatcher) Prune(ctx context.Context) (int, error) {
+	n, err := d.queue.Prune(ctx, d.opts.now().Add(-d.opts.retention))
+	if err != nil {
+		return 0, fmt.Errorf("webhook: pruning the outbox: %w", err)
+	}
+	return n, nil
 }
 
 // RunOnce claims the deliveries due now (by the Dispatcher's clock), attempts

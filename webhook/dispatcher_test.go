@@ -423,3 +423,27 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 		assert.True(t, verifyStandardWebhooks(ep.Secret, got[0].Header, got[0].Body))
 	})
 }
+
+func TestPruneDropsOnlyOldFinishedRows(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		e := newEnv(t, db, webhook.WithRetention(24*time.Hour))
+		rc := newReceiver(t)
+		ep := e.register(t, rc.URL)
+		rc.reply(500)
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-1"))) // fails, stays pending
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-2"))) // delivered
+		assert.Equal(t, 2, e.runOnce(t))
+		n, err := e.disp.Prune(t.Context())
+		require.NoError(t, err)
+		assert.Zero(t, n, "nothing is old yet")
+
+		e.clock.Advance(25 * time.Hour)
+		n, err = e.disp.Prune(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, 3, n, "two attempts and the delivered message")
+		assert.Empty(t, e.attempts(t, ep.ID))
+		assert.Equal(t, 1, e.runOnce(t), "the pending message survives and is retried")
+		assert.Len(t, rc.requests(), 3)
+	})
+}

@@ -33,6 +33,7 @@ type options struct {
 	batch         int
 	concurrency   int
 	lease         time.Duration
+	retention     time.Duration
 }
 
 // DefaultSchedule is the delay before each attempt of a message, after the
@@ -49,6 +50,7 @@ const (
 	DefaultMaxRetryAfter = time.Hour
 	DefaultDisableAfter  = 5 * 24 * time.Hour
 	DefaultPollInterval  = time.Second
+	DefaultRetention     = 30 * 24 * time.Hour
 )
 
 func defaultOptions() options {
@@ -63,6 +65,7 @@ func defaultOptions() options {
 		poll:          DefaultPollInterval,
 		batch:         32,
 		concurrency:   8,
+		retention:     DefaultRetention,
 	}
 }
 
@@ -240,6 +243,18 @@ func WithConcurrency(n int) Option {
 			return errors.New("webhook: concurrency must be positive")
 		}
 		o.concurrency, o.batch = n, 4*n
+		return nil
+	}
+}
+
+// WithRetention sets how long finished messages and attempt records are
+// kept (default 30 days); a started Dispatcher prunes older ones hourly.
+func WithRetention(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return errors.New("webhook: retention must be positive")
+		}
+		o.retention = d
 		return nil
 	}
 }

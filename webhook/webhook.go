@@ -184,6 +184,9 @@ type Queue interface {
 	// Finish records an attempt and the new state of its delivery and
 	// endpoint. The delivery is updated only while holder still holds it.
 	Finish(ctx context.Context, o Outcome) error
+	// Prune deletes attempts made before before, and delivered or failed
+	// messages finished before it, and says how many rows went.
+	Prune(ctx context.Context, before time.Time) (int, error)
 }
 
 func knownEvent(name string) bool { return slices.Contains(Events(), name) }
