@@ -178,6 +178,11 @@ func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 func (d *Dispatcher) deliver(ctx context.Context, j Job) error {
 	start := d.opts.now()
 	res := d.attempt(ctx, j, start)
+	if res.status == 0 && ctx.Err() != nil {
+		// Stopped mid-attempt (Close): not the receiver's failure. The
+		// lease runs out and the message is attempted again, same id.
+		return nil
+	}
 	id, err := newID(d.opts.rand, "att_")
 	if err != nil {
 		return err

@@ -202,3 +202,5 @@ func unix(h http.Header) int64 {
 	n, _ := strconv.ParseInt(h.Get("webhook-timestamp"), 10, 64)
 	return n
 }
+
+func timeOf(r *http.Request) time.Time { return time.Unix(unix(r.Header), 0) }

@@ -52,6 +52,8 @@ type CreateRequest struct {
 
 // Limits on registrations.
 const (
+	resolveTimeout = 5 * time.Second
+
 	maxURLLength = 2048
 	// MaxEndpointsPerOwner bounds how many endpoints one owner registers.
 	MaxEndpointsPerOwner = 100
@@ -145,7 +147,9 @@ func (r *Registry) checkURL(ctx context.Context, raw string) (string, error) {
 	if host == "" {
 		return "", invalid("Invalid webhook URL: no host")
 	}
-	if _, err := r.policy.resolve(ctx, host); err != nil {
+	rctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
+	if _, err := r.policy.resolve(rctx, host); err != nil {
 		var ae *AddressError
 		if errors.As(err, &ae) {
 			return "", healthagents.WrapError(healthagents.CodeInvalid, errors.Join(ErrInvalid, err),
