@@ -225,6 +225,8 @@ type UsageStore interface {
 	// UsageCounts returns the key's counts for minutes in [from, to],
 	// summed over minutes, one entry per latency bucket.
 	UsageCounts(ctx context.Context, keyID string, fromMinute, toMinute int64) ([]UsageCount, error)
+	// PruneUsage deletes counts of minutes before beforeMinute.
+	PruneUsage(ctx context.Context, beforeMinute int64) error
 }
 
 // BootstrapStore persists one-time bootstrap tokens (hash only).

@@ -32,6 +32,7 @@ type options struct {
 	cacheMax      int
 	flushInterval time.Duration
 	usageMax      int
+	retention     time.Duration
 	logger        *slog.Logger
 	adminToken    string
 }
@@ -86,6 +87,19 @@ func WithUsageFlushInterval(d time.Duration) Option {
 	}
 }
 
+// WithUsageRetention sets how long usage histograms are kept (default
+// MaxUsageWindow, 90 days; 0 keeps them forever). Older rows are deleted
+// by the background loop about once an hour.
+func WithUsageRetention(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return errors.New("apikey: negative usage retention")
+		}
+		o.retention = d
+		return nil
+	}
+}
+
 // WithLogger sets a logger for background failures (usage flushes). Key
 // strings and tokens are never logged.
 func WithLogger(l *slog.Logger) Option {
@@ -122,6 +136,8 @@ type Service struct {
 	gen      atomic.Uint64 // bumped by every invalidation
 
 	usage     usageBuffer
+	retention time.Duration
+	pruned    time.Time // last PruneUsage, touched by the flush loop only
 	flushMu   sync.Mutex
 	stop      chan struct{}
 	flushDone chan struct{}
@@ -141,7 +157,7 @@ func New(store Store, opts ...Option) (*Service, error) {
 	}
 	o := options{
 		now: time.Now, grace: DefaultRotationGrace, cacheTTL: DefaultCacheTTL, cacheMax: 100_000,
-		flushInterval: DefaultFlushInterval, usageMax: 50_000,
+		flushInterval: DefaultFlushInterval, usageMax: 50_000, retention: MaxUsageWindow,
 	}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
@@ -157,6 +173,7 @@ func New(store Store, opts ...Option) (*Service, error) {
 		usage:     usageBuffer{cells: map[usageCell]usageTotals{}, max: o.usageMax, kick: make(chan struct{}, 1)},
 		stop:      make(chan struct{}),
 		flushDone: make(chan struct{}),
+		retention: o.retention,
 	}
 	if o.adminToken != "" {
 		s.adminHash, s.hasAdmin = sha256.Sum256([]byte(o.adminToken)), true
@@ -416,6 +433,18 @@ func (s *Service) Flush(ctx context.Context) error {
 	if err := s.store.AddUsage(ctx, counts); err != nil {
 		s.usage.putBack(counts)
 		return fmt.Errorf("apikey: writing usage: %w", err)
+	}
+	return nil
+}
+
+// PruneUsage deletes usage older than the retention (WithUsageRetention)
+// at now. The background loop calls it about once an hour.
+func (s *Service) PruneUsage(ctx context.Context) error {
+	if s.retention <= 0 {
+		return nil
+	}
+	if err := s.store.PruneUsage(ctx, s.now().Add(-s.retention).Unix()/60); err != nil {
+		return fmt.Errorf("apikey: pruning usage: %w", err)
 	}
 	return nil
 }

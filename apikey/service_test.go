@@ -283,6 +283,13 @@ func TestUsage(t *testing.T) {
 		_, err = svc.Usage(ctx, "ZZZZZZZZZZ", time.Hour)
 		require.ErrorIs(t, err, apikey.ErrNotFound)
 
+		// Retention: with 1 h kept, the old 50 requests go.
+		short := newService(t, db, apikey.WithClock(clk.Now), apikey.WithUsageRetention(time.Hour))
+		require.NoError(t, short.PruneUsage(ctx))
+		day, err = svc.Usage(ctx, k.ID, 24*time.Hour)
+		require.NoError(t, err)
+		assert.Equal(t, int64(100), day.Requests)
+
 		// Usage buffered at Close is written, not lost.
 		svc.RecordUsage(k2.ID, 200, time.Second)
 		require.NoError(t, svc.Close(ctx))

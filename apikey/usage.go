@@ -171,6 +171,12 @@ func (s *Service) flushLoop(interval time.Duration) {
 		if err := s.Flush(ctx); err != nil {
 			s.logger.Warn("apikey: flushing usage failed; will retry", "err", err)
 		}
+		if now := s.now(); now.Sub(s.pruned) >= time.Hour {
+			s.pruned = now
+			if err := s.PruneUsage(ctx); err != nil {
+				s.logger.Warn("apikey: pruning usage failed", "err", err)
+			}
+		}
 		cancel()
 	}
 }

@@ -241,6 +241,12 @@ func (s *KeyStore) UsageCounts(ctx context.Context, keyID string, from, to int64
 	return out, rows.Err()
 }
 
+// PruneUsage implements apikey.UsageStore.
+func (s *KeyStore) PruneUsage(ctx context.Context, beforeMinute int64) error {
+	_, err := s.db.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM api_key_usage WHERE minute < ?`), beforeMinute)
+	return err
+}
+
 func affectedOne(res sql.Result, err error, what string) error {
 	if err != nil {
 		return fmt.Errorf("store: %s: %w", what, err)
