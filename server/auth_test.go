@@ -392,3 +392,45 @@ func FuzzAuthorizationHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestLimitHeadersPerFigure checks over HTTP that each request meets the
+// figure of spec section 8 that is most restrictive for it (the figures
+// themselves are exhausted one by one in package ratelimit).
+func TestLimitHeadersPerFigure(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		ks := newKeyServer(t, db, keyServerOpts{})
+		free, freeID := ks.create(t, server.CreateKeyRequest{Tier: "free"})
+		pro, proID := ks.create(t, server.CreateKeyRequest{Tier: "pro"})
+		ent, entID := ks.create(t, server.CreateKeyRequest{Tier: "enterprise", RateLimit: 5000})
+		dev, devID := ks.create(t, server.CreateKeyRequest{Tier: "enterprise", Env: "dev"})
+		tests := []struct {
+			name, method, path, token string
+			limit, remaining          string
+		}{
+			{"/health, public", "GET", "/health", "", "1000", "999"},
+			{"/status, public", "GET", "/status", "", "500", "499"},
+			{"/verify-eligibility, public: the public 10", "POST", "/verify-eligibility", "", "10", "9"},
+			{"/validate-prescription, public", "POST", "/validate-prescription", "", "10", "8"},
+			{"/verify-eligibility, pro key: 100 per key", "POST", "/verify-eligibility", pro, "100", "99"},
+			{"/validate-prescription, pro key", "POST", "/validate-prescription", pro, "100", "99"},
+			{"/health, free key", "GET", "/health", free, "1000", "999"},
+			{"general, free tier 100", "GET", "/api/keys/" + freeID + "/usage", free, "100", "99"},
+			{"general, pro: authenticated 1000", "GET", "/api/keys/" + proID + "/usage", pro, "1000", "997"},
+			{"general, enterprise override", "GET", "/api/keys/" + entID + "/usage", ent, "5000", "4999"},
+			{"general, sk_dev_ 1000", "GET", "/api/keys/" + devID + "/usage", dev, "1000", "999"},
+		}
+		for _, tt := range tests {
+			var body any
+			if tt.method == "POST" {
+				body = map[string]any{}
+			}
+			r := ks.call(t, tt.method, tt.path, tt.token, body)
+			assert.Equal(t, tt.limit, r.header.Get("X-RateLimit-Limit"), tt.name)
+			assert.Equal(t, tt.remaining, r.header.Get("X-RateLimit-Remaining"), tt.name)
+			reset, err := strconv.ParseInt(r.header.Get("X-RateLimit-Reset"), 10, 64)
+			require.NoError(t, err, tt.name)
+			assert.InDelta(t, ks.clock.Now().Unix(), reset, 60, tt.name)
+		}
+	})
+}
