@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/consensys/gnark/logger"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/chain/internal/fixture"
@@ -57,4 +58,38 @@ func Example() {
 	_, network := l.Network()
 	fmt.Println(network, rc.Verified, st.Kind, st.Inputs)
 	// Output: simulated true square [36 7]
+}
+
+// ExampleDeploy puts the contracts on an Ethereum node once (what
+// `healthagents chain deploy` does) and then dials it with the printed
+// registry address, as a server started with CHAIN_ENDPOINT does.
+func ExampleDeploy() {
+	ctx := context.Background()
+	keys, err := fixture.Load("internal/fixture/testdata")
+	if err != nil {
+		panic(err)
+	}
+	vk, err := chain.VerifyingKeyFromGnark(keys.VK)
+	if err != nil {
+		panic(err)
+	}
+	const endpoint = "http://127.0.0.1:8545"                                          // e.g. geth --dev, anvil, hardhat node
+	const keyHex = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80" // a funded development key
+	key, err := crypto.HexToECDSA(keyHex)
+	if err != nil {
+		panic(err)
+	}
+	addrs, err := chain.Deploy(ctx, endpoint, key, map[chain.Kind]chain.VerifyingKey{"square": vk})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("registry:", addrs.Registry.Hex())
+
+	l, err := chain.Dial(ctx, endpoint, chain.DialConfig{Key: keyHex, Registry: addrs.Registry.Hex()})
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	endpointShown, network := l.Network()
+	fmt.Println(endpointShown, network)
 }

@@ -1,13 +1,18 @@
 package chain_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -393,10 +398,58 @@ func TestJSONRPCEndpoint(t *testing.T) {
 
 func TestSubmitTimeout(t *testing.T) {
 	t.Parallel()
-	l := newLedger(t, chain.WithSubmitTimeout(time.Nanosecond))
 	st := prove(t, 7)
-	_, err := l.Submit(t.Context(), fixtureKind, st.proof, st.inputs)
-	require.ErrorIs(t, err, chain.ErrUnavailable)
+	t.Run("fail/deadline before sending", func(t *testing.T) {
+		t.Parallel()
+		l := newLedger(t, chain.WithSubmitTimeout(time.Nanosecond))
+		_, err := l.Submit(t.Context(), fixtureKind, st.proof, st.inputs)
+		require.ErrorIs(t, err, chain.ErrUnavailable)
+	})
+	t.Run("fail/sent but never mined", func(t *testing.T) {
+		t.Parallel()
+		ctx := t.Context()
+		key, err := crypto.GenerateKey()
+		require.NoError(t, err)
+		node, err := chain.NewSimulated(ctx, chain.WithKey(key), chain.WithHTTP(freePort(t)))
+		require.NoError(t, err)
+		defer node.Close()
+		endpoint, _ := node.Network()
+		addrs, err := chain.Deploy(ctx, endpoint, key, map[chain.Kind]chain.VerifyingKey{fixtureKind: fixtureVK(t)})
+		require.NoError(t, err)
+
+		// A node that accepts transactions and silently drops them: a proxy
+		// to the real one that swallows eth_sendRawTransaction.
+		target, err := url.Parse(endpoint)
+		require.NoError(t, err)
+		forward := httputil.NewSingleHostReverseProxy(target)
+		dropping := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			var msg struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(body, &msg) == nil && msg.Method == "eth_sendRawTransaction" {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x%064x"}`, msg.ID, 1)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			forward.ServeHTTP(w, r)
+		}))
+		defer dropping.Close()
+
+		l, err := chain.Dial(ctx, dropping.URL, chain.DialConfig{Key: fmt.Sprintf("%x", crypto.FromECDSA(key)), Registry: addrs.Registry.Hex()},
+			chain.WithSubmitTimeout(300*time.Millisecond), chain.WithPollInterval(20*time.Millisecond))
+		require.NoError(t, err)
+		defer l.Close()
+		_, err = l.Submit(ctx, fixtureKind, st.proof, st.inputs)
+		require.ErrorIs(t, err, chain.ErrUnavailable)
+		assert.Contains(t, err.Error(), "not mined in time")
+	})
 }
 
 func TestClosed(t *testing.T) {
