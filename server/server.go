@@ -25,6 +25,9 @@ type Deps struct {
 	Chain ChainInfo
 	// Federated reports the coordinator's round, for GET /status.
 	Federated FederatedInfo
+	// FederatedAPI serves the federated endpoints (federated.go); without it
+	// they answer 503. *FederatedAPI is also a FederatedInfo.
+	FederatedAPI *FederatedAPI
 	// Keys authenticates and manages API keys (auth.go, keys.go). Without
 	// it every caller is public and key-only routes answer 401.
 	Keys *apikey.Service

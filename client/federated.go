@@ -1,0 +1,369 @@
+package client
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/federated"
+	"github.com/healthagents/healthagents/federated/secagg"
+)
+
+// FederatedUpdateResult answers SubmitFederatedUpdate.
+type FederatedUpdateResult struct {
+	Round        int    `json:"round"`
+	Participants int    `json:"participants"`
+	ModelHash    string `json:"model_hash"`
+	ModelVersion string `json:"model_version"`
+	Phase        string `json:"phase"`
+	Records      int    `json:"records"`
+}
+
+// OrganizationRequest registers the caller's organization.
+type OrganizationRequest struct {
+	OrganizationName string `json:"organization_name"`
+	Endpoint         string `json:"endpoint"`
+	// EncryptionKey is the organization's long-term X25519 public key:
+	// 64 hex digits or Base64 of 32 bytes.
+	EncryptionKey string `json:"encryption_key"`
+}
+
+// Organization is a registered federated participant.
+type Organization struct {
+	OrganizationID   string    `json:"organization_id"`
+	OrganizationName string    `json:"organization_name"`
+	Endpoint         string    `json:"endpoint"`
+	EncryptionKey    string    `json:"encryption_key"`
+	CreatedAt        time.Time `json:"created_at"`
+	UpdatedAt        time.Time `json:"updated_at"`
+}
+
+// GradientSubmission is the masked-input step of secure aggregation.
+type GradientSubmission struct {
+	OrganizationID     string `json:"organization_id"`
+	Round              int    `json:"round"`
+	GradientsEncrypted string `json:"gradients_encrypted"` // hex of secagg.MaskedInput.MarshalBinary
+	ModelVersion       string `json:"model_version"`
+	SampleCount        int    `json:"sample_count"`
+}
+
+// FederatedAccepted answers an accepted protocol message.
+type FederatedAccepted struct {
+	Accepted     bool   `json:"accepted"`
+	Round        int    `json:"round"`
+	CurrentRound int    `json:"current_round"`
+	Phase        string `json:"phase"`
+	Participants int    `json:"participants"`
+}
+
+// GlobalModel is the current global model. Accuracy is nil before any round
+// closed; it measures AccuracyModelVersion on the participants' held-out
+// records.
+type GlobalModel struct {
+	ModelVersion             string   `json:"model_version"`
+	ModelHash                string   `json:"model_hash"`
+	Weights                  string   `json:"weights"` // hex of federated.EncodeWeights
+	Accuracy                 *float64 `json:"accuracy"`
+	AccuracyModelVersion     string   `json:"accuracy_model_version,omitempty"`
+	EvalSamples              int      `json:"eval_samples,omitempty"`
+	OrganizationsContributed int      `json:"organizations_contributed"`
+	TrainingRound            int      `json:"training_round"`
+	CurrentRound             int      `json:"current_round"`
+	EpsilonSpent             float64  `json:"epsilon_spent"`
+}
+
+// DecodeWeights returns the model's weights, checked against ModelHash.
+func (m *GlobalModel) DecodeWeights() ([]float64, error) {
+	return decodeModel(m.Weights, m.ModelHash)
+}
+
+func decodeModel(hexWeights, hash string) ([]float64, error) {
+	b, err := hex.DecodeString(hexWeights)
+	if err != nil {
+		return nil, fmt.Errorf("healthagents: model weights are not hex: %w", err)
+	}
+	w, err := federated.DecodeWeights(b)
+	if err != nil {
+		return nil, fmt.Errorf("healthagents: model weights: %w", err)
+	}
+	if h, err := federated.ModelHash(w); err != nil || h != hash {
+		return nil, errors.New("healthagents: model weights do not match model_hash")
+	}
+	return w, nil
+}
+
+// AdvertisedKeys is one organization's public keys of a round.
+type AdvertisedKeys struct {
+	OrganizationID  string `json:"organization_id"`
+	CipherPublicKey string `json:"cipher_public_key"`
+	MaskPublicKey   string `json:"mask_public_key"`
+}
+
+// KeysSubmission advertises a round's two X25519 public keys (hex).
+type KeysSubmission struct {
+	CipherPublicKey string `json:"cipher_public_key"`
+	MaskPublicKey   string `json:"mask_public_key"`
+}
+
+// SealedShare carries sealed shares between organizations.
+type SealedShare struct {
+	From       string `json:"from"`
+	To         string `json:"to"`
+	Ciphertext string `json:"ciphertext"`
+}
+
+// SharesSubmission is the share-keys step.
+type SharesSubmission struct {
+	Commitment string        `json:"commitment"`
+	Shares     []SealedShare `json:"shares"`
+}
+
+// RevealedShare is one share of the unmasking step.
+type RevealedShare struct {
+	Of    string `json:"of"`
+	Kind  string `json:"kind"`
+	Share string `json:"share"`
+}
+
+// RevealsSubmission is the unmasking step.
+type RevealsSubmission struct {
+	Reveals []RevealedShare `json:"reveals"`
+}
+
+// FederatedRound is the open round as the calling organization sees it.
+type FederatedRound struct {
+	Round           int              `json:"round"`
+	Phase           string           `json:"phase"`
+	TaskHash        string           `json:"task_hash"`
+	ModelVersion    string           `json:"model_version"`
+	ModelHash       string           `json:"model_hash"`
+	Weights         string           `json:"weights"`
+	Session         string           `json:"session"`
+	Dim             int              `json:"dim"`
+	ClipNorm        float64          `json:"clip_norm"`
+	FracBits        uint             `json:"frac_bits"`
+	MaxParticipants int              `json:"max_participants"`
+	MaxEvalRecords  int              `json:"max_eval_records"`
+	Threshold       int              `json:"threshold,omitempty"`
+	PhaseDeadline   time.Time        `json:"phase_deadline"`
+	Deadline        time.Time        `json:"deadline"`
+	Participants    int              `json:"participants"`
+	Roster          []AdvertisedKeys `json:"roster,omitempty"`
+	SharedKeys      []string         `json:"shared_keys,omitempty"`
+	Inbox           []SealedShare    `json:"inbox,omitempty"`
+	Survivors       []string         `json:"survivors,omitempty"`
+	Done            bool             `json:"done"`
+}
+
+// SubmitFederatedUpdate calls POST /submit-federated-update: the service
+// decrypts envs, trains the caller organization's local update on them and
+// enters it into round (the open round, see Status). Errors: 400 for a
+// wrong round (the detail names the current one) or an envelope that does
+// not check out, 409 when the round no longer takes participants or the
+// organization already takes part, 413 beyond 5000 records, 504 on timeout.
+func (c *Client) SubmitFederatedUpdate(ctx context.Context, envs []*healthagents.PatientData, round int) (*FederatedUpdateResult, error) {
+	var out FederatedUpdateResult
+	body := struct {
+		PatientDataList []*healthagents.PatientData `json:"patient_data_list"`
+		RoundNumber     int                         `json:"round_number"`
+	}{envs, round}
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/submit-federated-update", body: body, out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RegisterFederatedOrganization calls POST /api/v1/federated/organizations for the
+// organization of the client's API key.
+func (c *Client) RegisterFederatedOrganization(ctx context.Context, req OrganizationRequest) (*Organization, error) {
+	var out Organization
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/federated/organizations", body: req, out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// FederatedModel calls GET /api/v1/federated/model.
+func (c *Client) FederatedModel(ctx context.Context) (*GlobalModel, error) {
+	var out GlobalModel
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/model", out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// FederatedRound calls GET /api/v1/federated/rounds/current.
+func (c *Client) FederatedRound(ctx context.Context) (*FederatedRound, error) {
+	var out FederatedRound
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/rounds/current", out: &out}); err != nil {
+		return nil, fedErr(err)
+	}
+	return &out, nil
+}
+
+// AdvertiseFederatedKeys calls POST /api/v1/federated/rounds/{round}/keys.
+func (c *Client) AdvertiseFederatedKeys(ctx context.Context, round int, req KeysSubmission) (*FederatedAccepted, error) {
+	return c.fedPost(ctx, "/api/v1/federated/rounds/"+strconv.Itoa(round)+"/keys", req)
+}
+
+// ShareFederatedKeys calls POST /api/v1/federated/rounds/{round}/shares.
+func (c *Client) ShareFederatedKeys(ctx context.Context, round int, req SharesSubmission) (*FederatedAccepted, error) {
+	return c.fedPost(ctx, "/api/v1/federated/rounds/"+strconv.Itoa(round)+"/shares", req)
+}
+
+// SubmitFederatedGradients calls POST /api/v1/federated/gradients with a masked
+// vector.
+func (c *Client) SubmitFederatedGradients(ctx context.Context, req GradientSubmission) (*FederatedAccepted, error) {
+	return c.fedPost(ctx, "/api/v1/federated/gradients", req)
+}
+
+// RevealFederatedShares calls POST /api/v1/federated/rounds/{round}/reveals.
+func (c *Client) RevealFederatedShares(ctx context.Context, round int, req RevealsSubmission) (*FederatedAccepted, error) {
+	return c.fedPost(ctx, "/api/v1/federated/rounds/"+strconv.Itoa(round)+"/reveals", req)
+}
+
+func (c *Client) fedPost(ctx context.Context, path string, body any) (*FederatedAccepted, error) {
+	var out FederatedAccepted
+	if err := c.do(ctx, call{method: http.MethodPost, path: path, body: body, out: &out}); err != nil {
+		return nil, fedErr(err)
+	}
+	return &out, nil
+}
+
+// fedCodes maps the codes the server puts in front of federated protocol
+// details back to the federated package's errors.
+var fedCodes = map[string]error{
+	"WRONG_ROUND":        federated.ErrWrongRound,
+	"STALE_MODEL":        federated.ErrStaleModel,
+	"INVALID_SUBMISSION": federated.ErrInvalidSubmission,
+	"WRONG_PHASE":        federated.ErrWrongPhase,
+	"DUPLICATE":          federated.ErrDuplicate,
+	"NOT_PARTICIPANT":    federated.ErrNotParticipant,
+	"ROUND_FULL":         federated.ErrRoundFull,
+	"NO_OPEN_ROUND":      federated.ErrNoOpenRound,
+}
+
+// fedErr makes errors.Is(err, federated.ErrDuplicate) and the like hold for
+// a coded federated error, keeping the *Error in the chain.
+func fedErr(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		if sentinel, ok := fedCodes[e.V1Code]; ok {
+			return fmt.Errorf("%w: %w", sentinel, err)
+		}
+	}
+	return err
+}
+
+// FederatedRoundAPI returns a federated.RoundAPI over HTTP, so that a
+// hospital's federated.Participant runs against a remote coordinator:
+//
+//	p, _ := federated.NewParticipant(federated.ParticipantConfig{Org: "hospital-a"}, records)
+//	api := c.FederatedRoundAPI("hospital-a")
+//	view, err := p.RunRound(ctx, api, 2*time.Second)
+//
+// org must be the organization of the client's API key (the server checks
+// it), registered with RegisterFederatedOrganization. Records never leave the
+// process: the API carries public keys, sealed shares, the masked vector
+// and revealed shares only.
+func (c *Client) FederatedRoundAPI(org string) federated.RoundAPI {
+	return &roundAPI{c: c, org: org}
+}
+
+type roundAPI struct {
+	c   *Client
+	org string
+}
+
+// View implements federated.RoundAPI.
+func (a *roundAPI) View(ctx context.Context, org string) (*federated.RoundView, error) {
+	if org != a.org {
+		return nil, fmt.Errorf("healthagents: round API of %q asked for %q", a.org, org)
+	}
+	r, err := a.c.FederatedRound(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.View()
+}
+
+// View converts the wire form into the federated package's view, checking
+// every encoding and the starting model against its hash.
+func (r *FederatedRound) View() (*federated.RoundView, error) {
+	w, err := decodeModel(r.Weights, r.ModelHash)
+	if err != nil {
+		return nil, err
+	}
+	session, err := hex.DecodeString(r.Session)
+	if err != nil {
+		return nil, errors.New("healthagents: round session is not hex")
+	}
+	v := &federated.RoundView{
+		Round: r.Round, Phase: federated.Phase(r.Phase), TaskHash: r.TaskHash,
+		Base:    federated.ModelVersion{Version: r.ModelVersion, Hash: r.ModelHash, Weights: w},
+		Session: session, Dim: r.Dim, ClipNorm: r.ClipNorm, FracBits: r.FracBits,
+		MaxParticipants: r.MaxParticipants, MaxEvalRecords: r.MaxEvalRecords, Threshold: r.Threshold,
+		PhaseDeadline: r.PhaseDeadline, Deadline: r.Deadline, Participants: r.Participants,
+		U2: r.SharedKeys, U3: r.Survivors, Done: r.Done,
+	}
+	for _, k := range r.Roster {
+		ck, err1 := hex.DecodeString(k.CipherPublicKey)
+		mk, err2 := hex.DecodeString(k.MaskPublicKey)
+		if err1 != nil || err2 != nil {
+			return nil, errors.New("healthagents: roster key is not hex")
+		}
+		v.Roster = append(v.Roster, secagg.PublicKeys{ID: k.OrganizationID, Cipher: ck, Mask: mk})
+	}
+	for _, s := range r.Inbox {
+		ct, err := hex.DecodeString(s.Ciphertext)
+		if err != nil {
+			return nil, errors.New("healthagents: inbox share is not hex")
+		}
+		v.Inbox = append(v.Inbox, secagg.EncryptedShare{From: s.From, To: s.To, Ciphertext: ct})
+	}
+	return v, nil
+}
+
+// Submit implements federated.RoundAPI: each message goes to its endpoint.
+func (a *roundAPI) Submit(ctx context.Context, org string, s federated.Submission) error {
+	if org != a.org {
+		return fmt.Errorf("healthagents: round API of %q asked to submit for %q", a.org, org)
+	}
+	var err error
+	switch {
+	case s.Keys != nil:
+		_, err = a.c.AdvertiseFederatedKeys(ctx, s.Round, KeysSubmission{
+			CipherPublicKey: hex.EncodeToString(s.Keys.Cipher), MaskPublicKey: hex.EncodeToString(s.Keys.Mask)})
+	case s.Shares != nil:
+		req := SharesSubmission{Commitment: hex.EncodeToString(s.Shares.Commitment), Shares: make([]SealedShare, 0, len(s.Shares.Shares))}
+		for _, es := range s.Shares.Shares {
+			req.Shares = append(req.Shares, SealedShare{From: es.From, To: es.To, Ciphertext: hex.EncodeToString(es.Ciphertext)})
+		}
+		_, err = a.c.ShareFederatedKeys(ctx, s.Round, req)
+	case s.Masked != nil:
+		b, merr := s.Masked.MarshalBinary()
+		if merr != nil {
+			return merr
+		}
+		_, err = a.c.SubmitFederatedGradients(ctx, GradientSubmission{
+			OrganizationID: a.org, Round: s.Round, GradientsEncrypted: hex.EncodeToString(b), ModelVersion: s.ModelVersion})
+	case s.Reveals != nil:
+		req := RevealsSubmission{Reveals: make([]RevealedShare, 0, len(s.Reveals))}
+		for _, rs := range s.Reveals {
+			b, merr := rs.Share.MarshalBinary()
+			if merr != nil {
+				return merr
+			}
+			req.Reveals = append(req.Reveals, RevealedShare{Of: rs.Of, Kind: string(rs.Kind), Share: hex.EncodeToString(b)})
+		}
+		_, err = a.c.RevealFederatedShares(ctx, s.Round, req)
+	default:
+		return fmt.Errorf("%w: empty submission", federated.ErrInvalidSubmission)
+	}
+	return err
+}
