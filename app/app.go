@@ -100,7 +100,15 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		Limiter:  a.Limiter,
 		Webhooks: a.Webhooks,
 	}
+	fed, err := a.openFederated(ctx, logger)
+	if err != nil {
+		return nil, err
+	}
+	deps.Federated, deps.FederatedAPI = fed.API, fed.API
 	opts := []server.Option{server.WithLogger(logger), server.WithProduction(cfg.Production)}
+	if len(cfg.TrustedProxies) > 0 {
+		opts = append(opts, server.WithTrustedProxies(cfg.TrustedProxies...))
+	}
 	if len(cfg.CORSOrigins) > 0 {
 		opts = append(opts, server.WithCORSOrigins(cfg.CORSOrigins...))
 	}

@@ -26,6 +26,9 @@ type Config struct {
 	TLSCertFile   string     // TLS_CERT_FILE
 	TLSKeyFile    string     // TLS_KEY_FILE
 	CORSOrigins   []string   // CORS_ORIGINS, comma-separated; empty = all origins
+	// TrustedProxies (TRUSTED_PROXIES, comma-separated addresses or CIDR
+	// ranges) are believed about X-Forwarded-For and X-Forwarded-Proto.
+	TrustedProxies []string
 }
 
 // ConfigFromEnv reads the settings through getenv (os.Getenv in the binary).
@@ -65,13 +68,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	default:
 		return c, fmt.Errorf("HEALTHAGENTS_ENV must be development or production")
 	}
-	if o := getenv("CORS_ORIGINS"); o != "" {
-		for _, s := range strings.Split(o, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				c.CORSOrigins = append(c.CORSOrigins, s)
-			}
-		}
-	}
+	c.CORSOrigins = splitList(getenv("CORS_ORIGINS"))
+	c.TrustedProxies = splitList(getenv("TRUSTED_PROXIES"))
 	if id := getenv("CHAIN_ID"); id != "" {
 		n, err := strconv.ParseUint(id, 10, 64)
 		if err != nil {
@@ -90,4 +88,15 @@ func or(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// splitList splits a comma-separated setting, dropping blanks.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -2,13 +2,14 @@
 //
 //	healthagents [serve]            run the HTTP service (settings from the environment)
 //	healthagents seal FILE          print a PatientData envelope for a plaintext record
+//	healthagents keys create|list|revoke   manage API keys offline, on the service's database
 //	healthagents chain deploy       deploy the verifier contracts on CHAIN_ENDPOINT
 //	healthagents bench [flags]      drive a running server and print latency percentiles
 //	healthagents version            print the version
 //
 // Settings: HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT, IPFS_ENDPOINT,
 // FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL, HEALTHAGENTS_ENV, TLS_CERT_FILE,
-// TLS_KEY_FILE, CORS_ORIGINS. See README.md.
+// TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES. See README.md.
 package main
 
 import (
@@ -35,7 +36,7 @@ func main() {
 }
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal FILE | chain deploy | bench [flags] | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy | bench [flags] | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
@@ -52,6 +53,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return serve(ctx, cfg, logger, nil)
 	case "bench":
 		return bench(ctx, cfg, logger, args, stdout)
+	case "keys":
+		return runKeys(ctx, cfg, args, stdout)
 	case "chain":
 		return chainCommand(ctx, getenv, logger, args, stdout)
 	case "seal":

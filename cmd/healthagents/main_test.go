@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -174,4 +175,25 @@ func TestBench(t *testing.T) {
 
 	err = run(t.Context(), []string{"bench", "-n", "0"}, settings, nil, io.Discard, io.Discard)
 	assert.Error(t, err)
+}
+
+// TestKeysCommand creates, lists and revokes a key offline, on the database
+// the service uses.
+func TestKeysCommand(t *testing.T) {
+	t.Parallel()
+	settings := env(map[string]string{"DATA_DIR": t.TempDir()})
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), []string{"keys", "create"}, settings, nil, &out, io.Discard))
+	created := out.String()
+	key := regexp.MustCompile(`sk_(dev|live)_[A-Za-z0-9_]+`).FindString(created)
+	require.NotEmpty(t, key, created)
+
+	out.Reset()
+	require.NoError(t, run(t.Context(), []string{"keys", "list"}, settings, nil, &out, io.Discard))
+	id := strings.Split(strings.TrimPrefix(strings.TrimPrefix(key, "sk_dev_"), "sk_live_"), "_")[0]
+	assert.Contains(t, out.String(), id)
+	assert.NotContains(t, out.String(), key, "list never shows a secret")
+
+	require.NoError(t, run(t.Context(), []string{"keys", "revoke", id}, settings, nil, io.Discard, io.Discard))
+	assert.Error(t, run(t.Context(), []string{"keys"}, settings, nil, io.Discard, io.Discard))
 }
