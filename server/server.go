@@ -33,6 +33,9 @@ type Deps struct {
 	Keys *apikey.Service
 	// Limiter enforces the rate limits of spec section 8; nil: none.
 	Limiter *ratelimit.Limiter
+	// V1 serves the /api/v1 patient, eligibility, prescription and
+	// pharmacy routes (v1.go); nil: they answer 503.
+	V1 *healthagents.V1
 	// Webhooks keeps webhook endpoints (webhooks.go); nil: the webhook
 	// routes answer 503.
 	Webhooks *webhook.Registry

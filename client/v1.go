@@ -1,0 +1,150 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/healthagents/healthagents"
+)
+
+// The v1 family. Every call needs a key (WithAPIKey) with the scope named on
+// the method. Errors are *Error; their V1Code holds the uppercase code the
+// API puts in front of the detail (V1PatientNotFound, V1NoInsurance, ...).
+
+// PutPatient calls PUT /api/v1/patients/{patient_id} with env (build it
+// with SealRecord): the service checks it like any envelope and keeps it
+// exactly as sent, still encrypted, replacing the previous one. Scope
+// patients. 400 (IsInvalid) when the envelope does not check out.
+func (c *Client) PutPatient(ctx context.Context, env *healthagents.PatientData) error {
+	if env == nil {
+		return &healthagents.Error{Code: healthagents.CodeInvalid, Detail: "healthagents: nil envelope"}
+	}
+	return c.do(ctx, call{method: http.MethodPut, path: "/api/v1/patients/" + escape(env.PatientID), body: env})
+}
+
+// DeletePatient calls DELETE /api/v1/patients/{patient_id}. 404 with
+// V1Code PATIENT_NOT_FOUND when none is registered.
+func (c *Client) DeletePatient(ctx context.Context, patientID string) error {
+	return c.do(ctx, call{method: http.MethodDelete, path: "/api/v1/patients/" + escape(patientID)})
+}
+
+// VerifyEligibilityV1 calls POST /api/v1/eligibility/verify for a patient
+// registered with PutPatient. Scope eligibility. V1 codes: PATIENT_NOT_FOUND
+// (404), NO_INSURANCE (422), PROOF_INVALID (500), NETWORK_ERROR (503).
+// VerificationProof.BlockchainTx is the hash of the transaction that
+// verified the proof on chain.
+func (c *Client) VerifyEligibilityV1(ctx context.Context, req healthagents.V1EligibilityRequest) (*healthagents.V1EligibilityResult, error) {
+	var out healthagents.V1EligibilityResult
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/eligibility/verify", body: req, out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ValidatePrescriptionV1 calls POST /api/v1/prescriptions/validate. A
+// rejected or requires_review prescription is a result, not an error: see
+// ValidationStatus and Codes. Scope prescription. Errors: 400 for bounds or
+// an NPI, 404 (PATIENT_NOT_FOUND, or an unknown drug), 500/503
+// PROOF_FAILED, 503 PHARMACY_ERROR.
+func (c *Client) ValidatePrescriptionV1(ctx context.Context, req healthagents.V1PrescriptionRequest) (*healthagents.V1PrescriptionResult, error) {
+	var out healthagents.V1PrescriptionResult
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/prescriptions/validate", body: req, out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Prescription calls GET /api/v1/prescriptions/{prescription_id}: a stored
+// validation, as it was returned.
+func (c *Client) Prescription(ctx context.Context, prescriptionID string) (*healthagents.V1PrescriptionResult, error) {
+	var out healthagents.V1PrescriptionResult
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/prescriptions/" + escape(prescriptionID), out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// MaxBatch is the most prescriptions BatchValidatePrescriptions takes.
+const MaxBatch = healthagents.MaxBatch
+
+// BatchItem is one prescription's outcome in a batch: Err is nil and
+// Result set when the single endpoint would have answered 200; otherwise
+// Err is the *Error it would have answered.
+type BatchItem struct {
+	Result *healthagents.V1PrescriptionResult
+	Err    error
+}
+
+// BatchValidatePrescriptions calls POST /api/v1/prescriptions/batch-validate
+// with up to MaxBatch prescriptions. Each is validated independently; the
+// call fails only when the batch itself is refused. Items are in request
+// order.
+func (c *Client) BatchValidatePrescriptions(ctx context.Context, reqs []healthagents.V1PrescriptionRequest) ([]BatchItem, error) {
+	var out struct {
+		Results []struct {
+			Index  int                                `json:"index"`
+			Status int                                `json:"status"`
+			Result *healthagents.V1PrescriptionResult `json:"result"`
+			Detail string                             `json:"detail"`
+		} `json:"results"`
+	}
+	body := struct {
+		Prescriptions []healthagents.V1PrescriptionRequest `json:"prescriptions"`
+	}{reqs}
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/prescriptions/batch-validate", body: body, out: &out}); err != nil {
+		return nil, err
+	}
+	items := make([]BatchItem, len(out.Results))
+	for i, r := range out.Results {
+		if r.Status == http.StatusOK && r.Result != nil {
+			items[i].Result = r.Result
+			continue
+		}
+		e := &Error{StatusCode: r.Status, Code: codeOf(r.Status), Detail: r.Detail, V1Code: v1Code(r.Detail)}
+		e.he = &healthagents.Error{Code: e.Code, Detail: e.Detail}
+		items[i].Err = e
+	}
+	return items, nil
+}
+
+// AttestPharmacyAvailability calls POST /api/v1/pharmacy/attestations: the
+// pharmacy's statement that it can dispense the NDC from the given date is
+// written to the oracle contract on the chain. Scope prescription.
+func (c *Client) AttestPharmacyAvailability(ctx context.Context, a healthagents.V1Attestation) (*healthagents.V1AttestationResult, error) {
+	var out healthagents.V1AttestationResult
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/pharmacy/attestations", body: a, out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// EventPrescriptionApproved is the event RegisterPrescriptionWebhook
+// subscribes to.
+const EventPrescriptionApproved = healthagents.EventPrescriptionApproved
+
+// PrescriptionWebhook is the endpoint RegisterPrescriptionWebhook created.
+// Secret verifies deliveries; it is shown once.
+type PrescriptionWebhook struct {
+	ID        string    `json:"id"`
+	URL       string    `json:"url"`
+	Events    []string  `json:"events"`
+	Secret    string    `json:"secret"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// RegisterPrescriptionWebhook is the spec's prescription-webhook client
+// operation: it calls POST /webhooks for the prescription.approved event, so
+// url is told of every prescription of the caller's organization that is
+// approved. Scope webhooks.
+func (c *Client) RegisterPrescriptionWebhook(ctx context.Context, url string) (*PrescriptionWebhook, error) {
+	var out PrescriptionWebhook
+	body := struct {
+		URL    string   `json:"url"`
+		Events []string `json:"events"`
+	}{url, []string{EventPrescriptionApproved}}
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/webhooks", body: body, out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -1,0 +1,393 @@
+package server_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/apikey"
+	"github.com/healthagents/healthagents/app"
+	"github.com/healthagents/healthagents/attest"
+	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/client"
+	"github.com/healthagents/healthagents/ratelimit"
+	"github.com/healthagents/healthagents/record"
+	"github.com/healthagents/healthagents/server"
+	"github.com/healthagents/healthagents/store"
+	"github.com/healthagents/healthagents/store/storetest"
+	"github.com/healthagents/healthagents/zkp"
+)
+
+// The v1 round trips run on the real service of app.Open: Groth16 proofs,
+// the embedded chain, the SQL stores, API keys and the rate limiter. One
+// app is shared by the v1 tests (its set-up is the slow part).
+var (
+	v1Once sync.Once
+	v1App  *app.App
+	v1Err  error
+)
+
+func v1SharedApp(t *testing.T) *app.App {
+	t.Helper()
+	v1Once.Do(func() {
+		dir, err := os.MkdirTemp("", "healthagents-v1-test")
+		if err != nil {
+			v1Err = err
+			return
+		}
+		// The app lives for the whole test binary; its chain is in-process.
+		v1App, v1Err = app.Open(context.Background(), app.Config{DataDir: dir}, slog.New(slog.DiscardHandler))
+	})
+	require.NoError(t, v1Err)
+	return v1App
+}
+
+type v1Env struct {
+	a      *app.App
+	url    string
+	keys   *apikey.Service
+	events *v1Sink
+}
+
+// v1Sink records the events the service emits.
+type v1Sink struct {
+	mu     sync.Mutex
+	events []healthagents.Event
+}
+
+func (s *v1Sink) Emit(_ context.Context, e healthagents.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, e)
+	return nil
+}
+
+func (s *v1Sink) count(typ string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, e := range s.events {
+		if e.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+func newV1Env(t *testing.T, db *store.DB, opts ...healthagents.V1Option) *v1Env {
+	t.Helper()
+	a := v1SharedApp(t)
+	ks, err := store.NewKeyStore(db)
+	require.NoError(t, err)
+	keys, err := apikey.New(ks)
+	require.NoError(t, err)
+	t.Cleanup(func() { keys.Close(context.Background()) })
+	lim, err := ratelimit.New()
+	require.NoError(t, err)
+	sink := &v1Sink{}
+	// The app's own service, with a sink of ours for the events.
+	svc, err := healthagents.New(a.Keyring, healthagents.WithAttestor(v1Attestor(t, a)), healthagents.WithEvents(sink))
+	require.NoError(t, err)
+	ps, err := store.NewPatientStore(db)
+	require.NoError(t, err)
+	rs, err := store.NewPrescriptionStore(db)
+	require.NoError(t, err)
+	v1, err := healthagents.NewV1(svc, ps, rs, opts...)
+	require.NoError(t, err)
+	h, err := server.New(server.Deps{Service: svc, Keys: keys, Limiter: lim, V1: v1, Chain: a.Ledger})
+	require.NoError(t, err)
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return &v1Env{a: a, url: ts.URL, keys: keys, events: sink}
+}
+
+func (e *v1Env) client(t *testing.T, p apikey.CreateParams) *client.Client {
+	t.Helper()
+	p.Env = apikey.Dev
+	key, _, err := e.keys.Create(t.Context(), p)
+	require.NoError(t, err)
+	c, err := client.New(e.url, client.WithAPIKey(key), client.WithMaxAttempts(1))
+	require.NoError(t, err)
+	return c
+}
+
+func v1Record(id string, mut func(*record.Record)) *record.Record {
+	r := &record.Record{PatientID: id, Coverage: &record.Coverage{
+		PayerID: "60054", PlanID: "PPO-GOLD", MemberID: "W123456789", Status: "active",
+		Start: "2026-01-01", End: "2099-12-31", Deductible: 1500, DeductibleMet: 200, Copay: 25,
+		ExcludedProcedures: []string{"PROC005"},
+	}}
+	if mut != nil {
+		mut(r)
+	}
+	return r
+}
+
+func (e *v1Env) seal(t *testing.T, r *record.Record) *healthagents.PatientData {
+	t.Helper()
+	b, err := r.Marshal()
+	require.NoError(t, err)
+	env, err := cipher.Seal(r.PatientID, b, e.a.Keyring)
+	require.NoError(t, err)
+	return &env
+}
+
+const (
+	v1Provider = "1234567893"
+	v1Pharmacy = "1245319599"
+)
+
+func v1Code(t *testing.T, err error) (int, string) {
+	t.Helper()
+	var ce *client.Error
+	require.ErrorAs(t, err, &ce)
+	return ce.StatusCode, ce.V1Code
+}
+
+func TestV1EligibilityRoundTrip(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	e := newV1Env(t, db)
+	ctx := t.Context()
+	c := e.client(t, apikey.CreateParams{})
+
+	require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-E1", nil))))
+	// A second PUT replaces the record.
+	require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-E1", func(r *record.Record) { r.Coverage.DeductibleMet = 1500 }))))
+
+	req := healthagents.V1EligibilityRequest{PatientID: "PT-E1", MemberID: "W123456789", ProcedureCode: "PROC001", ProviderNPI: v1Provider}
+	res, err := c.VerifyEligibilityV1(ctx, req)
+	require.NoError(t, err)
+	assert.True(t, res.Eligible)
+	assert.Equal(t, 80, res.CoveragePercentage)
+	assert.True(t, res.RequiresAuthorization, "MRI needs prior authorization")
+	assert.True(t, res.DeductibleMet, "the replaced record's deductible_met")
+	assert.InDelta(t, 25.0, res.CopayAmount, 1e-9)
+	assert.Nil(t, res.Reason)
+	require.NotNil(t, res.VerificationProof)
+	p := res.VerificationProof
+	assert.Len(t, p.ProofData, 2+2*256, "hex of the 256-byte Solidity proof")
+	assert.NotEmpty(t, p.PublicInputs)
+
+	// Anyone with the chain finds the statement in that transaction.
+	st, err := e.a.Ledger.Statement(ctx, common.HexToHash(p.BlockchainTx))
+	require.NoError(t, err)
+	assert.Equal(t, chain.Kind("eligibility"), st.Kind)
+	require.Len(t, st.Inputs, len(p.PublicInputs))
+	for i, in := range st.Inputs {
+		assert.Equal(t, common.HexToHash(p.PublicInputs[i]).Big().String(), in.String(), "public input %d", i)
+	}
+	assert.Equal(t, 1, e.events.count(healthagents.EventEligibilityVerified))
+
+	excl := req
+	excl.ProcedureCode = "PROC005"
+	res, err = c.VerifyEligibilityV1(ctx, excl)
+	require.NoError(t, err)
+	assert.False(t, res.Eligible)
+	require.NotNil(t, res.Reason)
+
+	require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-E2", func(r *record.Record) { r.Coverage.Status = "cancelled" }))))
+
+	tests := []struct {
+		name   string
+		mut    func(*healthagents.V1EligibilityRequest)
+		status int
+		code   string
+	}{
+		{"fail/unknown patient", func(r *healthagents.V1EligibilityRequest) { r.PatientID = "PT-NONE" }, 404, client.V1PatientNotFound},
+		{"fail/member mismatch", func(r *healthagents.V1EligibilityRequest) { r.MemberID = "X1" }, 422, client.V1NoInsurance},
+		{"fail/cancelled coverage", func(r *healthagents.V1EligibilityRequest) { r.PatientID = "PT-E2" }, 422, client.V1NoInsurance},
+		{"fail/npi check digit", func(r *healthagents.V1EligibilityRequest) { r.ProviderNPI = "1234567894" }, 400, ""},
+		{"fail/npi letters", func(r *healthagents.V1EligibilityRequest) { r.ProviderNPI = "12345678ab" }, 400, ""},
+		{"fail/npi eleven digits", func(r *healthagents.V1EligibilityRequest) { r.ProviderNPI = "12345678931" }, 400, ""},
+		{"fail/unknown procedure", func(r *healthagents.V1EligibilityRequest) { r.ProcedureCode = "PROC999" }, 404, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := req
+			tc.mut(&r)
+			_, err := c.VerifyEligibilityV1(t.Context(), r)
+			status, code := v1Code(t, err)
+			assert.Equal(t, tc.status, status, "%v", err)
+			assert.Equal(t, tc.code, code)
+		})
+	}
+
+	// Deletion: afterwards the patient is unknown.
+	require.NoError(t, c.DeletePatient(ctx, "PT-E1"))
+	_, err = c.VerifyEligibilityV1(ctx, req)
+	status, code := v1Code(t, err)
+	assert.Equal(t, 404, status)
+	assert.Equal(t, client.V1PatientNotFound, code)
+	status, code = v1Code(t, c.DeletePatient(ctx, "PT-E1"))
+	assert.Equal(t, 404, status)
+	assert.Equal(t, client.V1PatientNotFound, code)
+}
+
+func TestV1AuthScopesAndQuota(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	e := newV1Env(t, db)
+	ctx := t.Context()
+	admin := e.client(t, apikey.CreateParams{})
+	require.NoError(t, admin.PutPatient(ctx, e.seal(t, v1Record("PT-Q", nil))))
+
+	anon, err := client.New(e.url, client.WithMaxAttempts(1))
+	require.NoError(t, err)
+	status, _ := v1Code(t, anon.PutPatient(ctx, e.seal(t, v1Record("PT-Q", nil))))
+	assert.Equal(t, 401, status, "every v1 path needs a key")
+
+	rxOnly := e.client(t, apikey.CreateParams{Scopes: []apikey.Scope{apikey.ScopePrescription}})
+	req := healthagents.V1EligibilityRequest{PatientID: "PT-Q", MemberID: "W123456789", ProcedureCode: "PROC001", ProviderNPI: v1Provider}
+	_, err = rxOnly.VerifyEligibilityV1(ctx, req)
+	status, _ = v1Code(t, err)
+	assert.Equal(t, 403, status, "eligibility needs the eligibility scope")
+	status, _ = v1Code(t, rxOnly.PutPatient(ctx, e.seal(t, v1Record("PT-Q", nil))))
+	assert.Equal(t, 403, status, "the registry needs the patients scope")
+	eligOnly := e.client(t, apikey.CreateParams{Scopes: []apikey.Scope{apikey.ScopeEligibility}})
+	_, err = eligOnly.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "00071015523", EstimatedAvailability: "2026-12-01"})
+	status, _ = v1Code(t, err)
+	assert.Equal(t, 403, status, "attestations need the prescription scope")
+
+	// The Pro tier's daily quota of v1 eligibility verifications, here
+	// overridden to 2 for the key (the 10,000 figure is ratelimit's policy,
+	// tested there).
+	pro := e.client(t, apikey.CreateParams{Tier: apikey.Pro, DailyQuota: 2})
+	for range 2 {
+		_, err := pro.VerifyEligibilityV1(ctx, req)
+		require.NoError(t, err)
+	}
+	_, err = pro.VerifyEligibilityV1(ctx, req)
+	status, _ = v1Code(t, err)
+	assert.Equal(t, http.StatusTooManyRequests, status)
+}
+
+// v1Attestor proves with the app's Groth16 keys on the app's chain.
+func v1Attestor(t *testing.T, a *app.App) healthagents.Attestor {
+	t.Helper()
+	prover, err := zkp.NewProver(a.ZK)
+	require.NoError(t, err)
+	att, err := attest.New(prover, a.Ledger)
+	require.NoError(t, err)
+	return att
+}
+
+func v1Med(ndc, name string) healthagents.V1Medication {
+	return healthagents.V1Medication{NDCCode: ndc, Name: name, Strength: "10 mg", Quantity: 30, DaysSupply: 30, Refills: 1}
+}
+
+func TestV1PrescriptionsRoundTrip(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	e := newV1Env(t, db)
+	ctx := t.Context()
+	c := e.client(t, apikey.CreateParams{Organization: "clinic-a"})
+	other := e.client(t, apikey.CreateParams{Organization: "clinic-b"})
+	require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-R1", func(r *record.Record) { r.Medications = []string{"11289"} })))) // warfarin
+	require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-R2", func(r *record.Record) { r.Medications = []string{"36437"} })))) // sertraline
+	require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-R3", nil))))
+
+	rx := func(pid string, meds ...healthagents.V1Medication) healthagents.V1PrescriptionRequest {
+		return healthagents.V1PrescriptionRequest{PatientID: pid, ProviderNPI: v1Provider, PharmacyNPI: v1Pharmacy, Indication: "test", Medications: meds}
+	}
+
+	approved, err := c.ValidatePrescriptionV1(ctx, rx("PT-R3", v1Med("0071-0155-23", "atorvastatin")))
+	require.NoError(t, err)
+	assert.Equal(t, "approved", approved.ValidationStatus)
+	assert.Equal(t, "clear", approved.Checks.DrugInteractions.Status)
+	assert.Equal(t, 0, approved.Checks.DrugInteractions.InteractionsFound)
+	assert.Equal(t, "eligible", approved.Checks.Eligibility.Status)
+	assert.Equal(t, 100, approved.Checks.Eligibility.Coverage)
+	assert.False(t, approved.Checks.Eligibility.RequiresPriorAuth)
+	assert.Equal(t, "unconfirmed", approved.Checks.PharmacyConfirmation.Status, "no oracle in this server")
+	assert.False(t, approved.Checks.PharmacyConfirmation.CrossChainVerified)
+	assert.Nil(t, approved.Checks.PharmacyConfirmation.EstimatedAvailability)
+	require.NotNil(t, approved.ZKProof)
+	st, err := e.a.Ledger.Statement(ctx, common.HexToHash(approved.ZKProof.BlockchainTx))
+	require.NoError(t, err)
+	assert.Equal(t, chain.Kind("prescription"), st.Kind)
+	assert.Equal(t, 1, e.events.count(healthagents.EventPrescriptionApproved))
+
+	stored, err := c.Prescription(ctx, approved.PrescriptionID)
+	require.NoError(t, err)
+	assert.Equal(t, approved, stored)
+	_, err = other.Prescription(ctx, approved.PrescriptionID)
+	status, _ := v1Code(t, err)
+	assert.Equal(t, 404, status, "another organization's validation")
+
+	rejected, err := c.ValidatePrescriptionV1(ctx, rx("PT-R1", v1Med("12345-6789-0", "ibuprofen")))
+	require.NoError(t, err)
+	assert.Equal(t, "rejected", rejected.ValidationStatus)
+	assert.Equal(t, []string{client.V1InteractionFound}, rejected.Codes)
+	assert.Equal(t, "blocked", rejected.Checks.DrugInteractions.Status)
+	w := rejected.Checks.DrugInteractions.Warnings[0]
+	assert.Equal(t, "major", w.Severity)
+	assert.Equal(t, "warfarin", w.With)
+	assert.NotEmpty(t, w.Mechanism)
+	assert.NotEmpty(t, w.Management)
+	assert.Nil(t, rejected.ZKProof)
+
+	review, err := c.ValidatePrescriptionV1(ctx, rx("PT-R2", v1Med("00003-0894-21", "apixaban")))
+	require.NoError(t, err)
+	assert.Equal(t, "requires_review", review.ValidationStatus)
+	assert.Equal(t, "warning", review.Checks.DrugInteractions.Status)
+	assert.Equal(t, "moderate", review.Checks.DrugInteractions.Warnings[0].Severity)
+	assert.Equal(t, 1, e.events.count(healthagents.EventPrescriptionApproved), "only approvals emit prescription.approved")
+	assert.Equal(t, 3, e.events.count(healthagents.EventPrescriptionValidated))
+
+	bounds := []struct {
+		name string
+		mut  func(*healthagents.V1Medication)
+	}{
+		{"quantity 0", func(m *healthagents.V1Medication) { m.Quantity = 0 }},
+		{"quantity 5001", func(m *healthagents.V1Medication) { m.Quantity = 5001 }},
+		{"days_supply 0", func(m *healthagents.V1Medication) { m.DaysSupply = 0 }},
+		{"days_supply 366", func(m *healthagents.V1Medication) { m.DaysSupply = 366 }},
+		{"refills -1", func(m *healthagents.V1Medication) { m.Refills = -1 }},
+		{"refills 12", func(m *healthagents.V1Medication) { m.Refills = 12 }},
+		{"ndc 10 digits", func(m *healthagents.V1Medication) { m.NDCCode = "0071015523" }},
+		{"ndc 6-3-2", func(m *healthagents.V1Medication) { m.NDCCode = "000710-155-23" }},
+	}
+	for _, b := range bounds {
+		t.Run("fail/"+b.name, func(t *testing.T) {
+			m := v1Med("0071-0155-23", "atorvastatin")
+			b.mut(&m)
+			_, err := c.ValidatePrescriptionV1(t.Context(), rx("PT-R3", m))
+			status, _ := v1Code(t, err)
+			assert.Equal(t, 400, status, "%v", err)
+		})
+	}
+	_, err = c.ValidatePrescriptionV1(ctx, rx("PT-NONE", v1Med("0071-0155-23", "atorvastatin")))
+	status, code := v1Code(t, err)
+	assert.Equal(t, 404, status)
+	assert.Equal(t, client.V1PatientNotFound, code)
+
+	// Batch: mixed outcomes, each independent.
+	items, err := c.BatchValidatePrescriptions(ctx, []healthagents.V1PrescriptionRequest{
+		rx("PT-R3", v1Med("00071-155-23", "atorvastatin")),
+		rx("PT-R1", v1Med("12345-6789-0", "ibuprofen")),
+		rx("PT-NONE", v1Med("0071-0155-23", "atorvastatin")),
+		rx("PT-R3", healthagents.V1Medication{NDCCode: "0071-0155-23", Quantity: 0, DaysSupply: 30}),
+	})
+	require.NoError(t, err)
+	require.Len(t, items, 4)
+	require.NoError(t, items[0].Err)
+	assert.Equal(t, "approved", items[0].Result.ValidationStatus)
+	require.NoError(t, items[1].Err)
+	assert.Equal(t, "rejected", items[1].Result.ValidationStatus)
+	assert.Equal(t, client.V1PatientNotFound, client.V1CodeOf(items[2].Err))
+	assert.True(t, client.IsNotFound(items[2].Err))
+	assert.True(t, client.IsInvalid(items[3].Err))
+	_, err = c.BatchValidatePrescriptions(ctx, make([]healthagents.V1PrescriptionRequest, client.MaxBatch+1))
+	assert.True(t, client.IsInvalid(err))
+}
