@@ -79,6 +79,9 @@ var (
 	ErrProofTimeout = errors.New("zk proof generation timed out")
 	// ErrProofRejected: the verifier contract (or the prover) rejected the statement.
 	ErrProofRejected = errors.New("zk proof verification failed")
+	// ErrProofUnsupported: the record is valid but lies outside the bounds
+	// the circuit can prove (e.g. more excluded procedures than it holds).
+	ErrProofUnsupported = errors.New("record outside the bounds of the ZK circuit")
 	// ErrChainUnavailable: the chain could not be reached in time.
 	ErrChainUnavailable = errors.New("blockchain unavailable")
 )

@@ -280,6 +280,8 @@ func (s *Service) proofError(ctx context.Context, prefix string, err error) erro
 		return WrapError(CodeInternal, err, prefix+": ZK proof verification failed")
 	case errors.Is(err, ErrChainUnavailable):
 		return WrapError(CodeUnavailable, err, "Service temporarily unavailable")
+	case errors.Is(err, ErrProofUnsupported):
+		return WrapError(CodeUnprocessable, err, prefix+": the record cannot be proven: it exceeds the ZK circuit's bounds (see docs/decisions/zkp.md)")
 	}
 	return s.internal(ctx, prefix, err)
 }

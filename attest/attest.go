@@ -145,6 +145,8 @@ func proveError(err error) error {
 	switch {
 	case errors.Is(err, zkp.ErrTimeout):
 		return fmt.Errorf("%w: %w", healthagents.ErrProofTimeout, err)
+	case errors.Is(err, zkp.ErrRecordTooLarge):
+		return fmt.Errorf("%w: %w", healthagents.ErrProofUnsupported, err)
 	case errors.Is(err, zkp.ErrUnsatisfied), errors.Is(err, zkp.ErrInvalidProof):
 		return fmt.Errorf("%w: %w", healthagents.ErrProofRejected, err)
 	}

@@ -210,3 +210,14 @@ func TestChainUnreachable(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, healthagents.ErrChainUnavailable), "%v", err)
 }
+
+func TestRecordBeyondCircuitBounds(t *testing.T) {
+	t.Parallel()
+	sys, ledger := fixture(t)
+	prover, _ := zkp.NewProver(sys)
+	a, _ := attest.New(prover, ledger)
+	rec := testRecord()
+	rec.Coverage.ExcludedProcedures = []string{"PROC001", "PROC002", "PROC003", "PROC004", "PROC005"}
+	_, err := a.AttestEligibility(t.Context(), rec, decide(t, rec, "70551"))
+	require.ErrorIs(t, err, healthagents.ErrProofUnsupported)
+}
