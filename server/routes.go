@@ -25,7 +25,6 @@ func (s *srv) routeTable() ([]route, error) {
 	var rs []route
 	rs = append(rs, s.rootRoutes()...)
 	rs = append(rs, s.keyRoutes()...)
-	rs = append(rs, s.federatedRoutes()...)
 	rs = append(rs, s.v1Routes()...)
 	rs = append(rs, s.federatedRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
