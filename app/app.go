@@ -35,7 +35,10 @@ type App struct {
 	Webhooks   *webhook.Registry
 	Dispatcher *webhook.Dispatcher
 	Service    *healthagents.Service
-	Handler    http.Handler
+	// V1 serves the /api/v1 eligibility and prescription operations over
+	// the patient registry and stored validations in DB.
+	V1      *healthagents.V1
+	Handler http.Handler
 
 	logger       *slog.Logger
 	closers      []io.Closer
@@ -92,6 +95,9 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		healthagents.WithEvents(a.Webhooks)); err != nil {
 		return nil, err
 	}
+	if a.V1, err = openV1(a.Service, a.DB); err != nil {
+		return nil, err
+	}
 	deps := server.Deps{
 		Service:  a.Service,
 		Chain:    a.Ledger,
@@ -99,6 +105,7 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		Keys:     a.Keys,
 		Limiter:  a.Limiter,
 		Webhooks: a.Webhooks,
+		V1:       a.V1,
 	}
 	fed, err := a.openFederated(ctx, logger)
 	if err != nil {
@@ -154,4 +161,18 @@ func (a *App) Close() error {
 	}
 	a.closers = nil
 	return errors.Join(errs...)
+}
+
+// openV1 builds the v1 operations over the patient registry and the stored
+// prescription validations in db.
+func openV1(svc *healthagents.Service, db *store.DB) (*healthagents.V1, error) {
+	patients, err := store.NewPatientStore(db)
+	if err != nil {
+		return nil, err
+	}
+	prescriptions, err := store.NewPrescriptionStore(db)
+	if err != nil {
+		return nil, err
+	}
+	return healthagents.NewV1(svc, patients, prescriptions)
 }

@@ -391,3 +391,40 @@ func TestV1PrescriptionsRoundTrip(t *testing.T) {
 	_, err = c.BatchValidatePrescriptions(ctx, make([]healthagents.V1PrescriptionRequest, client.MaxBatch+1))
 	assert.True(t, client.IsInvalid(err))
 }
+
+// TestV1ThroughAppHandler drives app.Open's own handler (its database, keys,
+// limiter, webhook outbox, proofs and chain) with the SDK.
+func TestV1ThroughAppHandler(t *testing.T) {
+	t.Parallel()
+	a := v1SharedApp(t)
+	ts := httptest.NewServer(a.Handler)
+	t.Cleanup(ts.Close)
+	key, _, err := a.Keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "app-handler"})
+	require.NoError(t, err)
+	c, err := client.New(ts.URL, client.WithAPIKey(key), client.WithMaxAttempts(1))
+	require.NoError(t, err)
+	e := &v1Env{a: a}
+	ctx := t.Context()
+
+	require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-APP", nil))))
+	res, err := c.VerifyEligibilityV1(ctx, healthagents.V1EligibilityRequest{PatientID: "PT-APP", MemberID: "W123456789", ProcedureCode: "PROC004", ProviderNPI: v1Provider})
+	require.NoError(t, err)
+	assert.True(t, res.Eligible)
+	assert.Equal(t, 90, res.CoveragePercentage)
+	require.NotNil(t, res.VerificationProof)
+	st, err := a.Ledger.Statement(ctx, common.HexToHash(res.VerificationProof.BlockchainTx))
+	require.NoError(t, err)
+	assert.Equal(t, chain.Kind("eligibility"), st.Kind)
+
+	rx, err := c.ValidatePrescriptionV1(ctx, healthagents.V1PrescriptionRequest{PatientID: "PT-APP", ProviderNPI: v1Provider,
+		Medications: []healthagents.V1Medication{v1Med("0071-0155-23", "atorvastatin")}})
+	require.NoError(t, err)
+	assert.Equal(t, "approved", rx.ValidationStatus)
+	got, err := c.Prescription(ctx, rx.PrescriptionID)
+	require.NoError(t, err)
+	assert.Equal(t, rx, got)
+
+	require.NoError(t, c.DeletePatient(ctx, "PT-APP"))
+	_, err = c.VerifyEligibilityV1(ctx, healthagents.V1EligibilityRequest{PatientID: "PT-APP", MemberID: "W123456789", ProcedureCode: "PROC004", ProviderNPI: v1Provider})
+	assert.Equal(t, client.V1PatientNotFound, client.V1CodeOf(err))
+}
