@@ -1,0 +1,291 @@
+package pharmacy
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/pharmacy/internal/contracts"
+)
+
+// Backend is the part of an Ethereum JSON-RPC client the Oracle uses;
+// *ethclient.Client and the simulated backend's client satisfy it.
+type Backend interface {
+	ChainID(ctx context.Context) (*big.Int, error)
+	CodeAt(ctx context.Context, account common.Address, blockNumber *big.Int) ([]byte, error)
+	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
+	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
+	PendingNonceAt(ctx context.Context, account common.Address) (uint64, error)
+	SuggestGasTipCap(ctx context.Context) (*big.Int, error)
+	EstimateGas(ctx context.Context, call ethereum.CallMsg) (uint64, error)
+	SendTransaction(ctx context.Context, tx *types.Transaction) error
+	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
+}
+
+// Errors. Failures to reach the chain also wrap
+// healthagents.ErrChainUnavailable.
+var (
+	// ErrNoContract: no contract code at the oracle address.
+	ErrNoContract = errors.New("pharmacy: no oracle contract at the address")
+	// ErrReverted: the contract refused the attestation (not a writer, or
+	// malformed input).
+	ErrReverted = errors.New("pharmacy: attestation reverted")
+	// ErrInvalid: the attestation is malformed (checked before sending).
+	ErrInvalid = errors.New("pharmacy: invalid attestation")
+)
+
+type options struct {
+	submitTimeout time.Duration
+	pollMax       time.Duration
+}
+
+// Option configures an Oracle.
+type Option func(*options) error
+
+// WithSubmitTimeout bounds how long Attest waits for its transaction to be
+// mined (default 10 s, the spec's blockchain submission timeout).
+func WithSubmitTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return errors.New("pharmacy: submit timeout must be positive")
+		}
+		o.submitTimeout = d
+		return nil
+	}
+}
+
+// WithPollInterval caps the receipt polling interval (default 1 s; polling
+// starts at 10 ms and doubles).
+func WithPollInterval(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return errors.New("pharmacy: poll interval must be positive")
+		}
+		o.pollMax = d
+		return nil
+	}
+}
+
+// Oracle reads and writes attestations on one PharmacyOracle contract. It is
+// safe for concurrent use; sends are serialized so nonces never collide
+// within one Oracle.
+type Oracle struct {
+	b       Backend
+	key     *ecdsa.PrivateKey
+	from    common.Address
+	signer  types.Signer
+	addr    common.Address
+	abi     abi.ABI
+	opts    options
+	sendMu  sync.Mutex
+	chainID *big.Int
+}
+
+var _ healthagents.PharmacyOracle = (*Oracle)(nil)
+
+func newOracle(ctx context.Context, b Backend, key *ecdsa.PrivateKey, opts []Option) (*Oracle, error) {
+	if b == nil || key == nil {
+		return nil, errors.New("pharmacy: nil backend or key")
+	}
+	o := options{submitTimeout: 10 * time.Second, pollMax: time.Second}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	a, err := contracts.PharmacyOracleABI()
+	if err != nil {
+		return nil, fmt.Errorf("pharmacy: abi: %w", err)
+	}
+	id, err := b.ChainID(ctx)
+	if err != nil {
+		return nil, unavailable("chain id", err)
+	}
+	return &Oracle{b: b, key: key, from: crypto.PubkeyToAddress(key.PublicKey), signer: types.LatestSignerForChainID(id),
+		abi: a, opts: o, chainID: id}, nil
+}
+
+// Deploy deploys a new PharmacyOracle signed by key (which becomes its owner
+// and first writer) and returns an Oracle on it.
+func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, opts ...Option) (*Oracle, error) {
+	o, err := newOracle(ctx, b, key, opts)
+	if err != nil {
+		return nil, err
+	}
+	code, err := contracts.PharmacyOracleBytecode()
+	if err != nil {
+		return nil, fmt.Errorf("pharmacy: bytecode: %w", err)
+	}
+	r, err := o.transact(ctx, nil, code)
+	if err != nil {
+		return nil, err
+	}
+	o.addr = r.ContractAddress
+	return o, nil
+}
+
+// New returns an Oracle on the PharmacyOracle at addr; key signs
+// attestations and must be a writer of that contract.
+func New(ctx context.Context, b Backend, key *ecdsa.PrivateKey, addr common.Address, opts ...Option) (*Oracle, error) {
+	o, err := newOracle(ctx, b, key, opts)
+	if err != nil {
+		return nil, err
+	}
+	code, err := b.CodeAt(ctx, addr, nil)
+	if err != nil {
+		return nil, unavailable("code", err)
+	}
+	if len(code) == 0 {
+		return nil, ErrNoContract
+	}
+	o.addr = addr
+	return o, nil
+}
+
+// Address returns the oracle contract's address.
+func (o *Oracle) Address() common.Address { return o.addr }
+
+func unavailable(what string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("pharmacy: %s: %w", what, err)
+	}
+	return fmt.Errorf("pharmacy: %s: %w: %w", what, healthagents.ErrChainUnavailable, err)
+}
+
+func validNPI(s string) bool { return len(s) == 10 && allDigits(s) }
+func validNDC(s string) bool { return len(s) == 11 && allDigits(s) }
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Availability implements healthagents.PharmacyOracle: it reads the
+// attestation of (pharmacyNPI, ndc) from the contract at the latest block.
+// ndc is the 11-digit form.
+func (o *Oracle) Availability(ctx context.Context, pharmacyNPI, ndc string) (healthagents.Availability, bool, error) {
+	var none healthagents.Availability
+	if !validNPI(pharmacyNPI) || !validNDC(ndc) {
+		return none, false, ErrInvalid
+	}
+	data, err := o.abi.Pack("availability", pharmacyNPI, ndc)
+	if err != nil {
+		return none, false, fmt.Errorf("pharmacy: encoding the call: %w", err)
+	}
+	out, err := o.b.CallContract(ctx, ethereum.CallMsg{From: o.from, To: &o.addr, Data: data}, nil)
+	if err != nil {
+		return none, false, unavailable("reading availability", err)
+	}
+	vals, err := o.abi.Unpack("availability", out)
+	if err != nil || len(vals) != 3 {
+		return none, false, fmt.Errorf("pharmacy: decoding availability: %w", errors.Join(err, ErrNoContract))
+	}
+	on, _ := vals[0].(uint64)
+	at, _ := vals[1].(uint64)
+	by, _ := vals[2].(common.Address)
+	if on == 0 {
+		return none, false, nil
+	}
+	return healthagents.Availability{
+		PharmacyNPI: pharmacyNPI, NDC: ndc,
+		AvailableOn: time.Unix(int64(on), 0).UTC(), AttestedAt: time.Unix(int64(at), 0).UTC(), Attester: by.Hex(),
+	}, true, nil
+}
+
+// Attest implements healthagents.PharmacyOracle: it writes the attestation
+// in a transaction and waits until it is mined.
+func (o *Oracle) Attest(ctx context.Context, a healthagents.Availability) (healthagents.AttestationReceipt, error) {
+	day := a.AvailableOn.UTC()
+	day = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
+	if !validNPI(a.PharmacyNPI) || !validNDC(a.NDC) || day.Unix() <= 0 {
+		return healthagents.AttestationReceipt{}, ErrInvalid
+	}
+	data, err := o.abi.Pack("attest", a.PharmacyNPI, a.NDC, uint64(day.Unix()))
+	if err != nil {
+		return healthagents.AttestationReceipt{}, fmt.Errorf("pharmacy: encoding the call: %w", err)
+	}
+	to := o.addr
+	r, err := o.transact(ctx, &to, data)
+	if err != nil {
+		return healthagents.AttestationReceipt{}, err
+	}
+	return healthagents.AttestationReceipt{TxHash: r.TxHash.Hex(), BlockNumber: r.BlockNumber.Uint64()}, nil
+}
+
+// transact signs and sends one dynamic-fee transaction and waits for its
+// receipt; a reverted transaction is ErrReverted.
+func (o *Oracle) transact(ctx context.Context, to *common.Address, data []byte) (*types.Receipt, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.opts.submitTimeout)
+	defer cancel()
+	gas, err := o.b.EstimateGas(ctx, ethereum.CallMsg{From: o.from, To: to, Data: data})
+	if err != nil {
+		// A revert shows up here: the contract refuses the call.
+		return nil, fmt.Errorf("%w: %w", ErrReverted, err)
+	}
+	tip, err := o.b.SuggestGasTipCap(ctx)
+	if err != nil {
+		return nil, unavailable("gas tip", err)
+	}
+	head, err := o.b.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return nil, unavailable("head", err)
+	}
+	feeCap := new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
+	o.sendMu.Lock()
+	nonce, err := o.b.PendingNonceAt(ctx, o.from)
+	if err != nil {
+		o.sendMu.Unlock()
+		return nil, unavailable("nonce", err)
+	}
+	tx, err := types.SignNewTx(o.key, o.signer, &types.DynamicFeeTx{
+		ChainID: o.chainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas + gas/5, To: to, Data: data,
+	})
+	if err == nil {
+		err = o.b.SendTransaction(ctx, tx)
+		if err != nil {
+			err = unavailable("send", err)
+		}
+	}
+	o.sendMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	wait := 10 * time.Millisecond
+	for {
+		r, err := o.b.TransactionReceipt(ctx, tx.Hash())
+		if err == nil {
+			if r.Status != types.ReceiptStatusSuccessful {
+				return r, fmt.Errorf("%w: tx %s", ErrReverted, r.TxHash.Hex())
+			}
+			return r, nil
+		}
+		var rpcErr rpc.Error
+		if !errors.Is(err, ethereum.NotFound) && !errors.As(err, &rpcErr) {
+			// Not found, or a node error such as "transaction indexing is
+			// in progress", is retried; a transport failure is not.
+			return nil, unavailable("receipt", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, unavailable("waiting for the transaction", ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, o.opts.pollMax)
+	}
+}
