@@ -521,3 +521,22 @@ func BenchmarkSubmitFederatedUpdate1000(b *testing.B) {
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 }
+
+// FuzzParseX25519PublicKey: any string either fails or gives 32 bytes of a
+// usable key whose hex form parses to the same key.
+func FuzzParseX25519PublicKey(f *testing.F) {
+	f.Add(strings.Repeat("ab", 32))
+	f.Add(strings.Repeat("00", 32))
+	f.Add(base64.StdEncoding.EncodeToString(make([]byte, 32)))
+	f.Add("not a key")
+	f.Fuzz(func(t *testing.T, s string) {
+		k, err := server.ParseX25519PublicKey(s)
+		if err != nil {
+			return
+		}
+		require.Len(t, k, 32)
+		again, err := server.ParseX25519PublicKey(hex.EncodeToString(k))
+		require.NoError(t, err)
+		require.Equal(t, k, again)
+	})
+}
