@@ -3,13 +3,18 @@ package server_test
 import (
 	"context"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,6 +25,7 @@ import (
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/client"
+	"github.com/healthagents/healthagents/pharmacy"
 	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/server"
@@ -427,4 +433,68 @@ func TestV1ThroughAppHandler(t *testing.T) {
 	require.NoError(t, c.DeletePatient(ctx, "PT-APP"))
 	_, err = c.VerifyEligibilityV1(ctx, healthagents.V1EligibilityRequest{PatientID: "PT-APP", MemberID: "W123456789", ProcedureCode: "PROC004", ProviderNPI: v1Provider})
 	assert.Equal(t, client.V1PatientNotFound, client.V1CodeOf(err))
+}
+
+// TestV1PharmacyOracleRoundTrip: attestations written over HTTP to a real
+// PharmacyOracle contract (go-ethereum's simulated EVM) and read back by
+// prescription validation.
+func TestV1PharmacyOracleRoundTrip(t *testing.T) {
+	t.Parallel()
+	key, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	sim := simulated.NewBackend(types.GenesisAlloc{crypto.PubkeyToAddress(key.PublicKey): {Balance: new(big.Int).Exp(big.NewInt(10), big.NewInt(24), nil)}})
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tk := time.NewTicker(5 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tk.C:
+				sim.Commit()
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-done; _ = sim.Close() })
+	oracle, err := pharmacy.Deploy(t.Context(), sim.Client(), key)
+	require.NoError(t, err)
+
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	e := newV1Env(t, db, healthagents.WithPharmacyOracle(oracle))
+	ctx := t.Context()
+	c := e.client(t, apikey.CreateParams{})
+	require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-PH", nil))))
+
+	att, err := c.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0071-0155-23", EstimatedAvailability: "2026-12-03"})
+	require.NoError(t, err)
+	assert.Equal(t, "00071015523", att.NDCCode)
+	r, err := sim.Client().TransactionReceipt(ctx, common.HexToHash(att.BlockchainTx))
+	require.NoError(t, err)
+	assert.Equal(t, types.ReceiptStatusSuccessful, r.Status)
+	assert.Equal(t, oracle.Address(), r.Logs[0].Address, "written to the oracle contract")
+
+	_, err = c.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0071-0155-23", EstimatedAvailability: "next week"})
+	assert.True(t, client.IsInvalid(err))
+
+	validate := func(pharmacyNPI string, meds ...healthagents.V1Medication) healthagents.V1PharmacyConfirmation {
+		res, err := c.ValidatePrescriptionV1(ctx, healthagents.V1PrescriptionRequest{PatientID: "PT-PH", ProviderNPI: v1Provider, PharmacyNPI: pharmacyNPI, Medications: meds})
+		require.NoError(t, err)
+		return res.Checks.PharmacyConfirmation
+	}
+	pc := validate(v1Pharmacy, v1Med("00071-0155-23", "atorvastatin"))
+	assert.Equal(t, "confirmed", pc.Status)
+	require.NotNil(t, pc.EstimatedAvailability)
+	assert.Equal(t, "2026-12-03", *pc.EstimatedAvailability)
+	assert.True(t, pc.CrossChainVerified)
+
+	pc = validate(v1Pharmacy, v1Med("00071-0155-23", "atorvastatin"), v1Med("00003-0894-21", "apixaban"))
+	assert.Equal(t, "unconfirmed", pc.Status, "apixaban is not attested")
+	assert.Nil(t, pc.EstimatedAvailability)
+	assert.True(t, pc.CrossChainVerified, "the answer was read from the chain")
+
+	pc = validate("", v1Med("00071-0155-23", "atorvastatin"))
+	assert.Equal(t, "unconfirmed", pc.Status)
+	assert.False(t, pc.CrossChainVerified, "no pharmacy named: the chain was not asked")
 }
