@@ -507,7 +507,7 @@ func (s *srv) openRecords(ctx context.Context, envs []*healthagents.PatientData)
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(firstError(errs)); err != nil {
+	if err := firstError(errs); err != nil {
 		return nil, err
 	}
 	return recs, nil
