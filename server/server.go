@@ -109,6 +109,8 @@ type srv struct {
 	mux    *http.ServeMux
 	routes []route
 
+	idem *idempotency
+
 	healthMu       sync.Mutex
 	healthAt       time.Time
 	healthErr      error
@@ -137,7 +139,11 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 		return nil, err
 	}
 	s.routes = routes
+	s.idem = newIdempotency()
 	for _, rt := range s.routes {
+		if rt.Method == http.MethodPost {
+			rt.Handler = s.idempotent(rt.Handler)
+		}
 		s.mux.Handle(rt.Method+" "+rt.Path, s.guard(rt))
 	}
 	var h http.Handler = http.HandlerFunc(s.dispatch)
