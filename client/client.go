@@ -135,8 +135,15 @@ func (c *Client) do(ctx context.Context, cl call) error {
 			return fmt.Errorf("healthagents: encoding %s %s request: %w", cl.method, cl.path, err)
 		}
 	}
+	// cl.path holds escaped segments (escape): keep them as the raw path
+	// so an id with '/' or '%' stays one segment and is not escaped twice.
 	u := *c.base
-	u.Path = c.base.Path + cl.path
+	u.RawPath = c.base.EscapedPath() + cl.path
+	unescaped, err := url.PathUnescape(u.RawPath)
+	if err != nil {
+		return fmt.Errorf("healthagents: bad path %q: %w", cl.path, err)
+	}
+	u.Path = unescaped
 	if len(cl.query) > 0 {
 		u.RawQuery = cl.query.Encode()
 	}
