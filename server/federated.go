@@ -1025,7 +1025,11 @@ func (h *ParticipantHost) Join(ctx context.Context, org string, round int, recs 
 	}
 	h.wg.Add(1)
 	go h.run(p, g, release)
-	res := &FederatedUpdateResult{Round: round, Participants: v.Participants + 1, ModelHash: v.Base.Hash, ModelVersion: v.Base.Version, Phase: string(v.Phase), Records: len(recs)}
+	labelled := len(recs)
+	if _, skipped, err := h.task.Examples(recs); err == nil {
+		labelled -= skipped
+	}
+	res := &FederatedUpdateResult{Round: round, Participants: v.Participants + 1, ModelHash: v.Base.Hash, ModelVersion: v.Base.Version, Phase: string(v.Phase), Records: labelled}
 	if after, err := h.api.View(ctx, org); err == nil && after.Round == round {
 		res.Participants, res.Phase = after.Participants, string(after.Phase)
 	}

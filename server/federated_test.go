@@ -306,13 +306,16 @@ func TestSubmitFederatedUpdateHostsParticipants(t *testing.T) {
 		_, err = s.client(t, "").SubmitFederatedUpdate(t.Context(), sealCohort(t, s.kr, 1, 50), 0)
 		requireStatus(t, err, 409)
 
+		unlabelled := *synth.Records(synth.ThreeCohorts(1, 9)[0])[0]
+		unlabelled.Diagnosis = ""
 		for i, org := range []string{"hospital-a", "hospital-b"} {
-			res, err := s.client(t, org).SubmitFederatedUpdate(t.Context(), sealCohort(t, s.kr, i, 300), 0)
+			envs := append(sealCohort(t, s.kr, i, 300), sealRecord(t, s.kr, &unlabelled))
+			res, err := s.client(t, org).SubmitFederatedUpdate(t.Context(), envs, 0)
 			require.NoError(t, err)
 			assert.Equal(t, 0, res.Round)
 			assert.Equal(t, initial.ModelHash, res.ModelHash)
 			assert.Len(t, res.ModelHash, 64)
-			assert.Equal(t, 300, res.Records)
+			assert.Equal(t, 300, res.Records, "the unlabelled record is not counted")
 			if i == 0 {
 				assert.Equal(t, 2, res.Participants)
 			}
