@@ -106,23 +106,11 @@ type OrganizationStore struct {
 
 var _ server.OrganizationRegistry = (*OrganizationStore)(nil)
 
-const organizationsDDL = `CREATE TABLE IF NOT EXISTS federated_organizations (
-    organization_id TEXT PRIMARY KEY,
-    name            TEXT NOT NULL,
-    endpoint        TEXT NOT NULL,
-    encryption_key  TEXT NOT NULL,
-    created_at      BIGINT NOT NULL,
-    updated_at      BIGINT NOT NULL
-)`
-
-// NewOrganizationStore returns the registry over db, creating its table if
-// needed.
+// NewOrganizationStore returns the registry over db (its table comes from
+// store migration 0006).
 func NewOrganizationStore(ctx context.Context, db *store.DB) (*OrganizationStore, error) {
 	if db == nil {
 		return nil, errors.New("app: nil database")
-	}
-	if _, err := db.SQL().ExecContext(ctx, organizationsDDL); err != nil {
-		return nil, fmt.Errorf("creating the federated organizations table: %w", err)
 	}
 	return &OrganizationStore{db: db}, nil
 }
