@@ -48,8 +48,7 @@ func read(w http.ResponseWriter, r *http.Request, limit int64, v any, required .
 	return decode(body, v, required...)
 }
 
-// decode is read without the transport: exported to fuzz tests through
-// read's callers.
+// decode is read without the transport (FuzzDecode drives it).
 func decode(body []byte, v any, required ...string) error {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
