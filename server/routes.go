@@ -44,23 +44,23 @@ func (s *srv) rootRoutes() []route {
 		{Method: "GET", Path: "/health", Handler: http.HandlerFunc(s.health), Doc: openapi.Operation{
 			OperationID: "getHealth", Tags: []string{"service"}, Summary: "Service health",
 			Description: "200 while the service and its dependencies (database, chain) answer; 503 `Service temporarily unavailable` otherwise.",
-			Responses:   ok("The service is healthy.", healthResponse), Errors: []int{503}, Auth: openapi.AuthOptional,
+			Responses:   ok("The service is healthy.", healthResponse), Errors: []int{429, 503}, RateLimited: true, Auth: openapi.AuthOptional,
 		}},
 		{Method: "GET", Path: "/status", Handler: http.HandlerFunc(s.status), Doc: openapi.Operation{
 			OperationID: "getStatus", Tags: []string{"service"}, Summary: "System status",
-			Responses: ok("Agents, federated round and chain.", statusResponse), Auth: openapi.AuthOptional,
+			Responses: ok("Agents, federated round and chain.", statusResponse), Errors: []int{429}, RateLimited: true, Auth: openapi.AuthOptional,
 		}},
 		{Method: "POST", Path: "/verify-eligibility", Handler: http.HandlerFunc(s.verifyEligibility), Doc: openapi.Operation{
 			OperationID: "verifyEligibility", Tags: []string{"eligibility"}, Summary: "Check insurance eligibility for a procedure",
 			Description: "Opens the encrypted record, decides eligibility for the procedure today, proves the decision in zero knowledge and has the proof verified by EVM code in a mined transaction. An unknown procedure is a 404.",
 			Request:     eligibilityRequest, Responses: ok("The eligibility decision; no medical data.", eligibilityResult),
-			Errors: []int{400, 404, 413, 500, 503}, Auth: openapi.AuthOptional,
+			Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503}, RateLimited: true, Auth: openapi.AuthOptional,
 		}},
 		{Method: "POST", Path: "/validate-prescription", Handler: http.HandlerFunc(s.validatePrescription), Doc: openapi.Operation{
 			OperationID: "validatePrescription", Tags: []string{"prescription"}, Summary: "Validate a prescription",
 			Description: "Checks the drug against the patient's current medications, allergies and conditions, and proves coverage. A major or contraindicated finding gives 422 `Prescription validation failed: Drug interaction detected with <drug_name>`.",
 			Request:     prescriptionRequest, Responses: ok("The prescription is valid.", prescriptionResult),
-			Errors: []int{400, 404, 413, 422, 500, 503}, Auth: openapi.AuthOptional,
+			Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503}, RateLimited: true, Auth: openapi.AuthOptional,
 		}},
 	}
 }
