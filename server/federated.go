@@ -726,23 +726,33 @@ func (s *srv) submit(w http.ResponseWriter, r *http.Request, f *FederatedAPI, or
 	writeJSON(w, http.StatusAccepted, out)
 }
 
-func (s *srv) advertiseKeys(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
-	if f == nil {
-		return
+// roundRequest is the common start of the round-protocol endpoints: the
+// coordinator is there, the caller's organization is registered, the path
+// names a round, and the body decodes into req. On failure it has written
+// the error and ok is false.
+func (s *srv) roundRequest(w http.ResponseWriter, r *http.Request, req any, required ...string) (f *FederatedAPI, org string, round int, ok bool) {
+	if f = s.fed(w); f == nil {
+		return nil, "", 0, false
 	}
-	org, ok := s.registered(w, r, f)
-	if !ok {
-		return
+	if org, ok = s.registered(w, r, f); !ok {
+		return nil, "", 0, false
 	}
 	round, err := pathRound(r)
 	if err != nil {
 		s.writeError(w, r, err)
-		return
+		return nil, "", 0, false
 	}
-	var req KeysSubmission
-	if err := read(w, r, s.opts.maxBody, &req, "cipher_public_key", "mask_public_key"); err != nil {
+	if err := read(w, r, s.opts.maxBody, req, required...); err != nil {
 		s.writeError(w, r, err)
+		return nil, "", 0, false
+	}
+	return f, org, round, true
+}
+
+func (s *srv) advertiseKeys(w http.ResponseWriter, r *http.Request) {
+	var req KeysSubmission
+	f, org, round, ok := s.roundRequest(w, r, &req, "cipher_public_key", "mask_public_key")
+	if !ok {
 		return
 	}
 	c, err := decodeHex("cipher_public_key", req.CipherPublicKey)
@@ -763,22 +773,9 @@ func (s *srv) advertiseKeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *srv) shareKeys(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
-	if f == nil {
-		return
-	}
-	org, ok := s.registered(w, r, f)
-	if !ok {
-		return
-	}
-	round, err := pathRound(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	var req SharesSubmission
-	if err := read(w, r, s.opts.maxBody, &req, "commitment", "shares"); err != nil {
-		s.writeError(w, r, err)
+	f, org, round, ok := s.roundRequest(w, r, &req, "commitment", "shares")
+	if !ok {
 		return
 	}
 	commit, err := decodeHex("commitment", req.Commitment)
@@ -842,22 +839,9 @@ func (s *srv) submitGradients(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *srv) revealShares(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
-	if f == nil {
-		return
-	}
-	org, ok := s.registered(w, r, f)
-	if !ok {
-		return
-	}
-	round, err := pathRound(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	var req RevealsSubmission
-	if err := read(w, r, s.opts.maxBody, &req, "reveals"); err != nil {
-		s.writeError(w, r, err)
+	f, org, round, ok := s.roundRequest(w, r, &req, "reveals")
+	if !ok {
 		return
 	}
 	reveals := make([]secagg.RevealedShare, 0, len(req.Reveals))
