@@ -99,14 +99,13 @@ func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, d
 	if rec.Coverage == nil {
 		return &healthagents.Attestation{Circuit: zkp.CircuitPrescription}, nil
 	}
-	in := zkp.PrescriptionInput{Coverage: rec.Coverage, DrugCode: d.Drug.RxCUI, ServiceDate: date, Covered: true}
-	proof, err := a.prover.ProvePrescription(ctx, in)
-	if errors.Is(err, zkp.ErrUnsatisfied) {
-		// The prover checks the claim natively before proving: a plan that
-		// does not cover the drug is proven as such.
-		in.Covered = false
-		proof, err = a.prover.ProvePrescription(ctx, in)
+	covered, err := zkp.Covers(rec.Coverage, d.Drug.RxCUI, date)
+	if err != nil {
+		return nil, proveError(err)
 	}
+	proof, err := a.prover.ProvePrescription(ctx, zkp.PrescriptionInput{
+		Coverage: rec.Coverage, DrugCode: d.Drug.RxCUI, ServiceDate: date, Covered: covered,
+	})
 	if err != nil {
 		return nil, proveError(err)
 	}

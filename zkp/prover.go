@@ -197,6 +197,31 @@ func eligibilityStatement(in EligibilityInput, blinding fr.Element) (*Eligibilit
 	}, cw, nil
 }
 
+// Covers reports what the prescription statement claims for a plan, a drug
+// (RxCUI) and a service date by the circuit's rule: coverage active, the
+// date within the window, the drug not excluded. Use it to fill
+// PrescriptionInput.Covered.
+func Covers(cov *record.Coverage, drugCode string, date time.Time) (bool, error) {
+	cw, err := encodeCoverage(cov, fr.Element{})
+	if err != nil {
+		return false, err
+	}
+	drug, err := EncodeCodeFolded(drugCode)
+	if err != nil {
+		return false, err
+	}
+	day, err := DayNumber(date)
+	if err != nil {
+		return false, err
+	}
+	return cw.covers(drug, day), nil
+}
+
+// covers is the prescription rule on an encoded coverage.
+func (cw *coverageWitness) covers(drug fr.Element, day uint64) bool {
+	return cw.active && cw.inWindow(day) && !cw.excludes(drug)
+}
+
 // prescriptionStatement encodes in and checks its claim natively.
 func prescriptionStatement(in PrescriptionInput, blinding fr.Element) (*PrescriptionCircuit, *coverageWitness, error) {
 	cw, err := encodeCoverage(in.Coverage, blinding)
@@ -211,7 +236,7 @@ func prescriptionStatement(in PrescriptionInput, blinding fr.Element) (*Prescrip
 	if err != nil {
 		return nil, nil, err
 	}
-	if covered := cw.active && cw.inWindow(day) && !cw.excludes(drug); covered != in.Covered {
+	if covered := cw.covers(drug, day); covered != in.Covered {
 		return nil, nil, fmt.Errorf("%w: claimed covered flag", ErrUnsatisfied)
 	}
 	return &PrescriptionCircuit{
