@@ -86,6 +86,24 @@ type PrescriptionStore interface {
 	Prescription(ctx context.Context, id string) (StoredPrescription, error)
 }
 
+// PrescriptionEventStore is a PrescriptionStore that also writes the events
+// reporting a validation in the transaction that stores it, so that no
+// crash leaves a stored validation without its events, or events about a
+// validation that was never stored. *store.PrescriptionOutbox is one.
+//
+// When the service has an EventSink (WithEvents) and V1's PrescriptionStore
+// is a PrescriptionEventStore, V1 hands a validation's events to the store
+// instead of the sink: build the store over the same outbox as the sink.
+// Other stores get the validation first and the sink its events after, in
+// separate writes.
+type PrescriptionEventStore interface {
+	PrescriptionStore
+	// SavePrescriptionWithEvents stores p and records events for
+	// delivery in one transaction: after nil both are durable, after an
+	// error neither is.
+	SavePrescriptionWithEvents(ctx context.Context, p StoredPrescription, events []Event) error
+}
+
 // Availability is what a pharmacy attested about a drug package.
 type Availability struct {
 	PharmacyNPI string
@@ -582,24 +600,45 @@ func (v *V1) ValidatePrescription(ctx context.Context, owner string, req V1Presc
 	if err != nil {
 		return nil, v.svc.internal(ctx, prescriptionPrefix, err)
 	}
-	err = v.rx.SavePrescription(ctx, StoredPrescription{
-		ID: res.PrescriptionID, Owner: owner, PatientID: req.PatientID, Status: res.ValidationStatus,
-		CreatedAt: res.CreatedAt, Result: body,
-	})
-	if err != nil {
-		return nil, v.unavailable(ctx, prescriptionPrefix, err)
-	}
 	data := map[string]any{"valid": !rejected, "zk_proof_verified": res.ZKProof != nil,
 		"prescription_id": res.PrescriptionID, "validation_status": res.ValidationStatus}
-	if err := v.svc.emit(ctx, Event{Type: EventPrescriptionValidated, PatientID: req.PatientID, Data: data}); err != nil {
+	events := []Event{{Type: EventPrescriptionValidated, Time: now, PatientID: req.PatientID, Data: data}}
+	if res.ValidationStatus == StatusApproved {
+		events = append(events, Event{Type: EventPrescriptionApproved, Time: now, PatientID: req.PatientID, Data: data})
+	}
+	err = v.save(ctx, StoredPrescription{
+		ID: res.PrescriptionID, Owner: owner, PatientID: req.PatientID, Status: res.ValidationStatus,
+		CreatedAt: res.CreatedAt, Result: body,
+	}, events)
+	if err != nil {
 		return nil, err
 	}
-	if res.ValidationStatus == StatusApproved {
-		if err := v.svc.emit(ctx, Event{Type: EventPrescriptionApproved, PatientID: req.PatientID, Data: data}); err != nil {
-			return nil, err
+	return res, nil
+}
+
+// save stores a validation with the events that report it (none when the
+// service has no EventSink): in one transaction when the store is a
+// PrescriptionEventStore, else the validation and then each event through
+// the sink.
+func (v *V1) save(ctx context.Context, p StoredPrescription, events []Event) error {
+	if v.svc.events == nil {
+		events = nil
+	}
+	if es, ok := v.rx.(PrescriptionEventStore); ok && len(events) > 0 {
+		if err := es.SavePrescriptionWithEvents(ctx, p, events); err != nil {
+			return v.unavailable(ctx, prescriptionPrefix, err)
+		}
+		return nil
+	}
+	if err := v.rx.SavePrescription(ctx, p); err != nil {
+		return v.unavailable(ctx, prescriptionPrefix, err)
+	}
+	for _, e := range events {
+		if err := v.svc.emit(ctx, e); err != nil {
+			return err
 		}
 	}
-	return res, nil
+	return nil
 }
 
 func drugChecks(lines []medLine, ds []prescription.Decision) V1DrugInteractions {

@@ -26,7 +26,13 @@ func NewPrescriptionStore(db *DB) (*PrescriptionStore, error) {
 // SavePrescription implements healthagents.PrescriptionStore. Ids are
 // unique: saving one twice is an error.
 func (s *PrescriptionStore) SavePrescription(ctx context.Context, p healthagents.StoredPrescription) error {
-	_, err := s.db.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO v1_prescriptions (id, owner, patient_id, status, created_at, result)
+	return s.insert(ctx, s.db.db, p)
+}
+
+// insert writes p through x: the pool, or a transaction that also writes
+// p's events (PrescriptionOutbox).
+func (s *PrescriptionStore) insert(ctx context.Context, x execer, p healthagents.StoredPrescription) error {
+	_, err := x.ExecContext(ctx, s.db.Rebind(`INSERT INTO v1_prescriptions (id, owner, patient_id, status, created_at, result)
 		VALUES (?, ?, ?, ?, ?, ?)`),
 		p.ID, p.Owner, p.PatientID, p.Status, Micros(p.CreatedAt), string(p.Result))
 	if err != nil {

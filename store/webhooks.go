@@ -160,8 +160,14 @@ func (s *WebhookStore) ListAttempts(ctx context.Context, endpointID string, p we
 // Enqueue implements webhook.Store: one INSERT … SELECT writes a row per
 // active subscribed endpoint, atomically.
 func (s *WebhookStore) Enqueue(ctx context.Context, m webhook.Message) (int, error) {
+	return enqueue(ctx, s.db, s.db.db, m)
+}
+
+// enqueue writes m's outbox rows through x: the pool, or a transaction
+// that also writes the result m reports.
+func enqueue(ctx context.Context, db *DB, x execer, m webhook.Message) (int, error) {
 	now := Micros(m.CreatedAt)
-	res, err := s.db.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO webhook_deliveries
+	res, err := x.ExecContext(ctx, db.Rebind(`INSERT INTO webhook_deliveries
 		(message_id, endpoint_id, event, payload, state, attempts, next_at, lease_holder, lease_until, created_at)
 		SELECT CAST(? AS TEXT), e.id, CAST(? AS TEXT), CAST(? AS TEXT), 'pending', 0, CAST(? AS BIGINT), '', 0, CAST(? AS BIGINT)
 		FROM webhook_endpoints e JOIN webhook_subscriptions sub ON sub.endpoint_id = e.id

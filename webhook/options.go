@@ -146,7 +146,9 @@ func WithOwner(owner func(ctx context.Context) (string, bool)) Option {
 	return func(o *options) error { o.ownerOf = owner; return nil }
 }
 
-// WithEnqueueHook calls fn after Emit wrote at least one outbox row; pass
+// WithEnqueueHook calls fn after Emit wrote at least one outbox row (or
+// after a caller that wrote Prepare's messages in its own transaction
+// reported committed rows to Enqueued); pass
 // a Dispatcher's Notify so a delivery starts at once rather than at the next
 // poll. fn must not block.
 func WithEnqueueHook(fn func()) Option {

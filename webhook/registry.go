@@ -320,20 +320,40 @@ type PrescriptionData struct {
 // patient id is replaced by its keyed hash, and only the fields of the
 // event's data type are kept: nothing else from e.Data leaves the service.
 func (r *Registry) Emit(ctx context.Context, e healthagents.Event) error {
+	m, ok, err := r.Prepare(ctx, e)
+	if err != nil || !ok {
+		return err
+	}
+	n, err := r.store.Enqueue(ctx, m)
+	if err != nil {
+		return fmt.Errorf("webhook: writing the outbox: %w", err)
+	}
+	r.Enqueued(n)
+	return nil
+}
+
+// Prepare builds the outbox message of e exactly as Emit would, without
+// writing it, for a caller that writes it in its own transaction together
+// with the result the event reports (package store's PrescriptionOutbox).
+// ok is false when the event goes to no endpoint (an anonymous request's
+// event under WithOwner). The pseudonym key may be read or created here, so
+// call Prepare before opening that transaction. After the commit, pass the
+// number of outbox rows written to Enqueued.
+func (r *Registry) Prepare(ctx context.Context, e healthagents.Event) (m Message, ok bool, err error) {
 	if !knownEvent(e.Type) {
-		return fmt.Errorf("webhook: unknown event %q", e.Type)
+		return Message{}, false, fmt.Errorf("webhook: unknown event %q", e.Type)
 	}
 	owner := ""
 	if r.opts.ownerOf != nil {
 		o, ok := r.opts.ownerOf(ctx)
 		if !ok || o == "" {
-			return nil // an anonymous request's event goes to no tenant
+			return Message{}, false, nil // an anonymous request's event goes to no tenant
 		}
 		owner = o
 	}
 	pid, err := r.pseudonym(ctx, e.PatientID)
 	if err != nil {
-		return err
+		return Message{}, false, err
 	}
 	at := e.Time
 	if at.IsZero() {
@@ -357,20 +377,24 @@ func (r *Registry) Emit(ctx context.Context, e healthagents.Event) error {
 	}
 	body, err := json.Marshal(payload)
 	if err != nil {
-		return fmt.Errorf("webhook: encoding the payload: %w", err)
+		return Message{}, false, fmt.Errorf("webhook: encoding the payload: %w", err)
 	}
 	id, err := r.newID("msg_")
 	if err != nil {
-		return err
+		return Message{}, false, err
 	}
-	n, err := r.store.Enqueue(ctx, Message{ID: id, Event: e.Type, Owner: owner, Payload: body, CreatedAt: r.opts.now().UTC()})
-	if err != nil {
-		return fmt.Errorf("webhook: writing the outbox: %w", err)
-	}
+	return Message{ID: id, Event: e.Type, Owner: owner, Payload: body, CreatedAt: r.opts.now().UTC()}, true, nil
+}
+
+// Enqueued tells the registry that n outbox rows were committed: with n > 0
+// it calls the WithEnqueueHook function (the local dispatcher's Notify).
+// Emit calls it itself; a caller that writes Prepare's messages in its own
+// transaction calls it after the commit, never before, so a woken
+// dispatcher finds the rows.
+func (r *Registry) Enqueued(n int) {
 	if n > 0 && r.opts.onEnqueue != nil {
 		r.opts.onEnqueue()
 	}
-	return nil
 }
 
 // pseudonym returns the hex HMAC-SHA256 of a patient id under the
