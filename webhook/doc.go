@@ -9,7 +9,11 @@
 // also the service's healthagents.EventSink: Emit turns an event into the
 // delivered payload — the patient id replaced by a keyed hash, only
 // allow-listed non-medical fields kept — and writes one outbox row per
-// subscribed endpoint in one transaction before it returns.
+// subscribed endpoint in one transaction before it returns. A caller that
+// stores the result an event reports uses [Registry.Prepare] instead, writes
+// the message in the transaction that stores the result (package store's
+// PrescriptionOutbox does, for v1 validations), and reports the committed
+// rows to [Registry.Enqueued].
 //
 // A [Dispatcher] drains the outbox. It claims due deliveries under a lease
 // (SELECT … FOR UPDATE SKIP LOCKED on PostgreSQL; a lease column with an
