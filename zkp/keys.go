@@ -50,6 +50,7 @@ type circuitKeys struct {
 	pk     *groth16bn254.ProvingKey
 	vk     *groth16bn254.VerifyingKey
 	origin string
+	g16    lazyGroth16 // fixed-base prover over pk, built on first use
 }
 
 // System holds the compiled constraint systems and the proving and
@@ -289,6 +290,9 @@ func (ck *circuitKeys) checkShape() error {
 		return fmt.Errorf("%w: %s keys carry Pedersen commitment keys", ErrKeyMismatch, ck.name)
 	case ck.pk.Domain.Cardinality != ecc.NextPowerOfTwo(uint64(ck.ccs.GetNbConstraints())):
 		return fmt.Errorf("%w: %s proving key has domain %d for %d constraints", ErrKeyMismatch, ck.name, ck.pk.Domain.Cardinality, ck.ccs.GetNbConstraints())
+	}
+	if err := checkProvingKeyShape(ck.ccs, ck.pk); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrKeyMismatch, ck.name, err)
 	}
 	return nil
 }

@@ -317,7 +317,7 @@ func (p *Prover) prove(ctx context.Context, name string, assignment frontend.Cir
 				done <- proveResult{err: fmt.Errorf("gnark prover panicked: %v", v)}
 			}
 		}()
-		proof, err := groth16bn254.Prove(ck.ccs, ck.pk, w)
+		proof, err := ck.prove(w)
 		done <- proveResult{proof, err}
 	}()
 	select {

@@ -1,0 +1,246 @@
+package zkp
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	curve "github.com/consensys/gnark-crypto/ecc/bn254"
+	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/backend/groth16"
+	groth16bn254 "github.com/consensys/gnark/backend/groth16/bn254"
+	csbn254 "github.com/consensys/gnark/constraint/bn254"
+	"github.com/consensys/gnark/frontend"
+	"github.com/stretchr/testify/require"
+)
+
+// edgeScalars are scalars whose signed digits hit the corner cases: zero,
+// one, the largest value r-1, a digit of exactly ±2^(c-1), long carry
+// chains (all bits set below a power of two).
+func edgeScalars() []fr.Element {
+	var out []fr.Element
+	add := func(b *big.Int) {
+		var e fr.Element
+		e.SetBigInt(b)
+		out = append(out, e)
+	}
+	r := fr.Modulus()
+	add(big.NewInt(0))
+	add(big.NewInt(1))
+	add(new(big.Int).Sub(r, big.NewInt(1)))
+	add(new(big.Int).Sub(r, big.NewInt(2)))
+	for _, n := range []uint{10, 11, 12, 13, 64, 128, 200, 252, 253} {
+		p := new(big.Int).Lsh(big.NewInt(1), n)
+		add(p)
+		add(new(big.Int).Sub(p, big.NewInt(1)))
+		add(new(big.Int).Add(p, big.NewInt(1)))
+		add(new(big.Int).Rsh(p, 1))
+	}
+	return out
+}
+
+func TestSignedDigits(t *testing.T) {
+	scalars := edgeScalars()
+	for range 200 {
+		var e fr.Element
+		_, _ = e.SetRandom()
+		scalars = append(scalars, e)
+	}
+	for c := uint(4); c <= 16; c++ {
+		w := msmWindows(c)
+		d := make([]int32, w)
+		for _, s := range scalars {
+			signedDigits(d, s.Bits(), c)
+			sum := new(big.Int)
+			for j := w - 1; j >= 0; j-- {
+				require.Less(t, d[j], int32(1)<<(c-1), "c=%d digit %d", c, j)
+				require.GreaterOrEqual(t, d[j], -(int32(1) << (c - 1)), "c=%d digit %d", c, j)
+				sum.Lsh(sum, c).Add(sum, big.NewInt(int64(d[j])))
+			}
+			var want big.Int
+			s.BigInt(&want)
+			require.Zero(t, want.Cmp(sum), "c=%d s=%s", c, want.String())
+		}
+	}
+}
+
+// randomPoints returns n distinct points of G1 and G2 with a few points at
+// infinity mixed in (the proving key's K may hold some).
+func randomPoints(n int) ([]curve.G1Affine, []curve.G2Affine) {
+	_, _, g1, g2 := curve.Generators()
+	p1 := make([]curve.G1Affine, n)
+	p2 := make([]curve.G2Affine, n)
+	for i := range n {
+		var s fr.Element
+		_, _ = s.SetRandom()
+		var b big.Int
+		s.BigInt(&b)
+		if i%97 != 5 {
+			p1[i].ScalarMultiplication(&g1, &b)
+			p2[i].ScalarMultiplication(&g2, &b)
+		}
+	}
+	return p1, p2
+}
+
+func TestFixedBaseMultiExpMatchesGnark(t *testing.T) {
+	const n = 300
+	p1, p2 := randomPoints(n)
+	scalars := make([]fr.Element, n)
+	edges := edgeScalars()
+	for i := range scalars {
+		switch {
+		case i < len(edges):
+			scalars[i] = edges[i]
+		case i%3 == 0:
+			scalars[i].SetUint64(uint64(i % 2)) // boolean wires
+		default:
+			_, _ = scalars[i].SetRandom()
+		}
+	}
+	// Repeated points, to exercise doubling inside a bucket.
+	p1[n-1], p2[n-1] = p1[n-2], p2[n-2]
+	scalars[n-1] = scalars[n-2]
+
+	t1, t2 := newTableG1(p1), newTableG2(p2)
+	var want1 curve.G1Jac
+	_, err := want1.MultiExp(p1, scalars, ecc.MultiExpConfig{})
+	require.NoError(t, err)
+	var want2 curve.G2Jac
+	_, err = want2.MultiExp(p2, scalars, ecc.MultiExpConfig{})
+	require.NoError(t, err)
+
+	got1 := t1.multiExp(scalars, 0)
+	require.True(t, got1.Equal(&want1), "G1")
+	got2 := t2.multiExp(scalars, 0)
+	require.True(t, got2.Equal(&want2), "G2")
+
+	// A sub-range with an offset, as the prover splits G2.
+	lo, hi := t2.multiExp(scalars[:n/3], 0), t2.multiExp(scalars[n/3:], n/3)
+	lo.AddAssign(&hi)
+	require.True(t, lo.Equal(&want2), "G2 split")
+
+	// All-zero scalars give the point at infinity.
+	zero := t1.multiExp(make([]fr.Element, n), 0)
+	require.True(t, zero.Z.IsZero())
+}
+
+// readyGroth16 starts building ck's fixed-base prover if needed and waits
+// for it.
+func readyGroth16(tb testing.TB, ck *circuitKeys) *groth16Prover {
+	tb.Helper()
+	if _, done := ck.groth16Async(); done != nil {
+		<-done
+	}
+	gp, _ := ck.groth16Async()
+	require.NotNil(tb, gp, "fixed-base prover of %s", ck.name)
+	return gp
+}
+
+// TestProverUsesFixedBaseTables proves through the Prover once the tables
+// are ready (the path every proof but a process's first few takes) and
+// checks the proofs verify, and not for other outputs.
+func TestProverUsesFixedBaseTables(t *testing.T) {
+	for _, name := range CircuitNames() {
+		ck, err := testSys.circuit(name)
+		require.NoError(t, err)
+		readyGroth16(t, ck)
+	}
+	p, v := newTestProver(t), newTestVerifier(t)
+	proof, err := p.ProveEligibility(t.Context(), eligibleInput())
+	require.NoError(t, err)
+	require.NoError(t, v.Verify(t.Context(), proof))
+	proof.Public[len(proof.Public)-1].SetZero() // claim "not eligible"
+	require.ErrorIs(t, v.Verify(t.Context(), proof), ErrInvalidProof)
+
+	in := PrescriptionInput{Coverage: sampleCoverage(), DrugCode: "11289", ServiceDate: day("2026-06-01"), Covered: true}
+	proof, err = p.ProvePrescription(t.Context(), in)
+	require.NoError(t, err)
+	require.NoError(t, v.Verify(t.Context(), proof))
+	proof.Public[len(proof.Public)-1].SetZero()
+	require.ErrorIs(t, v.Verify(t.Context(), proof), ErrInvalidProof)
+}
+
+// TestGroth16ProverProofsVerify proves both sample statements with the
+// fixed-base prover and checks gnark's verifier accepts them and rejects
+// them for another public input.
+func TestGroth16ProverProofsVerify(t *testing.T) {
+	for _, name := range []string{CircuitEligibility, CircuitPrescription} {
+		ck, err := testSys.circuit(name)
+		require.NoError(t, err)
+		gp := readyGroth16(t, ck)
+		assignment, err := sampleAssignment(name)
+		require.NoError(t, err)
+		w, err := frontend.NewWitness(assignment, ecc.BN254.ScalarField())
+		require.NoError(t, err)
+		pub, err := w.Public()
+		require.NoError(t, err)
+		proof, err := gp.prove(w)
+		require.NoError(t, err)
+		require.NoError(t, groth16.Verify(proof, ck.vk, pub), name)
+
+		vec := pub.Vector().(fr.Vector)
+		tampered := make(fr.Vector, len(vec))
+		copy(tampered, vec)
+		tampered[len(tampered)-1].SetUint64(2)
+		require.Error(t, groth16bn254.Verify(proof, ck.vk, tampered), name)
+	}
+}
+
+// BenchmarkGroth16Prove compares gnark's prover with the fixed-base one on
+// the eligibility sample statement (cpu-ms/op is the figure to compare).
+func BenchmarkGroth16Prove(b *testing.B) {
+	ck, err := testSys.circuit(CircuitEligibility)
+	if err != nil {
+		b.Fatal(err)
+	}
+	assignment, err := sampleAssignment(CircuitEligibility)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := frontend.NewWitness(assignment, ecc.BN254.ScalarField())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("gnark", func(b *testing.B) {
+		measure(b, func() error { _, err := groth16bn254.Prove(ck.ccs, ck.pk, w); return err })
+	})
+	b.Run("fixedbase", func(b *testing.B) {
+		gp := readyGroth16(b, ck)
+		measure(b, func() error { _, err := gp.prove(w); return err })
+	})
+}
+
+// BenchmarkMultiExpK compares gnark-crypto's MultiExp with the fixed-base
+// table on the eligibility key's K points and a real witness.
+func BenchmarkMultiExpK(b *testing.B) {
+	ck, err := testSys.circuit(CircuitEligibility)
+	if err != nil {
+		b.Fatal(err)
+	}
+	assignment, err := sampleAssignment(CircuitEligibility)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := frontend.NewWitness(assignment, ecc.BN254.ScalarField())
+	if err != nil {
+		b.Fatal(err)
+	}
+	sol, err := ck.ccs.Solve(w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wires := []fr.Element(sol.(*csbn254.R1CSSolution).W)[ck.ccs.GetNbPublicVariables():]
+	b.Run("gnark", func(b *testing.B) {
+		measure(b, func() error {
+			var p curve.G1Jac
+			_, err := p.MultiExp(ck.pk.G1.K, wires, ecc.MultiExpConfig{NbTasks: 1})
+			return err
+		})
+	})
+	b.Run("fixedbase", func(b *testing.B) {
+		t := newTableG1(ck.pk.G1.K)
+		b.Logf("c=%d windows=%d points=%d", t.c, t.windows, t.n)
+		measure(b, func() error { t.multiExp(wires, 0); return nil })
+	})
+}
