@@ -36,6 +36,15 @@ func cidOf(t *testing.T, data []byte) cid.Cid {
 	return c
 }
 
+func cidOfF(f *testing.F, data []byte) cid.Cid {
+	f.Helper()
+	c, err := cipher.CIDFor(data)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return c
+}
+
 func rawCID(t *testing.T, data []byte, code uint64, length int) cid.Cid {
 	t.Helper()
 	mh, err := multihash.Sum(data, code, length)
