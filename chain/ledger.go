@@ -21,9 +21,9 @@ import (
 	"github.com/healthagents/healthagents/chain/internal/contracts"
 )
 
-// backend is the part of a JSON-RPC client the Ledger uses; both
+// Backend is the part of a JSON-RPC client the Ledger uses; both
 // *ethclient.Client and the simulated backend's client satisfy it.
-type backend interface {
+type Backend interface {
 	ChainID(ctx context.Context) (*big.Int, error)
 	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
 	CodeAt(ctx context.Context, account common.Address, blockNumber *big.Int) ([]byte, error)
@@ -75,7 +75,7 @@ type Addresses struct {
 // only nonce assignment and sending are serialized, never the wait for a
 // block.
 type Ledger struct {
-	client   backend
+	client   Backend
 	blocks   blockSource // nil unless simulated
 	closeFn  func() error
 	closed   atomic.Bool
@@ -100,7 +100,7 @@ type Ledger struct {
 	registerMu sync.Mutex // one Register at a time, so concurrent calls do not deploy twice
 }
 
-func newLedger(ctx context.Context, client backend, key *ecdsa.PrivateKey, o options) (*Ledger, error) {
+func newLedger(ctx context.Context, client Backend, key *ecdsa.PrivateKey, o options) (*Ledger, error) {
 	if key == nil {
 		return nil, errors.New("chain: nil signing key")
 	}
@@ -137,6 +137,56 @@ func (l *Ledger) Registry() common.Address {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return l.registry
+}
+
+// Client returns the Ledger's connection to the chain, for other contracts'
+// callers on the same chain (the pharmacy oracle). On the simulated chain a
+// transaction sent through it also asks for a block, so it is mined like the
+// Ledger's own. The client is closed with the Ledger.
+func (l *Ledger) Client() Backend {
+	if l.blocks != nil {
+		return sealingClient{Backend: l.client, blocks: l.blocks}
+	}
+	return l.client
+}
+
+// sealingClient requests a block of the simulated chain after each
+// transaction it sends.
+type sealingClient struct {
+	Backend
+	blocks blockSource
+}
+
+func (c sealingClient) SendTransaction(ctx context.Context, tx *types.Transaction) error {
+	if err := c.Backend.SendTransaction(ctx, tx); err != nil {
+		return err
+	}
+	c.blocks.request()
+	return nil
+}
+
+// Transact sends a transaction signed by the Ledger's account to a contract
+// (a contract creation when to is nil) and waits until it is mined, sharing
+// the Ledger's nonce management, so other contracts can be written with the
+// same account without racing its nonces. A gas limit of 0 means estimate.
+// A transaction mined with status 0 returns its receipt with ErrReverted (a
+// revert found while estimating: no receipt); an unreachable chain, or one
+// that does not mine it before the context's deadline or the submit timeout,
+// returns ErrUnavailable.
+func (l *Ledger) Transact(ctx context.Context, to *common.Address, data []byte, gas uint64) (*types.Receipt, error) {
+	if l.closed.Load() {
+		return nil, ErrClosed
+	}
+	var dst common.Address
+	if to != nil {
+		if *to == (common.Address{}) {
+			return nil, errors.New("chain: Transact to the zero address")
+		}
+		dst = *to
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.opts.submitTimeout)
+	defer cancel()
+	return l.transact(ctx, dst, data, gas)
 }
 
 // Ping checks that the chain answers.

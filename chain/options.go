@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 )
 
 // DefaultSubmitTimeout bounds Submit (sending and mining) when the caller's
@@ -23,6 +25,7 @@ type options struct {
 	key           *ecdsa.PrivateKey
 	httpAddr      string
 	pollInterval  time.Duration
+	funded        []common.Address
 }
 
 func defaultOptions() options {
@@ -90,6 +93,17 @@ func WithKey(key *ecdsa.PrivateKey) Option {
 			return errors.New("chain: nil key")
 		}
 		o.key = key
+		return nil
+	}
+}
+
+// WithFunded funds more accounts in the simulated chain's genesis (NewSimulated
+// only), for other signers on the same chain, such as a pharmacy oracle
+// writer with its own key; their transactions, sent through Ledger.Client,
+// are mined like the Ledger's.
+func WithFunded(accounts ...common.Address) Option {
+	return func(o *options) error {
+		o.funded = append(o.funded, accounts...)
 		return nil
 	}
 }

@@ -42,6 +42,9 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 	from := crypto.PubkeyToAddress(key.PublicKey)
 	funds := new(big.Int).Exp(big.NewInt(10), big.NewInt(27), nil) // 1e9 ether
 	alloc := types.GenesisAlloc{from: {Balance: funds}}
+	for _, a := range o.funded {
+		alloc[a] = types.Account{Balance: funds}
+	}
 	simOpts := []func(*node.Config, *ethconfig.Config){}
 	endpoint := "embedded"
 	if o.httpAddr != "" {

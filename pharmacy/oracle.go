@@ -34,6 +34,18 @@ type Backend interface {
 	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
 }
 
+// Sender signs and sends transactions for an Oracle that shares another
+// component's account, so that the two never race on its nonces.
+// *chain.Ledger is one.
+type Sender interface {
+	// Account is the signing address: the attester the contract sees.
+	Account() common.Address
+	// Transact sends a transaction to a contract (a contract creation when
+	// to is nil) with the given gas limit and waits until it is mined. A
+	// transaction mined with a failed status returns its receipt.
+	Transact(ctx context.Context, to *common.Address, data []byte, gas uint64) (*types.Receipt, error)
+}
+
 // Errors. Failures to reach the chain also wrap
 // healthagents.ErrChainUnavailable.
 var (
@@ -83,7 +95,8 @@ func WithPollInterval(d time.Duration) Option {
 // within one Oracle.
 type Oracle struct {
 	b       Backend
-	key     *ecdsa.PrivateKey
+	key     *ecdsa.PrivateKey // nil when sender signs
+	sender  Sender
 	from    common.Address
 	signer  types.Signer
 	addr    common.Address
@@ -95,9 +108,9 @@ type Oracle struct {
 
 var _ healthagents.PharmacyOracle = (*Oracle)(nil)
 
-func newOracle(ctx context.Context, b Backend, key *ecdsa.PrivateKey, opts []Option) (*Oracle, error) {
-	if b == nil || key == nil {
-		return nil, errors.New("pharmacy: nil backend or key")
+func newOracle(ctx context.Context, b Backend, key *ecdsa.PrivateKey, sender Sender, opts []Option) (*Oracle, error) {
+	if b == nil || (key == nil && sender == nil) {
+		return nil, errors.New("pharmacy: nil backend, key or sender")
 	}
 	o := options{submitTimeout: 10 * time.Second, pollMax: time.Second}
 	for _, opt := range opts {
@@ -113,17 +126,40 @@ func newOracle(ctx context.Context, b Backend, key *ecdsa.PrivateKey, opts []Opt
 	if err != nil {
 		return nil, unavailable("chain id", err)
 	}
-	return &Oracle{b: b, key: key, from: crypto.PubkeyToAddress(key.PublicKey), signer: types.LatestSignerForChainID(id),
-		abi: a, opts: o, chainID: id}, nil
+	oc := &Oracle{b: b, key: key, sender: sender, signer: types.LatestSignerForChainID(id), abi: a, opts: o, chainID: id}
+	if sender != nil {
+		oc.from = sender.Account()
+	} else {
+		oc.from = crypto.PubkeyToAddress(key.PublicKey)
+	}
+	return oc, nil
 }
 
 // Deploy deploys a new PharmacyOracle signed by key (which becomes its owner
 // and first writer) and returns an Oracle on it.
 func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, opts ...Option) (*Oracle, error) {
-	o, err := newOracle(ctx, b, key, opts)
+	o, err := newOracle(ctx, b, key, nil, opts)
 	if err != nil {
 		return nil, err
 	}
+	return o.deploy(ctx)
+}
+
+// DeployWith deploys a new PharmacyOracle sent by s (whose account becomes
+// its owner and first writer) and returns an Oracle on it that writes
+// through s. b reads the chain s sends to.
+func DeployWith(ctx context.Context, b Backend, s Sender, opts ...Option) (*Oracle, error) {
+	if s == nil {
+		return nil, errors.New("pharmacy: nil sender")
+	}
+	o, err := newOracle(ctx, b, nil, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return o.deploy(ctx)
+}
+
+func (o *Oracle) deploy(ctx context.Context) (*Oracle, error) {
 	code, err := contracts.PharmacyOracleBytecode()
 	if err != nil {
 		return nil, fmt.Errorf("pharmacy: bytecode: %w", err)
@@ -139,11 +175,28 @@ func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, opts ...Optio
 // New returns an Oracle on the PharmacyOracle at addr; key signs
 // attestations and must be a writer of that contract.
 func New(ctx context.Context, b Backend, key *ecdsa.PrivateKey, addr common.Address, opts ...Option) (*Oracle, error) {
-	o, err := newOracle(ctx, b, key, opts)
+	o, err := newOracle(ctx, b, key, nil, opts)
 	if err != nil {
 		return nil, err
 	}
-	code, err := b.CodeAt(ctx, addr, nil)
+	return o.at(ctx, addr)
+}
+
+// NewWith returns an Oracle on the PharmacyOracle at addr that writes
+// through s, whose account must be a writer of that contract.
+func NewWith(ctx context.Context, b Backend, s Sender, addr common.Address, opts ...Option) (*Oracle, error) {
+	if s == nil {
+		return nil, errors.New("pharmacy: nil sender")
+	}
+	o, err := newOracle(ctx, b, nil, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return o.at(ctx, addr)
+}
+
+func (o *Oracle) at(ctx context.Context, addr common.Address) (*Oracle, error) {
+	code, err := o.b.CodeAt(ctx, addr, nil)
 	if err != nil {
 		return nil, unavailable("code", err)
 	}
@@ -156,6 +209,29 @@ func New(ctx context.Context, b Backend, key *ecdsa.PrivateKey, addr common.Addr
 
 // Address returns the oracle contract's address.
 func (o *Oracle) Address() common.Address { return o.addr }
+
+// Account returns the address attestations are written from.
+func (o *Oracle) Account() common.Address { return o.from }
+
+// CanWrite reports whether the contract lets Account write attestations
+// (the owner allows writers with setWriter). An Oracle that cannot write
+// still reads.
+func (o *Oracle) CanWrite(ctx context.Context) (bool, error) {
+	data, err := o.abi.Pack("writers", o.from)
+	if err != nil {
+		return false, fmt.Errorf("pharmacy: encoding the call: %w", err)
+	}
+	out, err := o.b.CallContract(ctx, ethereum.CallMsg{From: o.from, To: &o.addr, Data: data}, nil)
+	if err != nil {
+		return false, unavailable("reading writers", err)
+	}
+	vals, err := o.abi.Unpack("writers", out)
+	if err != nil || len(vals) != 1 {
+		return false, fmt.Errorf("pharmacy: decoding writers: %w", errors.Join(err, ErrNoContract))
+	}
+	ok, _ := vals[0].(bool)
+	return ok, nil
+}
 
 func unavailable(what string, err error) error {
 	if errors.Is(err, context.Canceled) {
@@ -238,6 +314,9 @@ func (o *Oracle) transact(ctx context.Context, to *common.Address, data []byte) 
 		// A revert shows up here: the contract refuses the call.
 		return nil, fmt.Errorf("%w: %w", ErrReverted, err)
 	}
+	if o.sender != nil {
+		return o.transactWith(ctx, to, data, gas+gas/5)
+	}
 	tip, err := o.b.SuggestGasTipCap(ctx)
 	if err != nil {
 		return nil, unavailable("gas tip", err)
@@ -288,4 +367,21 @@ func (o *Oracle) transact(ctx context.Context, to *common.Address, data []byte) 
 		}
 		wait = min(wait*2, o.opts.pollMax)
 	}
+}
+
+// transactWith sends through the Sender. A receipt with a failed status is
+// ErrReverted; any other failure to send or mine is the chain's
+// unavailability (the revert a call can foresee was caught by estimating).
+func (o *Oracle) transactWith(ctx context.Context, to *common.Address, data []byte, gas uint64) (*types.Receipt, error) {
+	r, err := o.sender.Transact(ctx, to, data, gas)
+	if r != nil && r.Status != types.ReceiptStatusSuccessful {
+		return r, fmt.Errorf("%w: tx %s", ErrReverted, r.TxHash.Hex())
+	}
+	if err != nil {
+		return nil, unavailable("send", err)
+	}
+	if r == nil {
+		return nil, errors.New("pharmacy: sender returned no receipt")
+	}
+	return r, nil
 }
