@@ -102,7 +102,6 @@ func TestFixedBaseMultiExpMatchesGnark(t *testing.T) {
 	p1[n-1], p2[n-1] = p1[n-2], p2[n-2]
 	scalars[n-1] = scalars[n-2]
 
-	t1, t2 := newTableG1(p1), newTableG2(p2)
 	var want1 curve.G1Jac
 	_, err := want1.MultiExp(p1, scalars, ecc.MultiExpConfig{})
 	require.NoError(t, err)
@@ -110,19 +109,23 @@ func TestFixedBaseMultiExpMatchesGnark(t *testing.T) {
 	_, err = want2.MultiExp(p2, scalars, ecc.MultiExpConfig{})
 	require.NoError(t, err)
 
-	got1 := t1.multiExp(scalars, 0)
-	require.True(t, got1.Equal(&want1), "G1")
-	got2 := t2.multiExp(scalars, 0)
-	require.True(t, got2.Equal(&want2), "G2")
+	// The width chosen for n points, and the ones our circuits use.
+	for _, c := range []uint{msmWindowBits(n), 10, 11, 12} {
+		t1, t2 := newTableG1Bits(p1, c), newTableG2Bits(p2, c)
+		got1 := t1.multiExp(scalars, 0)
+		require.True(t, got1.Equal(&want1), "G1 c=%d", c)
+		got2 := t2.multiExp(scalars, 0)
+		require.True(t, got2.Equal(&want2), "G2 c=%d", c)
 
-	// A sub-range with an offset, as the prover splits G2.
-	lo, hi := t2.multiExp(scalars[:n/3], 0), t2.multiExp(scalars[n/3:], n/3)
-	lo.AddAssign(&hi)
-	require.True(t, lo.Equal(&want2), "G2 split")
+		// A sub-range with an offset, as the prover splits G2.
+		lo, hi := t2.multiExp(scalars[:n/3], 0), t2.multiExp(scalars[n/3:], n/3)
+		lo.AddAssign(&hi)
+		require.True(t, lo.Equal(&want2), "G2 split c=%d", c)
 
-	// All-zero scalars give the point at infinity.
-	zero := t1.multiExp(make([]fr.Element, n), 0)
-	require.True(t, zero.Z.IsZero())
+		// All-zero scalars give the point at infinity.
+		zero := t1.multiExp(make([]fr.Element, n), 0)
+		require.True(t, zero.Z.IsZero())
+	}
 }
 
 // readyGroth16 starts building ck's fixed-base prover if needed and waits
