@@ -95,7 +95,7 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		healthagents.WithEvents(a.Webhooks)); err != nil {
 		return nil, err
 	}
-	if a.V1, err = openV1(a.Service, a.DB); err != nil {
+	if a.V1, err = openV1(a.Service, a.DB, a.Webhooks); err != nil {
 		return nil, err
 	}
 	deps := server.Deps{
@@ -164,13 +164,14 @@ func (a *App) Close() error {
 }
 
 // openV1 builds the v1 operations over the patient registry and the stored
-// prescription validations in db.
-func openV1(svc *healthagents.Service, db *store.DB) (*healthagents.V1, error) {
+// prescription validations in db. A validation and its webhook events are
+// written in one transaction (events prepared by hooks, the service's sink).
+func openV1(svc *healthagents.Service, db *store.DB, hooks *webhook.Registry) (*healthagents.V1, error) {
 	patients, err := store.NewPatientStore(db)
 	if err != nil {
 		return nil, err
 	}
-	prescriptions, err := store.NewPrescriptionStore(db)
+	prescriptions, err := store.NewPrescriptionOutbox(db, hooks)
 	if err != nil {
 		return nil, err
 	}
