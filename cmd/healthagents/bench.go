@@ -35,11 +35,21 @@ type benchTarget struct {
 // benchResult is what one endpoint measured.
 type benchResult struct {
 	name      string
-	latencies []time.Duration
+	latencies []time.Duration // 2xx answers
+	sheds     []time.Duration // 429 and 503 refusals
 	statuses  map[int]int
 	errors    int
+	dropped   int // open loop: not sent, -c requests were already outstanding
 	elapsed   time.Duration
 	spec      string
+}
+
+// benchRun is how the load is driven.
+type benchRun struct {
+	base, key string
+	n, c      int
+	rate      float64 // requests/s, open loop; 0: closed loop with c workers
+	spread    int     // distinct X-Forwarded-For client addresses; 0: none
 }
 
 // bench drives a running server over the network with a bounded number of
@@ -49,16 +59,19 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	base := fs.String("url", "http://127.0.0.1:8000", "base URL of a running healthagents server")
-	n := fs.Int("n", 200, "requests per endpoint (at most 100000)")
-	c := fs.Int("c", 4, "concurrent requests (at most 256)")
+	n := fs.Int("n", 200, "requests per endpoint (at most 1000000)")
+	c := fs.Int("c", 4, "concurrent requests; with -rate, the most outstanding at once (at most 4096)")
+	rate := fs.Float64("rate", 0, "open loop: send at this many requests/s whatever the answers, instead of -c workers back to back")
+	spread := fs.Int("spread", 0, "send X-Forwarded-For from this many client addresses, as a load balancer would (the server needs TRUSTED_PROXIES=127.0.0.1)")
+	pid := fs.Int("pid", 0, "server process id: report its peak resident memory (VmHWM, Linux)")
 	only := fs.String("endpoints", "health,status,verify-eligibility,validate-prescription", "comma-separated endpoints")
 	recordPath := fs.String("record", "testdata/record.json", "plaintext record to seal for the POST endpoints")
 	apiKey := fs.String("key", "", "API key to send as a bearer token (optional)")
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("bench: %w (flags: -url -n -c -endpoints -record -key)", err)
+		return fmt.Errorf("bench: %w (flags: -url -n -c -rate -spread -pid -endpoints -record -key)", err)
 	}
-	if *n < 1 || *n > 100000 || *c < 1 || *c > 256 {
-		return errors.New("bench: -n must be 1..100000 and -c 1..256")
+	if *n < 1 || *n > 1000000 || *c < 1 || *c > 4096 || *rate < 0 || *spread < 0 || *spread > 1<<24 || *pid < 0 {
+		return errors.New("bench: -n must be 1..1000000, -c 1..4096, -rate and -pid not negative, -spread 0..16777216")
 	}
 	plaintext, err := os.ReadFile(*recordPath)
 	if err != nil {
@@ -88,12 +101,14 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 	}
 	want := strings.Split(*only, ",")
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *c}}
+	run := benchRun{base: *base, key: *apiKey, n: *n, c: *c, rate: *rate, spread: *spread}
+	hwmBefore := peakRSS(*pid)
 	var results []benchResult
 	for _, t := range targets {
 		if !slices.Contains(want, t.name) {
 			continue
 		}
-		r, err := runTarget(ctx, client, *base, *apiKey, t, *n, *c)
+		r, err := runTarget(ctx, client, run, t)
 		if err != nil {
 			return err
 		}
@@ -102,55 +117,77 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 	if len(results) == 0 {
 		return errors.New("bench: no known endpoint selected")
 	}
-	printBench(stdout, *base, *n, *c, results)
+	printBench(stdout, run, results)
+	if *pid > 0 {
+		fmt.Fprintf(stdout, "\nserver pid %d: peak RSS (VmHWM) %s before the run, %s after; RSS now %s\n",
+			*pid, hwmBefore, peakRSS(*pid), procStatus(*pid, "VmRSS"))
+	}
 	return nil
 }
 
-func runTarget(ctx context.Context, client *http.Client, base, key string, t benchTarget, n, c int) (benchResult, error) {
+// runTarget drives one endpoint: closed loop (c workers, each sending its
+// next request when the last is answered) or, with a rate, open loop
+// (requests start on schedule whatever the answers, at most c outstanding;
+// one due while c are outstanding is counted as dropped, not sent).
+func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTarget) (benchResult, error) {
 	res := benchResult{name: t.name, statuses: map[int]int{}, spec: t.spec}
 	var mu sync.Mutex
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	one := func(i int64, t0 time.Time) {
+		status, err := send(ctx, client, run, t, i)
+		d := time.Since(t0)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err != nil:
+			res.errors++
+		case status < 300:
+			res.statuses[status]++
+			res.latencies = append(res.latencies, d)
+		case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
+			res.statuses[status]++
+			res.sheds = append(res.sheds, d)
+		default:
+			res.statuses[status]++
+		}
+	}
 	start := time.Now()
-	for range c {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for next.Add(1) <= int64(n) && ctx.Err() == nil {
-				var body io.Reader
-				if t.body != nil {
-					body = bytes.NewReader(t.body())
+	if run.rate > 0 {
+		outstanding := make(chan struct{}, run.c)
+		interval := time.Duration(float64(time.Second) / run.rate)
+		for i := range int64(run.n) {
+			due := start.Add(time.Duration(i) * interval)
+			if d := time.Until(due); d > 0 {
+				select {
+				case <-time.After(d):
+				case <-ctx.Done():
 				}
-				req, err := http.NewRequestWithContext(ctx, t.method, base+t.path, body)
-				if err != nil {
-					return
-				}
-				req.Header.Set("Content-Type", "application/json")
-				if key != "" {
-					req.Header.Set("Authorization", "Bearer "+key)
-				}
-				t0 := time.Now()
-				resp, err := client.Do(req)
-				d := time.Since(t0)
-				status := 0
-				if err == nil {
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					status = resp.StatusCode
-				}
-				mu.Lock()
-				switch {
-				case err != nil:
-					res.errors++
-				case status < 300:
-					res.statuses[status]++
-					res.latencies = append(res.latencies, d) // percentiles of answers, not refusals
-				default:
-					res.statuses[status]++
-				}
-				mu.Unlock()
 			}
-		}()
+			if ctx.Err() != nil {
+				break
+			}
+			select {
+			case outstanding <- struct{}{}:
+			default:
+				mu.Lock()
+				res.dropped++
+				mu.Unlock()
+				continue
+			}
+			wg.Go(func() {
+				defer func() { <-outstanding }()
+				one(i, due) // latency from the scheduled start: no coordinated omission
+			})
+		}
+	} else {
+		for range run.c {
+			wg.Go(func() {
+				for i := next.Add(1); i <= int64(run.n) && ctx.Err() == nil; i = next.Add(1) {
+					one(i, time.Now())
+				}
+			})
+		}
 	}
 	wg.Wait()
 	res.elapsed = time.Since(start)
@@ -158,6 +195,59 @@ func runTarget(ctx context.Context, client *http.Client, base, key string, t ben
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+// send makes request i and returns its status.
+func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget, i int64) (int, error) {
+	var body io.Reader
+	if t.body != nil {
+		body = bytes.NewReader(t.body())
+	}
+	req, err := http.NewRequestWithContext(ctx, t.method, run.base+t.path, body)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if run.key != "" {
+		req.Header.Set("Authorization", "Bearer "+run.key)
+	}
+	if run.spread > 0 {
+		a := i % int64(run.spread)
+		req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", a>>16&255, a>>8&255, a&255))
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// peakRSS reads a process's peak resident set size (Linux), or "n/a".
+func peakRSS(pid int) string { return procStatus(pid, "VmHWM") }
+
+// procStatus reads one memory field of /proc/<pid>/status as MiB.
+func procStatus(pid int, field string) string {
+	if pid <= 0 {
+		return "n/a"
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "n/a"
+	}
+	for line := range strings.Lines(string(b)) {
+		v, ok := strings.CutPrefix(line, field+":")
+		if !ok {
+			continue
+		}
+		var kb int64
+		if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d kB", &kb); err != nil {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.1f MiB", float64(kb)/1024)
+	}
+	return "n/a"
 }
 
 func percentile(sorted []time.Duration, p float64) time.Duration {
@@ -168,23 +258,40 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[i]
 }
 
-func printBench(w io.Writer, base string, n, c int, results []benchResult) {
-	fmt.Fprintf(w, "healthagents bench: %s, %d requests per endpoint, concurrency %d\n", base, n, c)
-	fmt.Fprintf(w, "(latency percentiles and req/s count 2xx answers only; refusals such as 429 are listed under statuses)\n\n")
+func printBench(w io.Writer, run benchRun, results []benchResult) {
+	mode := fmt.Sprintf("concurrency %d", run.c)
+	if run.rate > 0 {
+		mode = fmt.Sprintf("open loop at %.0f requests/s, at most %d outstanding", run.rate, run.c)
+	}
+	if run.spread > 0 {
+		mode += fmt.Sprintf(", X-Forwarded-For over %d client addresses", run.spread)
+	}
+	fmt.Fprintf(w, "healthagents bench: %s, %d requests per endpoint, %s\n", run.base, run.n, mode)
+	fmt.Fprintf(w, "(p50/p95/p99 and ok/s count 2xx answers; shed p50/p99 count 429 and 503 refusals; all statuses are listed)\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tp50\tp95\tp99\treq/s\tstatuses\terrors\tspec typical (min / avg / max)\t")
+	fmt.Fprintln(tw, "endpoint\tp50\tp95\tp99\tok/s\tshed p50\tshed p99\tstatuses\terrors\tdropped\tspec typical (min / avg / max)\t")
 	for _, r := range results {
 		slices.Sort(r.latencies)
+		slices.Sort(r.sheds)
 		var statuses []string
 		for _, s := range slices.Sorted(maps.Keys(r.statuses)) {
 			statuses = append(statuses, fmt.Sprintf("%d×%d", s, r.statuses[s]))
 		}
 		rps := float64(len(r.latencies)) / r.elapsed.Seconds()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%s\t%d\t%s\t\n", r.name,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%d\t%d\t%s\t\n", r.name,
 			ms(percentile(r.latencies, 0.50)), ms(percentile(r.latencies, 0.95)), ms(percentile(r.latencies, 0.99)),
-			rps, strings.Join(statuses, " "), r.errors, r.spec)
+			rps, msOrNone(r.sheds, 0.50), msOrNone(r.sheds, 0.99),
+			strings.Join(statuses, " "), r.errors, r.dropped, r.spec)
 	}
 	tw.Flush()
+}
+
+// msOrNone is the percentile p of sorted, or "–" when it is empty.
+func msOrNone(sorted []time.Duration, p float64) string {
+	if len(sorted) == 0 {
+		return "–"
+	}
+	return ms(percentile(sorted, p))
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
