@@ -83,8 +83,10 @@ func (r *pinnedRegistry) PutPatient(ctx context.Context, env healthagents.Patien
 	if err := r.inner.PutPatient(ctx, env); err != nil {
 		return err
 	}
-	if oerr == nil && old.IPFSCID != env.IPFSCID {
-		r.unpin(ctx, old.IPFSCID)
+	if oerr == nil {
+		if prev, err := cid.Decode(old.IPFSCID); err != nil || !prev.Equals(want) {
+			r.unpin(ctx, old.IPFSCID)
+		}
 	}
 	return nil
 }
