@@ -186,6 +186,13 @@ func TestCeremony(t *testing.T) {
 	require.NoError(t, v.Verify(ctx, proof))
 	// Keys of different set-ups do not mix.
 	require.ErrorIs(t, newTestVerifier(t).Verify(ctx, proof), ErrInvalidProof)
+	// The fixed-base prover works from ceremony keys too.
+	ck, err := sys.circuit(CircuitEligibility)
+	require.NoError(t, err)
+	readyGroth16(t, ck)
+	proof, err = p.ProveEligibility(ctx, eligibleInput())
+	require.NoError(t, err)
+	require.NoError(t, v.Verify(ctx, proof))
 
 	// Installed under a key directory, LoadOrSetup reuses them.
 	keyDir := filepath.Join(dir, "keys")
