@@ -14,6 +14,7 @@ import (
 	"github.com/healthagents/healthagents/attest"
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/ipfs"
 	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
@@ -39,6 +40,10 @@ type App struct {
 	// the patient registry and stored validations in DB.
 	V1      *healthagents.V1
 	Handler http.Handler
+
+	// IPFS is the Kubo node of IPFS_ENDPOINT on which registered envelopes'
+	// ciphertext is kept pinned (app/ipfs.go); nil without one.
+	IPFS *ipfs.Client
 
 	logger       *slog.Logger
 	closers      []io.Closer
@@ -95,13 +100,16 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		healthagents.WithEvents(a.Webhooks)); err != nil {
 		return nil, err
 	}
-	if a.V1, err = openV1(a.Service, a.DB, a.Webhooks); err != nil {
+	if a.IPFS, err = openIPFS(ctx, cfg, logger); err != nil {
+		return nil, err
+	}
+	if a.V1, err = openV1(a.Service, a.DB, a.Webhooks, a.IPFS, logger); err != nil {
 		return nil, err
 	}
 	deps := server.Deps{
 		Service:  a.Service,
 		Chain:    a.Ledger,
-		Checks:   []server.Check{{Name: "database", Ping: a.DB.Ping}, {Name: "chain", Ping: a.Ledger.Ping}},
+		Checks:   append([]server.Check{{Name: "database", Ping: a.DB.Ping}, {Name: "chain", Ping: a.Ledger.Ping}}, ipfsCheck(a.IPFS)...),
 		Keys:     a.Keys,
 		Limiter:  a.Limiter,
 		Webhooks: a.Webhooks,
@@ -166,11 +174,12 @@ func (a *App) Close() error {
 // openV1 builds the v1 operations over the patient registry and the stored
 // prescription validations in db. A validation and its webhook events are
 // written in one transaction (events prepared by hooks, the service's sink).
-func openV1(svc *healthagents.Service, db *store.DB, hooks *webhook.Registry) (*healthagents.V1, error) {
-	patients, err := store.NewPatientStore(db)
+func openV1(svc *healthagents.Service, db *store.DB, hooks *webhook.Registry, node *ipfs.Client, logger *slog.Logger) (*healthagents.V1, error) {
+	ps, err := store.NewPatientStore(db)
 	if err != nil {
 		return nil, err
 	}
+	patients := withIPFS(ps, node, logger) // with IPFS_ENDPOINT, envelopes are pinned there too
 	prescriptions, err := store.NewPrescriptionOutbox(db, hooks)
 	if err != nil {
 		return nil, err
