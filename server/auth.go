@@ -71,6 +71,10 @@ func classOf(path string) ratelimit.Class {
 		return ratelimit.ClassEligibilityV1
 	case "/validate-prescription", "/api/v1/prescriptions/validate":
 		return ratelimit.ClassPrescription
+	case "/api/v1/prescriptions/batch-validate":
+		// A batch (at most healthagents.MaxBatch) draws on the prescription
+		// budget too, not the general one (docs/decisions/v1.md).
+		return ratelimit.ClassPrescription
 	case "/submit-federated-update", "/api/v1/federated/gradients":
 		return ratelimit.ClassFederated
 	}
@@ -83,6 +87,10 @@ func scopeOf(path string) apikey.Scope {
 	case path == "/verify-eligibility" || strings.HasPrefix(path, "/api/v1/eligibility"):
 		return apikey.ScopeEligibility
 	case path == "/validate-prescription" || strings.HasPrefix(path, "/api/v1/prescriptions"):
+		return apikey.ScopePrescription
+	case strings.HasPrefix(path, "/api/v1/pharmacy"):
+		// Writing availability attestations to the chain: the prescription
+		// scope (docs/decisions/v1.md).
 		return apikey.ScopePrescription
 	case path == "/submit-federated-update" || strings.HasPrefix(path, "/api/v1/federated"):
 		return apikey.ScopeFederated
