@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -158,4 +159,55 @@ func TestPrescriptionOutboxNeedsPreparer(t *testing.T) {
 	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
 	_, err := store.NewPrescriptionOutbox(db, nil)
 	require.Error(t, err)
+}
+
+// BenchmarkPrescriptionOutbox compares what an approved v1 validation
+// waits for: the validation and its two events in one transaction, against
+// the validation and two Emit calls as separate writes (the path of stores
+// that are not a PrescriptionEventStore). One endpoint is subscribed.
+func BenchmarkPrescriptionOutbox(b *testing.B) {
+	for _, be := range storetest.Backends(b) {
+		b.Run(be.Name, func(b *testing.B) {
+			db := storetest.Open(b, be)
+			ws, err := store.NewWebhookStore(db)
+			require.NoError(b, err)
+			reg, err := webhook.NewRegistry(ws, webhook.AllowHTTP(), webhook.AllowLoopback())
+			require.NoError(b, err)
+			_, err = reg.Create(b.Context(), "org:a", webhook.CreateRequest{URL: "http://127.0.0.1:9/a",
+				Events: []string{healthagents.EventPrescriptionValidated, healthagents.EventPrescriptionApproved}})
+			require.NoError(b, err)
+			s, err := store.NewPrescriptionOutbox(db, reg)
+			require.NoError(b, err)
+			data := map[string]any{"valid": true, "prescription_id": "rx", "validation_status": "approved"}
+			events := []healthagents.Event{
+				{Type: healthagents.EventPrescriptionValidated, PatientID: "PT-1", Data: data},
+				{Type: healthagents.EventPrescriptionApproved, PatientID: "PT-1", Data: data},
+			}
+			n := 0
+			next := func() healthagents.StoredPrescription {
+				n++
+				return healthagents.StoredPrescription{ID: fmt.Sprint("rx_", n), PatientID: "PT-1", Status: "approved",
+					CreatedAt: time.Now(), Result: []byte(`{}`)}
+			}
+			b.Run("one transaction", func(b *testing.B) {
+				for b.Loop() {
+					if err := s.SavePrescriptionWithEvents(b.Context(), next(), events); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("separate writes", func(b *testing.B) {
+				for b.Loop() {
+					if err := s.SavePrescription(b.Context(), next()); err != nil {
+						b.Fatal(err)
+					}
+					for _, e := range events {
+						if err := reg.Emit(b.Context(), e); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		})
+	}
 }
