@@ -26,7 +26,7 @@ import (
 // The spec's timeouts over HTTP, each with a short deadline injected in
 // place of the real one (proof generation 5 s: zkp.DefaultTimeout; chain
 // submission 10 s: chain.DefaultSubmitTimeout). The federated submission
-// Timeout is in TestSubmitFederatedUpdateRefusals.
+// Timeout is in TestSubmitFederatedUpdateErrors.
 
 // TestProofTimeout: a proof that outlasts its deadline answers the spec's
 // `... ZK proof generation timed out` for both operations.
