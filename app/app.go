@@ -15,6 +15,7 @@ import (
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/ipfs"
+	"github.com/healthagents/healthagents/pharmacy"
 	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
@@ -40,6 +41,9 @@ type App struct {
 	// the patient registry and stored validations in DB.
 	V1      *healthagents.V1
 	Handler http.Handler
+	// Pharmacy is the pharmacy availability oracle on Ledger's chain (nil
+	// with CHAIN_ENDPOINT and no PHARMACY_ORACLE); see pharmacy.go.
+	Pharmacy *pharmacy.Oracle
 
 	// IPFS is the Kubo node of IPFS_ENDPOINT on which registered envelopes'
 	// ciphertext is kept pinned (app/ipfs.go); nil without one.
@@ -85,6 +89,9 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Ledger)
+	if a.Pharmacy, err = openPharmacy(ctx, cfg, a.Ledger, logger); err != nil {
+		return nil, err
+	}
 	prover, err := zkp.NewProver(a.ZK)
 	if err != nil {
 		return nil, err
@@ -103,7 +110,7 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if a.IPFS, err = openIPFS(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
-	if a.V1, err = openV1(a.Service, a.DB, a.Webhooks, a.IPFS, logger); err != nil {
+	if a.V1, err = openV1(a.Service, a.DB, a.Webhooks, a.IPFS, logger, a.v1Options()...); err != nil {
 		return nil, err
 	}
 	deps := server.Deps{
@@ -174,7 +181,7 @@ func (a *App) Close() error {
 // openV1 builds the v1 operations over the patient registry and the stored
 // prescription validations in db. A validation and its webhook events are
 // written in one transaction (events prepared by hooks, the service's sink).
-func openV1(svc *healthagents.Service, db *store.DB, hooks *webhook.Registry, node *ipfs.Client, logger *slog.Logger) (*healthagents.V1, error) {
+func openV1(svc *healthagents.Service, db *store.DB, hooks *webhook.Registry, node *ipfs.Client, logger *slog.Logger, opts ...healthagents.V1Option) (*healthagents.V1, error) {
 	ps, err := store.NewPatientStore(db)
 	if err != nil {
 		return nil, err
@@ -184,5 +191,5 @@ func openV1(svc *healthagents.Service, db *store.DB, hooks *webhook.Registry, no
 	if err != nil {
 		return nil, err
 	}
-	return healthagents.NewV1(svc, patients, prescriptions)
+	return healthagents.NewV1(svc, patients, prescriptions, opts...)
 }

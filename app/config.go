@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
 )
 
 // Config holds the runtime settings (spec section 1, plus ours).
@@ -29,6 +31,11 @@ type Config struct {
 	// TrustedProxies (TRUSTED_PROXIES, comma-separated addresses or CIDR
 	// ranges) are believed about X-Forwarded-For and X-Forwarded-Proto.
 	TrustedProxies []string
+	// PharmacyOracle (PHARMACY_ORACLE) is the PharmacyOracle address on
+	// CHAIN_ENDPOINT (see `healthagents chain deploy`); empty: no oracle,
+	// pharmacy confirmations answer "unconfirmed". The embedded chain
+	// deploys its own.
+	PharmacyOracle string
 }
 
 // ConfigFromEnv reads the settings through getenv (os.Getenv in the binary).
@@ -76,6 +83,15 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("CHAIN_ID must be a positive integer")
 		}
 		c.ChainID = n
+	}
+	if v := getenv("PHARMACY_ORACLE"); v != "" {
+		if c.ChainEndpoint == "" {
+			return c, fmt.Errorf("PHARMACY_ORACLE needs CHAIN_ENDPOINT (the embedded chain deploys its own oracle)")
+		}
+		if !common.IsHexAddress(v) {
+			return c, fmt.Errorf("PHARMACY_ORACLE must be a hex address (0x followed by 40 hex digits)")
+		}
+		c.PharmacyOracle = v
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return c, fmt.Errorf("TLS_CERT_FILE and TLS_KEY_FILE must be set together")

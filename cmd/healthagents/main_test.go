@@ -16,10 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
@@ -101,6 +103,8 @@ func TestConfigErrors(t *testing.T) {
 	t.Parallel()
 	for _, m := range []map[string]string{
 		{"PORT": "eighty"}, {"LOG_LEVEL": "loud"}, {"HEALTHAGENTS_ENV": "staging"}, {"TLS_CERT_FILE": "x.pem"},
+		{"PHARMACY_ORACLE": "0x00000000000000000000000000000000000000aa"}, // the embedded chain deploys its own
+		{"CHAIN_ENDPOINT": "http://127.0.0.1:8545", "PHARMACY_ORACLE": "oracle"},
 	} {
 		_, err := app.ConfigFromEnv(env(m))
 		assert.Error(t, err, "%v", m)
@@ -130,10 +134,18 @@ func TestChainDeployThenServe(t *testing.T) {
 	}
 	var out bytes.Buffer
 	require.NoError(t, run(ctx, []string{"chain", "deploy"}, env(settings), nil, &out, io.Discard))
-	line, _, _ := strings.Cut(out.String(), "\n")
+	line, rest, _ := strings.Cut(out.String(), "\n")
 	registry, ok := strings.CutPrefix(line, "CHAIN_REGISTRY=")
 	require.True(t, ok, out.String())
 	settings["CHAIN_REGISTRY"] = registry
+	line, _, _ = strings.Cut(rest, "\n")
+	oracle, ok := strings.CutPrefix(line, "PHARMACY_ORACLE=")
+	require.True(t, ok, out.String())
+	require.True(t, common.IsHexAddress(oracle), oracle)
+	code, err := node.Client().CodeAt(ctx, common.HexToAddress(oracle), nil)
+	require.NoError(t, err)
+	assert.NotEmpty(t, code, "the oracle is deployed")
+	settings["PHARMACY_ORACLE"] = oracle
 
 	cfg, err := app.ConfigFromEnv(env(settings))
 	require.NoError(t, err)
@@ -150,6 +162,29 @@ func TestChainDeployThenServe(t *testing.T) {
 	endpoint, network := a.Ledger.Network()
 	assert.Equal(t, "http://"+rpcAddr, endpoint)
 	assert.NotEmpty(t, network)
+
+	// The oracle chain deploy printed, written through the service's
+	// account (its owner) and read back by prescription validation's reader.
+	require.NotNil(t, a.Pharmacy)
+	assert.Equal(t, oracle, a.Pharmacy.Address().Hex())
+	att, err := a.V1.AttestAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: "1245319599", NDCCode: "0071-0155-23", EstimatedAvailability: "2026-12-03"})
+	require.NoError(t, err)
+	assert.NotEmpty(t, att.BlockchainTx)
+	av, found, err := a.Pharmacy.Availability(ctx, "1245319599", "00071015523")
+	require.NoError(t, err)
+	require.True(t, found)
+	assert.Equal(t, "2026-12-03", av.AvailableOn.Format(time.DateOnly))
+
+	// Without PHARMACY_ORACLE there is no oracle: honest "unconfirmed".
+	require.NoError(t, a.Close())
+	delete(settings, "PHARMACY_ORACLE")
+	cfg, err = app.ConfigFromEnv(env(settings))
+	require.NoError(t, err)
+	b, err := app.Open(ctx, cfg, nil)
+	require.NoError(t, err)
+	defer b.Close()
+	assert.Nil(t, b.Pharmacy)
+	assert.False(t, b.V1.HasOracle())
 }
 
 // TestBench drives an in-process server with the load command.
