@@ -256,6 +256,10 @@ func (c *Client) call(ctx context.Context, op string, q url.Values, body io.Read
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		e.Kind = ErrUnavailable
 		return nil, e
+	case http.StatusUnauthorized, http.StatusForbidden:
+		// Kubo's API.Authorizations answers in plain text.
+		e.Kind, e.Message = ErrAPI, "the node refused the request's credentials (set them in IPFS_ENDPOINT's URL)"
+		return nil, e
 	}
 	raw, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+1))
 	var ke struct {

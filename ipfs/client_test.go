@@ -298,7 +298,7 @@ func TestBasicAuth(t *testing.T) {
 	t.Parallel()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != "alice" || p != "s3cret" {
-			kuboError(w, http.StatusForbidden, "403 - Forbidden")
+			http.Error(w, "403 - Forbidden", http.StatusForbidden) // as kubo answers
 			return
 		}
 		_, _ = w.Write([]byte(`{"Version":"0.38.0"}`))
@@ -314,5 +314,6 @@ func TestBasicAuth(t *testing.T) {
 	require.NoError(t, err)
 	err = c.Ping(t.Context())
 	require.ErrorIs(t, err, ipfs.ErrAPI)
+	assert.Contains(t, err.Error(), "credentials")
 	assert.False(t, errors.Is(err, ipfs.ErrUnavailable))
 }
