@@ -2,6 +2,8 @@ package ipfs_test
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"testing"
 
@@ -109,4 +111,28 @@ func mustKey(t *testing.T) string {
 	k, err := cipher.GenerateKey()
 	require.NoError(t, err)
 	return k
+}
+
+// BenchmarkKuboPut: one registration's node work (hash-only add, pinned
+// add, read back) against the real node at HEALTHAGENTS_TEST_IPFS.
+func BenchmarkKuboPut(b *testing.B) {
+	endpoint := os.Getenv("HEALTHAGENTS_TEST_IPFS")
+	if endpoint == "" {
+		b.Skip("HEALTHAGENTS_TEST_IPFS is not set (a Kubo RPC address)")
+	}
+	node, err := ipfs.New(endpoint)
+	require.NoError(b, err)
+	for _, size := range []int{2 << 10, 1 << 20} {
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			data := make([]byte, size)
+			b.SetBytes(int64(size))
+			for i := 0; b.Loop(); i++ {
+				binary.BigEndian.PutUint64(data, uint64(i)) //nolint:gosec // a counter
+				want, err := cipher.CIDFor(data)
+				require.NoError(b, err)
+				require.NoError(b, node.Put(b.Context(), data, want))
+				require.NoError(b, node.Unpin(b.Context(), want))
+			}
+		})
+	}
 }
