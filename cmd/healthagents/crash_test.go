@@ -403,10 +403,11 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 	}
 	wg.Go(func() { submit("fed-a") })
 
-	// Kill once every kind of write has been acknowledged at least once
-	// (bounded: the first queued delivery must not time out, 10 s, before
-	// the kill), with the second federated submission sent just before.
-	deadline := time.Now().Add(8 * time.Second)
+	// Kill once every kind of write has been acknowledged at least once,
+	// with the second federated submission sent just before. Bounded: a held
+	// delivery fails after the 10 s delivery timeout and is retried 5 s
+	// later; a second failure would put its next attempt 5 min away.
+	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		k, p, o := got.counts()
 		if k >= 5 && p >= 3 && o >= 1 {
