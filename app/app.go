@@ -12,6 +12,7 @@ import (
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/attest"
+	"github.com/healthagents/healthagents/audit"
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/ipfs"
@@ -48,6 +49,8 @@ type App struct {
 	// IPFS is the Kubo node of IPFS_ENDPOINT on which registered envelopes'
 	// ciphertext is kept pinned (app/ipfs.go); nil without one.
 	IPFS *ipfs.Client
+	// Audit is the access audit log in DB (app/audit.go).
+	Audit *audit.Log
 
 	logger       *slog.Logger
 	closers      []io.Closer
@@ -113,7 +116,11 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if a.V1, err = openV1(a.Service, a.DB, a.Webhooks, a.IPFS, logger, a.v1Options()...); err != nil {
 		return nil, err
 	}
+	if a.Audit, err = openAudit(a.DB); err != nil {
+		return nil, err
+	}
 	deps := server.Deps{
+		Audit:    a.Audit,
 		Service:  a.Service,
 		Chain:    a.Ledger,
 		Checks:   append([]server.Check{{Name: "database", Ping: a.DB.Ping}, {Name: "chain", Ping: a.Ledger.Ping}}, ipfsCheck(a.IPFS)...),

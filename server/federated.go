@@ -424,6 +424,7 @@ func (s *srv) submitFederatedUpdate(w http.ResponseWriter, r *http.Request) {
 		writeDetail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("%s: %d records; at most %d are accepted (1000 advised)", federatedPrefix, n, MaxFederatedRecords))
 		return
 	}
+	noteRecords(r, len(req.PatientDataList))
 	timeout := f.SubmitTimeout
 	if timeout <= 0 {
 		timeout = DefaultFederatedSubmitTimeout

@@ -107,6 +107,7 @@ func (s *srv) verifyEligibility(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	notePatient(r, req.PatientData.PatientID)
 	res, err := s.deps.Service.VerifyEligibility(r.Context(), req.PatientData, req.ProcedureCode)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -121,6 +122,7 @@ func (s *srv) validatePrescription(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	notePatient(r, req.PatientData.PatientID)
 	res, err := s.deps.Service.ValidatePrescription(r.Context(), req.PatientData, req.DrugCode)
 	if err != nil {
 		s.writeError(w, r, err)

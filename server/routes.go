@@ -28,6 +28,8 @@ func (s *srv) routeTable() ([]route, error) {
 	rs = append(rs, s.v1Routes()...)
 	rs = append(rs, s.federatedRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
+	rs = append(rs, s.auditRoutes()...)
+	rs = s.withAudit(rs) // audit.go
 	docs, err := s.docRoutes(rs)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
+	"github.com/healthagents/healthagents/audit"
 	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/webhook"
 )
@@ -39,6 +40,10 @@ type Deps struct {
 	// Webhooks keeps webhook endpoints (webhooks.go); nil: the webhook
 	// routes answer 503.
 	Webhooks *webhook.Registry
+	// Audit records every access to patient data before the response is
+	// sent (audit.go); nil: nothing is recorded and the audit routes
+	// answer 503.
+	Audit *audit.Log
 }
 
 // Check is a named dependency probe.

@@ -168,6 +168,7 @@ func (s *srv) v1VerifyEligibility(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	notePatient(r, req.PatientID)
 	res, err := v1.VerifyEligibility(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -186,6 +187,7 @@ func (s *srv) v1ValidatePrescription(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	notePatient(r, req.PatientID)
 	res, err := v1.ValidatePrescription(r.Context(), v1Owner(r), req)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -219,9 +221,10 @@ func (s *srv) v1BatchValidate(w http.ResponseWriter, r *http.Request) {
 			}
 			out.Results[i] = BatchItem{Index: i, Status: StatusOf(code), Detail: healthagents.ErrorDetail(it.Err)}
 			out.Failed++
-			continue
+		} else {
+			out.Succeeded++
 		}
-		out.Succeeded++
+		noteItem(r, req.Prescriptions[i].PatientID, out.Results[i].Status)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

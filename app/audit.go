@@ -1,0 +1,25 @@
+package app
+
+import (
+	"context"
+
+	"github.com/healthagents/healthagents/audit"
+	"github.com/healthagents/healthagents/store"
+)
+
+// openAudit opens the access audit log in db. A read by prescription id
+// finds its patient in the stored validations.
+func openAudit(db *store.DB) (*audit.Log, error) {
+	st, err := store.NewAuditStore(db)
+	if err != nil {
+		return nil, err
+	}
+	rx, err := store.NewPrescriptionStore(db)
+	if err != nil {
+		return nil, err
+	}
+	return audit.New(st, audit.WithPrescriptionPatient(func(ctx context.Context, id string) (string, error) {
+		p, err := rx.Prescription(ctx, id)
+		return p.PatientID, err
+	}))
+}

@@ -1,0 +1,108 @@
+package client
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// AuditEntry is one access to patient data in the server's audit log. It
+// holds no medical data and no patient id: PatientRef is a keyed hash of the
+// id (the patient_id webhook payloads carry).
+type AuditEntry struct {
+	Seq          int64     `json:"seq"`
+	Time         time.Time `json:"time"`
+	Actor        string    `json:"actor"` // "key" or "public"
+	KeyID        string    `json:"key_id,omitempty"`
+	Organization string    `json:"organization,omitempty"`
+	ClientIP     string    `json:"client_ip,omitempty"`
+	Action       string    `json:"action"` // e.g. patient.put, v1.eligibility.verify
+	PatientRef   string    `json:"patient_ref,omitempty"`
+	Resource     string    `json:"resource,omitempty"` // e.g. prescription:rx_...
+	Records      int       `json:"records,omitempty"`  // records of a federated submission
+	Outcome      string    `json:"outcome"`            // success, denied or error
+	Status       int       `json:"status"`
+	RequestID    string    `json:"request_id,omitempty"`
+	PrevHash     string    `json:"prev_hash"`
+	Hash         string    `json:"hash"`
+}
+
+// AuditList is one page of GET /api/v1/audit, oldest entry first.
+type AuditList struct {
+	Entries []AuditEntry `json:"entries"`
+	Total   int          `json:"total"`
+	Offset  int          `json:"offset"`
+	Limit   int          `json:"limit"`
+}
+
+// AuditVerification answers GET /api/v1/audit/verify. FirstBrokenSeq is
+// set when Valid is false.
+type AuditVerification struct {
+	Valid          bool   `json:"valid"`
+	Entries        int64  `json:"entries"`
+	FirstBrokenSeq *int64 `json:"first_broken_seq,omitempty"`
+	HeadHash       string `json:"head_hash"`
+}
+
+// AuditQuery filters the audit log; zero fields select everything.
+// PatientID is sent to the server, which hashes it to find the entries.
+type AuditQuery struct {
+	PatientID string
+	KeyID     string
+	From, To  time.Time // From inclusive, To exclusive
+}
+
+func (q AuditQuery) values(offset, limit int) url.Values {
+	v := offsetLimit(offset, limit)
+	if q.PatientID != "" {
+		v.Set("patient_id", q.PatientID)
+	}
+	if q.KeyID != "" {
+		v.Set("key_id", q.KeyID)
+	}
+	if !q.From.IsZero() {
+		v.Set("from", q.From.UTC().Format(time.RFC3339Nano))
+	}
+	if !q.To.IsZero() {
+		v.Set("to", q.To.UTC().Format(time.RFC3339Nano))
+	}
+	return v
+}
+
+// ListAuditEntriesPage calls GET /api/v1/audit for one page (offset from
+// 0, limit 1..100). The client's key needs the keys:admin scope; an admin
+// key bound to an organization sees that organization's entries only.
+func (c *Client) ListAuditEntriesPage(ctx context.Context, q AuditQuery, offset, limit int) (*AuditList, error) {
+	var out AuditList
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/audit", query: q.values(offset, limit), out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListAuditEntries walks GET /api/v1/audit page by page (100 entries a
+// page), oldest entry first.
+func (c *Client) ListAuditEntries(ctx context.Context, q AuditQuery) iter.Seq2[AuditEntry, error] {
+	return Paginate(ctx, MaxPageSize, func(ctx context.Context, offset, limit int) (Page[AuditEntry], error) {
+		l, err := c.ListAuditEntriesPage(ctx, q, offset, limit)
+		if err != nil {
+			return Page[AuditEntry]{}, err
+		}
+		return Page[AuditEntry]{Items: l.Entries, Total: l.Total}, nil
+	})
+}
+
+// VerifyAuditLog calls GET /api/v1/audit/verify: the server recomputes the
+// log's hash chain. It needs a keys:admin key bound to no organization.
+// Keep Entries and HeadHash somewhere else: a later log with fewer
+// entries, or whose entry at that position has another hash, was cut or
+// rewritten.
+func (c *Client) VerifyAuditLog(ctx context.Context) (*AuditVerification, error) {
+	var out AuditVerification
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/audit/verify", out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
