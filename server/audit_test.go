@@ -266,7 +266,7 @@ func TestAuditRecordsEveryPatientAccess(t *testing.T) {
 			n++
 		}
 		assert.Equal(t, len(want), n)
-		for q, status := range map[string]int{"": 200, "?limit=101": 400, "?limit=0": 400, "?offset=-1": 400, "?from=yesterday": 400, "?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z": 400} {
+		for q, status := range map[string]int{"": 200, "?limit=101": 400, "?limit=0": 400, "?offset=-1": 400, "?from=yesterday": 400, "?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z": 400, "?patient_id=" + strings.Repeat("x", 257): 400} {
 			assert.Equal(t, status, rawStatus(t, "GET", e.url+"/api/v1/audit"+q, adminKey, ""), q)
 		}
 		page, err = admin.ListAuditEntriesPage(ctx, client.AuditQuery{}, 0, 10)
