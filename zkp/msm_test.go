@@ -247,3 +247,29 @@ func BenchmarkMultiExpK(b *testing.B) {
 		measure(b, func() error { t.multiExp(wires, 0); return nil })
 	})
 }
+
+// TestSumAffine checks the batched pairwise sums against plain Jacobian
+// additions, with the cases the affine formula cannot take: a point added
+// to itself, to its negation, and the point at infinity, at odd lengths.
+func TestSumAffine(t *testing.T) {
+	p1, p2 := randomPoints(40)
+	for _, n := range []int{0, 1, 2, 3, 7, 40} {
+		a1 := append([]curve.G1Affine(nil), p1[:n]...)
+		a2 := append([]curve.G2Affine(nil), p2[:n]...)
+		if n >= 7 {
+			a1[1], a2[1] = a1[0], a2[0] // doubling
+			a1[3].Neg(&a1[2])           // cancelling
+			a2[3].Neg(&a2[2])
+			a1[5], a2[5] = curve.G1Affine{}, curve.G2Affine{} // infinity
+		}
+		var want1 curve.G1Jac
+		var want2 curve.G2Jac
+		for i := range a1 {
+			want1.AddMixed(&a1[i])
+			want2.AddMixed(&a2[i])
+		}
+		got1, got2 := sumG1(a1), sumG2(a2)
+		require.True(t, got1.Equal(&want1), "G1 n=%d", n)
+		require.True(t, got2.Equal(&want2), "G2 n=%d", n)
+	}
+}
