@@ -193,7 +193,9 @@ func TestProductionRules(t *testing.T) {
 			want bool
 		}{
 			{"ok/TLS to the service", call{method: "GET", url: tls, peer: direct}, true},
+			{"ok/a trusted proxy terminating TLS", call{method: "GET", url: plain, peer: proxy, headers: []string{"X-Forwarded-Proto: https"}}, true},
 			{"ok/plain HTTP sends none (browsers ignore it there)", call{method: "GET", url: plain, peer: direct}, false},
+			{"ok/an untrusted peer claiming https", call{method: "GET", url: plain, peer: direct, headers: []string{"X-Forwarded-Proto: https"}}, false},
 		} {
 			rec := do(t, tt.call)
 			assert.Equal(t, tt.want, rec.Header().Get("Strict-Transport-Security") != "", tt.name)

@@ -45,8 +45,10 @@ func (s *srv) cors(next http.Handler) http.Handler {
 	})
 }
 
-// securityHeaders sets headers every API response should carry.
-func securityHeaders(next http.Handler) http.Handler {
+// securityHeaders sets headers every API response should carry. HSTS goes
+// on responses that reached us over HTTPS: a TLS connection to this server,
+// or X-Forwarded-Proto: https from a trusted proxy terminating TLS.
+func (s *srv) securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -55,7 +57,7 @@ func securityHeaders(next http.Handler) http.Handler {
 			h.Set("Cache-Control", "no-store")
 			h.Set("X-Frame-Options", "DENY")
 		}
-		if r.TLS != nil {
+		if _, https := s.clientOf(r); https {
 			h.Set("Strict-Transport-Security", "max-age=31536000")
 		}
 		next.ServeHTTP(w, r)

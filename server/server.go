@@ -153,7 +153,7 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 	}
 	var h http.Handler = http.HandlerFunc(s.dispatch)
 	h = s.cors(h)
-	h = securityHeaders(h)
+	h = s.securityHeaders(h)
 	h = s.logRequests(h)
 	h = s.recoverPanics(h)
 	return h, nil
