@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -9,9 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/audit"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
+	"github.com/healthagents/healthagents/webhook"
 )
 
 func auditEntry(i int) audit.Entry {
@@ -234,4 +237,38 @@ func BenchmarkAuditAppend(b *testing.B) {
 			})
 		})
 	}
+}
+
+// TestAuditPatientRefIsTheWebhookPseudonym: an entry's patient_ref equals
+// the patient_id of the webhook payloads the same deployment sends, so an
+// admin can match a delivery to the access behind it.
+func TestAuditPatientRefIsTheWebhookPseudonym(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, b storetest.Backend, db *store.DB) {
+		ctx := t.Context()
+		ws, err := store.NewWebhookStore(db)
+		require.NoError(t, err)
+		reg, err := webhook.NewRegistry(ws, webhook.AllowHTTP(), webhook.AllowLoopback())
+		require.NoError(t, err)
+		_, err = reg.Create(ctx, "org:a", webhook.CreateRequest{URL: "http://127.0.0.1:9/a", Events: []string{healthagents.EventEligibilityVerified}})
+		require.NoError(t, err)
+		require.NoError(t, reg.Emit(ctx, healthagents.Event{Type: healthagents.EventEligibilityVerified, PatientID: "PT-PSEUDO"}))
+		var payload string
+		require.NoError(t, db.SQL().QueryRowContext(ctx, `SELECT payload FROM webhook_deliveries`).Scan(&payload))
+		var p struct {
+			Data struct {
+				PatientID string `json:"patient_id"`
+			} `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(payload), &p))
+
+		st, err := store.NewAuditStore(db)
+		require.NoError(t, err)
+		log, err := audit.New(st)
+		require.NoError(t, err)
+		ref, err := log.PatientRef(ctx, "PT-PSEUDO")
+		require.NoError(t, err)
+		assert.Len(t, ref, 64)
+		assert.Equal(t, p.Data.PatientID, ref)
+	})
 }
