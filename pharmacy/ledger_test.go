@@ -2,9 +2,11 @@ package pharmacy_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,4 +73,45 @@ func TestOracleOnLedger(t *testing.T) {
 	_, found, err = again.Availability(ctx, "1245319599", "00071015523")
 	require.NoError(t, err)
 	assert.True(t, found)
+}
+
+// TestOracleAndLedgerConcurrently: attestations through the Ledger and the
+// Ledger's own transactions, sent at the same time from one account, all
+// get mined (one nonce counter; two would collide).
+func TestOracleAndLedgerConcurrently(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	l, err := chain.NewSimulated(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	o, err := pharmacy.DeployWith(ctx, l.Client(), l)
+	require.NoError(t, err)
+
+	const n = 6
+	ndcs := []string{"00071015523", "00003089421", "00093505601", "00378395077", "00172375860", "00006074954"}
+	errs := make(chan error, 2*n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, err := o.Attest(ctx, healthagents.Availability{PharmacyNPI: "1245319599", NDC: ndcs[i], AvailableOn: day("2026-11-24").AddDate(0, 0, i)})
+			errs <- err
+		})
+		wg.Go(func() {
+			to := common.Address{byte(i + 1)}
+			_, err := l.Transact(ctx, &to, nil, 0)
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	for i, ndc := range ndcs {
+		a, found, err := o.Availability(ctx, "1245319599", ndc)
+		require.NoError(t, err)
+		require.True(t, found, ndc)
+		assert.Equal(t, day("2026-11-24").AddDate(0, 0, i), a.AvailableOn)
+	}
 }
