@@ -24,8 +24,12 @@ import (
 //   - buckets are kept in affine coordinates and filled in batches of
 //     msmBatch additions that share one field inversion (Montgomery's
 //     trick), about 6 field multiplications per addition instead of 11;
-//     an addition the batch cannot take (its bucket already has one
-//     pending, or holds ±the point) goes to a Jacobian side bucket.
+//     an addition whose bucket already has one pending waits for the next
+//     batch, and one the affine formula cannot take (the bucket holds ±the
+//     point) goes to a Jacobian side bucket;
+//   - points that would all land in one bucket and queue there — scalars
+//     equal to 1 (boolean wires) and the top window, which holds only the
+//     top bit plus a carry — are summed apart, pairwise in batched levels.
 //
 // The result is the same group element as MultiExp's (tests compare them);
 // the cost is ~17 MB of tables per circuit, built once (~0.8 CPU-seconds).
