@@ -230,7 +230,7 @@ type bucketsG1 struct {
 	filled   []bool
 	mark     []uint32 // mark[k] == epoch: bucket k has an addition pending
 	epoch    uint32
-	fallback []curve.G1Jac // doublings and cancellations, in Jacobian coordinates
+	fallback []curve.G1Jac // doublings and cancellations, in Jacobian coordinates (allocated on first use)
 
 	n        int
 	k        [msmBatch]int32
@@ -249,7 +249,6 @@ func newBucketsG1(nb int) *bucketsG1 {
 	return &bucketsG1{
 		x: make([]fp.Element, nb), y: make([]fp.Element, nb),
 		filled: make([]bool, nb), mark: make([]uint32, nb), epoch: 1,
-		fallback: make([]curve.G1Jac, nb),
 	}
 }
 
@@ -271,6 +270,9 @@ func (b *bucketsG1) add(k int, qx, qy *fp.Element, negate bool) {
 	case b.x[k].Equal(qx):
 		// Q = ±bucket: the affine formula does not apply (and it cannot
 		// happen for distinct key points but by a discrete-log accident).
+		if b.fallback == nil {
+			b.fallback = make([]curve.G1Jac, len(b.x))
+		}
 		b.fallback[k].AddMixed(&curve.G1Affine{X: *qx, Y: y})
 	default:
 		b.mark[k] = b.epoch
@@ -333,7 +335,11 @@ func (b *bucketsG1) reduce() curve.G1Jac {
 		if b.filled[k] {
 			running.AddMixed(&curve.G1Affine{X: b.x[k], Y: b.y[k]})
 		}
-		running.AddAssign(&b.fallback[k])
+		if b.fallback != nil {
+			if b.fallback != nil {
+				running.AddAssign(&b.fallback[k])
+			}
+		}
 		total.AddAssign(&running)
 	}
 	return total
@@ -478,7 +484,7 @@ type bucketsG2 struct {
 	filled   []bool
 	mark     []uint32 // mark[k] == epoch: bucket k has an addition pending
 	epoch    uint32
-	fallback []curve.G2Jac // doublings and cancellations, in Jacobian coordinates
+	fallback []curve.G2Jac // doublings and cancellations, in Jacobian coordinates (allocated on first use)
 
 	n        int
 	k        [msmBatch]int32
@@ -497,7 +503,6 @@ func newBucketsG2(nb int) *bucketsG2 {
 	return &bucketsG2{
 		x: make([]curve.E2, nb), y: make([]curve.E2, nb),
 		filled: make([]bool, nb), mark: make([]uint32, nb), epoch: 1,
-		fallback: make([]curve.G2Jac, nb),
 	}
 }
 
@@ -519,6 +524,9 @@ func (b *bucketsG2) add(k int, qx, qy *curve.E2, negate bool) {
 	case b.x[k].Equal(qx):
 		// Q = ±bucket: the affine formula does not apply (and it cannot
 		// happen for distinct key points but by a discrete-log accident).
+		if b.fallback == nil {
+			b.fallback = make([]curve.G2Jac, len(b.x))
+		}
 		b.fallback[k].AddMixed(&curve.G2Affine{X: *qx, Y: y})
 	default:
 		b.mark[k] = b.epoch
@@ -581,7 +589,11 @@ func (b *bucketsG2) reduce() curve.G2Jac {
 		if b.filled[k] {
 			running.AddMixed(&curve.G2Affine{X: b.x[k], Y: b.y[k]})
 		}
-		running.AddAssign(&b.fallback[k])
+		if b.fallback != nil {
+			if b.fallback != nil {
+				running.AddAssign(&b.fallback[k])
+			}
+		}
 		total.AddAssign(&running)
 	}
 	return total

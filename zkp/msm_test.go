@@ -273,3 +273,50 @@ func TestSumAffine(t *testing.T) {
 		require.True(t, got2.Equal(&want2), "G2 n=%d", n)
 	}
 }
+
+// TestBucketsSpecialCases drives the bucket accumulator through its
+// special paths: a point added to a bucket holding it (doubling, Jacobian
+// side bucket), its negation (cancelling), and additions deferred behind a
+// pending one, and checks Σ (k+1)·bucket[k] against plain additions.
+func TestBucketsSpecialCases(t *testing.T) {
+	p1, p2 := randomPoints(4)
+	b1, b2 := newBucketsG1(4), newBucketsG2(4)
+	var want1 curve.G1Jac
+	var want2 curve.G2Jac
+	add := func(k, i int, negate bool) {
+		b1.add(k, &p1[i].X, &p1[i].Y, negate)
+		b2.add(k, &p2[i].X, &p2[i].Y, negate)
+		a1, a2 := p1[i], p2[i]
+		if negate {
+			a1.Neg(&a1)
+			a2.Neg(&a2)
+		}
+		var j1 curve.G1Jac
+		var j2 curve.G2Jac
+		j1.FromAffine(&a1)
+		j2.FromAffine(&a2)
+		for range k + 1 {
+			want1.AddAssign(&j1)
+			want2.AddAssign(&j2)
+		}
+	}
+	add(0, 0, false) // fills bucket 0
+	add(0, 0, false) // doubling
+	add(1, 1, false) // fills bucket 1
+	add(1, 1, true)  // cancelling
+	add(2, 2, false) // fills bucket 2
+	add(2, 3, false) // pending
+	add(2, 0, true)  // deferred behind it
+	add(3, 3, false)
+	require.NotNil(t, b1.fallback)
+	require.NotEmpty(t, b1.deferred)
+	for b1.n > 0 || len(b1.deferred) > 0 {
+		b1.flush()
+	}
+	for b2.n > 0 || len(b2.deferred) > 0 {
+		b2.flush()
+	}
+	got1, got2 := b1.reduce(), b2.reduce()
+	require.True(t, got1.Equal(&want1), "G1")
+	require.True(t, got2.Equal(&want2), "G2")
+}
