@@ -141,6 +141,9 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if len(cfg.CORSOrigins) > 0 {
 		opts = append(opts, server.WithCORSOrigins(cfg.CORSOrigins...))
 	}
+	if cfg.MaxInFlight > 0 {
+		opts = append(opts, server.WithMaxInFlight(cfg.MaxInFlight))
+	}
 	if a.Handler, err = server.New(deps, opts...); err != nil {
 		return nil, err
 	}

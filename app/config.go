@@ -31,6 +31,10 @@ type Config struct {
 	// TrustedProxies (TRUSTED_PROXIES, comma-separated addresses or CIDR
 	// ranges) are believed about X-Forwarded-For and X-Forwarded-Proto.
 	TrustedProxies []string
+	// MaxInFlight (MAX_IN_FLIGHT) is how many heavy requests (proofs,
+	// federated submissions) run at once; 0 = GOMAXPROCS. See
+	// server.WithMaxInFlight.
+	MaxInFlight int
 	// PharmacyOracle (PHARMACY_ORACLE) is the PharmacyOracle address on
 	// CHAIN_ENDPOINT (see `healthagents chain deploy`); empty: no oracle,
 	// pharmacy confirmations answer "unconfirmed". The embedded chain
@@ -92,6 +96,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("PHARMACY_ORACLE must be a hex address (0x followed by 40 hex digits)")
 		}
 		c.PharmacyOracle = v
+	}
+	if v := getenv("MAX_IN_FLIGHT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 4096 {
+			return c, fmt.Errorf("MAX_IN_FLIGHT must be an integer 1-4096")
+		}
+		c.MaxInFlight = n
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return c, fmt.Errorf("TLS_CERT_FILE and TLS_KEY_FILE must be set together")

@@ -68,7 +68,8 @@ type options struct {
 	corsOrigins  []string
 	healthTTL    time.Duration
 	checkTimeout time.Duration
-	auth         authOptions // auth.go
+	auth         authOptions      // auth.go
+	admission    admissionOptions // shed.go
 }
 
 // Option configures the server.
@@ -115,6 +116,7 @@ type srv struct {
 	routes []route
 
 	idem *idempotency
+	gate *admission // shed.go
 
 	healthMu       sync.Mutex
 	healthAt       time.Time
@@ -145,9 +147,13 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 	}
 	s.routes = routes
 	s.idem = newIdempotency()
+	s.gate = newAdmission(s.opts.admission)
 	for _, rt := range s.routes {
 		if rt.Method == http.MethodPost {
 			rt.Handler = s.idempotent(rt.Handler)
+		}
+		if heavyRoutes[rt.Method+" "+rt.Path] {
+			rt.Handler = s.gate.admit(rt.Handler) // inside guard, outside body reading
 		}
 		s.mux.Handle(rt.Method+" "+rt.Path, s.guard(rt))
 	}

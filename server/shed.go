@@ -1,0 +1,162 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// Load shedding. The proof endpoints cost about 80 ms of CPU each (a Groth16
+// proof and a mined verification transaction) and the federated
+// submissions tens of milliseconds, so a burst above what the cores can
+// prove would otherwise queue without bound: every waiting request holds a
+// goroutine, its body and its client's patience, and latency grows for
+// everyone. Instead, a fixed number of heavy requests run at once, a short
+// queue absorbs bursts, and beyond that the server answers 503
+// `Service temporarily unavailable` with Retry-After at once. Cheap routes
+// (/health, /status, keys, documentation) never pass through the gate.
+//
+// The gate sits inside authentication and rate limiting (a caller over its
+// limit still gets 429, and a refused key never occupies a slot) and
+// outside body reading (a queued request holds no body), so memory is
+// bounded by maxInFlight × the body limit plus the connections themselves.
+
+// Admission defaults, per GOMAXPROCS: one heavy request per core in flight
+// (a proof already uses every core; more in flight only adds latency) and a
+// queue two deep per slot, waited in for at most DefaultAdmissionWait, so an
+// admitted request is answered within about half a second plus its own
+// work, inside the spec's typical maximum (1000 ms for eligibility).
+const (
+	admissionQueuePerSlot = 2
+	// DefaultAdmissionWait bounds the time a heavy request waits in the
+	// admission queue before it is shed with 503.
+	DefaultAdmissionWait = 500 * time.Millisecond
+	// shedRetryAfter is the Retry-After, in seconds, of a shed request.
+	shedRetryAfter = "1"
+)
+
+// heavyRoutes are the CPU-bound routes behind the admission gate: each
+// proves, verifies on the chain or trains. TestHeavyRoutesExist keeps the
+// list in step with the route table.
+var heavyRoutes = map[string]bool{
+	"POST /verify-eligibility":                  true,
+	"POST /validate-prescription":               true,
+	"POST /api/v1/eligibility/verify":           true,
+	"POST /api/v1/prescriptions/validate":       true,
+	"POST /api/v1/prescriptions/batch-validate": true,
+	"POST /submit-federated-update":             true,
+	"POST /api/v1/federated/gradients":          true,
+}
+
+// HeavyRoutes lists the routes ("METHOD /path") that pass through the
+// admission gate.
+func HeavyRoutes() []string {
+	out := make([]string, 0, len(heavyRoutes))
+	for r := range heavyRoutes {
+		out = append(out, r)
+	}
+	return out
+}
+
+// admissionOptions size the gate; zero values take the defaults.
+type admissionOptions struct {
+	maxInFlight int
+	maxQueue    int
+	queueSet    bool
+	maxWait     time.Duration
+}
+
+// WithMaxInFlight sets how many heavy requests (proofs, federated
+// submissions) run at once (default GOMAXPROCS). Unless WithAdmissionQueue
+// says otherwise, the queue is twice as deep.
+func WithMaxInFlight(n int) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return errors.New("server: max in-flight must be at least 1")
+		}
+		o.admission.maxInFlight = n
+		return nil
+	}
+}
+
+// WithAdmissionQueue sets how many heavy requests may wait for a slot
+// (0: none, shed at once) and for how long at most (default
+// DefaultAdmissionWait). A request beyond the queue, or waiting longer,
+// gets 503 with Retry-After.
+func WithAdmissionQueue(n int, maxWait time.Duration) Option {
+	return func(o *options) error {
+		if n < 0 {
+			return errors.New("server: admission queue must not be negative")
+		}
+		if maxWait < 0 {
+			return errors.New("server: admission wait must not be negative")
+		}
+		o.admission.maxQueue, o.admission.queueSet, o.admission.maxWait = n, true, maxWait
+		return nil
+	}
+}
+
+// admission is the gate in front of the heavy routes.
+type admission struct {
+	slots    chan struct{}
+	waiting  atomic.Int64
+	maxQueue int64
+	maxWait  time.Duration
+}
+
+func newAdmission(o admissionOptions) *admission {
+	n := o.maxInFlight
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	q := o.maxQueue
+	if !o.queueSet {
+		q = admissionQueuePerSlot * n
+	}
+	wait := o.maxWait
+	if wait == 0 {
+		wait = DefaultAdmissionWait
+	}
+	return &admission{slots: make(chan struct{}, n), maxQueue: int64(q), maxWait: wait}
+}
+
+// admit runs next once a slot is free, waiting in the bounded queue for at
+// most maxWait; otherwise it sheds. A client that goes away while queued
+// leaves the queue at once; one that goes away while running cancels the
+// request context, which the prover and the chain submission honour.
+func (a *admission) admit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case a.slots <- struct{}{}:
+		default:
+			if !a.wait(r) {
+				w.Header().Set("Retry-After", shedRetryAfter)
+				writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
+				return
+			}
+		}
+		defer func() { <-a.slots }()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// wait queues for a slot, reporting whether one was taken.
+func (a *admission) wait(r *http.Request) bool {
+	if a.waiting.Add(1) > a.maxQueue {
+		a.waiting.Add(-1)
+		return false
+	}
+	defer a.waiting.Add(-1)
+	t := time.NewTimer(a.maxWait)
+	defer t.Stop()
+	select {
+	case a.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-r.Context().Done():
+		return false
+	}
+}

@@ -1,0 +1,180 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/eligibility"
+	"github.com/healthagents/healthagents/prescription"
+	"github.com/healthagents/healthagents/record"
+	"github.com/healthagents/healthagents/server"
+)
+
+// blockingAttestor stands in for the prover in the load-shedding test: its
+// work blocks until release is closed, so the test controls how long the
+// heavy requests hold their slots. The real prover is exercised by the
+// app package's TestOverloadSheds.
+type blockingAttestor struct {
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+// releaseAll lets every blocked and future proof finish. Tests register it
+// with t.Cleanup after setup, so it runs before the server closes.
+func (b *blockingAttestor) releaseAll() { b.once.Do(func() { close(b.release) }) }
+
+func (b *blockingAttestor) attest(ctx context.Context) (*healthagents.Attestation, error) {
+	b.entered <- struct{}{}
+	select {
+	case <-b.release:
+		return &healthagents.Attestation{Circuit: "test", Verified: true}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (b *blockingAttestor) AttestEligibility(ctx context.Context, _ *record.Record, _ eligibility.Decision) (*healthagents.Attestation, error) {
+	return b.attest(ctx)
+}
+
+func (b *blockingAttestor) AttestPrescription(ctx context.Context, _ *record.Record, _ prescription.Decision, _ time.Time) (*healthagents.Attestation, error) {
+	return b.attest(ctx)
+}
+
+// TestLoadShedding fills a gate of two slots with blocked proofs: every
+// further heavy request is refused at once with 503 and Retry-After while
+// the blocked ones still run, cheap routes keep answering, and once the
+// proofs finish the server serves normally again.
+func TestLoadShedding(t *testing.T) {
+	t.Parallel()
+	const slots, excess = 2, 12
+	att := &blockingAttestor{entered: make(chan struct{}, slots+excess), release: make(chan struct{})}
+	f := setup(t, setupOpts{
+		svcOpts:    []healthagents.Option{healthagents.WithAttestor(att)},
+		serverOpts: []server.Option{server.WithMaxInFlight(slots), server.WithAdmissionQueue(0, time.Second)},
+	})
+	t.Cleanup(att.releaseAll)
+	body := map[string]any{"patient_data": f.seal(t, baseRecord()), "procedure_code": "PROC001"}
+
+	type answer struct {
+		status int
+		body   map[string]any
+	}
+	running := make(chan answer, slots)
+	for range slots {
+		go func() {
+			status, _, b := f.do(t, "POST", "/verify-eligibility", body)
+			running <- answer{status, b}
+		}()
+	}
+	for range slots {
+		<-att.entered // both slots now hold a blocked proof
+	}
+
+	shed := make(chan answer, excess)
+	for i := range excess {
+		path, b := "/verify-eligibility", body
+		if i%2 == 1 {
+			path, b = "/validate-prescription", map[string]any{"patient_data": body["patient_data"], "drug_code": "6809"}
+		}
+		go func() {
+			status, h, out := f.do(t, "POST", path, b)
+			assert.Equal(t, "1", h.Get("Retry-After"))
+			shed <- answer{status, out}
+		}()
+	}
+	// Every excess request is answered although the proofs in the slots are
+	// still blocked; one reaching the prover instead fails the test.
+	for range excess {
+		select {
+		case a := <-shed:
+			requireDetail(t, a.status, a.body, http.StatusServiceUnavailable, "Service temporarily unavailable")
+		case <-att.entered:
+			t.Fatal("a request beyond the gate reached the prover")
+		}
+	}
+
+	status, _, _ := f.do(t, "GET", "/health", nil)
+	assert.Equal(t, http.StatusOK, status, "/health is outside the gate")
+	status, _, _ = f.do(t, "GET", "/status", nil)
+	assert.Equal(t, http.StatusOK, status, "/status is outside the gate")
+
+	att.releaseAll()
+	for range slots {
+		a := <-running
+		require.Equal(t, http.StatusOK, a.status, "%v", a.body)
+		assert.Equal(t, true, a.body["zk_proof_verified"])
+	}
+	status, _, out := f.do(t, "POST", "/verify-eligibility", body)
+	require.Equal(t, http.StatusOK, status, "%v", out)
+	<-att.entered
+	raw, _ := json.Marshal(out)
+	assert.NotContains(t, string(raw), "detail")
+}
+
+// TestClientGoneCancelsProof: a client that hangs up while its proof runs
+// cancels the request context down to the attestor, so the slot frees for
+// the next caller instead of working for nobody.
+func TestClientGoneCancelsProof(t *testing.T) {
+	t.Parallel()
+	att := &blockingAttestor{entered: make(chan struct{}, 4), release: make(chan struct{})}
+	f := setup(t, setupOpts{
+		svcOpts:    []healthagents.Option{healthagents.WithAttestor(att)},
+		serverOpts: []server.Option{server.WithMaxInFlight(1), server.WithAdmissionQueue(0, time.Second)},
+	})
+	t.Cleanup(att.releaseAll)
+	body, err := json.Marshal(map[string]any{"patient_data": f.seal(t, baseRecord()), "procedure_code": "PROC001"})
+	require.NoError(t, err)
+
+	ctx, hangUp := context.WithCancel(t.Context())
+	gone := make(chan error, 1)
+	go func() {
+		req, err := http.NewRequestWithContext(ctx, "POST", f.url+"/verify-eligibility", bytes.NewReader(body))
+		if err == nil {
+			var resp *http.Response
+			if resp, err = http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+		gone <- err
+	}()
+	<-att.entered // the only slot holds this proof
+	hangUp()
+	require.Error(t, <-gone)
+
+	// The next caller gets the slot once the abandoned work has stopped;
+	// without cancellation it would be shed until release.
+	admitted := make(chan int, 1)
+	go func() {
+		status := 0
+		for range 10000 {
+			resp, err := http.Post(f.url+"/verify-eligibility", "application/json", bytes.NewReader(body))
+			if err != nil {
+				break
+			}
+			resp.Body.Close()
+			if status = resp.StatusCode; status != http.StatusServiceUnavailable {
+				break
+			}
+			time.Sleep(time.Millisecond) // the server has not noticed the hang-up yet
+		}
+		admitted <- status
+	}()
+	select {
+	case <-att.entered: // a second proof started: the hang-up freed the slot
+	case status := <-admitted:
+		t.Fatalf("the slot never freed after the client hung up (last status %d)", status)
+	}
+	att.releaseAll()
+	require.Equal(t, http.StatusOK, <-admitted)
+}
