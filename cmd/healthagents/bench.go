@@ -41,6 +41,7 @@ type benchResult struct {
 	errors    int
 	dropped   int // open loop: not sent, -c requests were already outstanding
 	elapsed   time.Duration
+	serverCPU time.Duration // CPU time the server process used (with -pid), -1 unknown
 	spec      string
 }
 
@@ -108,9 +109,14 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 		if !slices.Contains(want, t.name) {
 			continue
 		}
+		cpu0 := processCPU(*pid)
 		r, err := runTarget(ctx, client, run, t)
 		if err != nil {
 			return err
+		}
+		r.serverCPU = -1
+		if cpu1 := processCPU(*pid); cpu0 >= 0 && cpu1 >= 0 {
+			r.serverCPU = cpu1 - cpu0
 		}
 		results = append(results, r)
 	}
@@ -224,6 +230,35 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	return resp.StatusCode, nil
 }
 
+// processCPU reads the user plus system CPU time of a process from
+// /proc/<pid>/stat (Linux, USER_HZ = 100), or -1.
+func processCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return -1
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// The command name may hold spaces; the fields after it do not.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return -1
+	}
+	var utime, stime int64
+	if _, err := fmt.Sscan(f[11], &utime); err != nil {
+		return -1
+	}
+	if _, err := fmt.Sscan(f[12], &stime); err != nil {
+		return -1
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
 // peakRSS reads a process's peak resident set size (Linux), or "n/a".
 func peakRSS(pid int) string { return procStatus(pid, "VmHWM") }
 
@@ -267,9 +302,10 @@ func printBench(w io.Writer, run benchRun, results []benchResult) {
 		mode += fmt.Sprintf(", X-Forwarded-For over %d client addresses", run.spread)
 	}
 	fmt.Fprintf(w, "healthagents bench: %s, %d requests per endpoint, %s\n", run.base, run.n, mode)
-	fmt.Fprintf(w, "(p50/p95/p99 and ok/s count 2xx answers; shed p50/p99 count 429 and 503 refusals; all statuses are listed)\n\n")
+	fmt.Fprintf(w, "(p50/p95/p99 and ok/s count 2xx answers, all/s every answer; shed p50/p99 count 429 and 503 refusals;\n")
+	fmt.Fprintf(w, " server CPU/req is the server's user+system CPU time over the answers, with -pid)\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tp50\tp95\tp99\tok/s\tshed p50\tshed p99\tstatuses\terrors\tdropped\tspec typical (min / avg / max)\t")
+	fmt.Fprintln(tw, "endpoint\tp50\tp95\tp99\tok/s\tall/s\tshed p50\tshed p99\tstatuses\terrors\tdropped\tserver CPU/req\tspec typical (min / avg / max)\t")
 	for _, r := range results {
 		slices.Sort(r.latencies)
 		slices.Sort(r.sheds)
@@ -277,11 +313,19 @@ func printBench(w io.Writer, run benchRun, results []benchResult) {
 		for _, s := range slices.Sorted(maps.Keys(r.statuses)) {
 			statuses = append(statuses, fmt.Sprintf("%d×%d", s, r.statuses[s]))
 		}
-		rps := float64(len(r.latencies)) / r.elapsed.Seconds()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%d\t%d\t%s\t\n", r.name,
+		answered := 0
+		for _, n := range r.statuses {
+			answered += n
+		}
+		cpu := "–"
+		if r.serverCPU >= 0 && answered > 0 {
+			cpu = fmt.Sprintf("%.3f ms", float64(r.serverCPU.Microseconds())/1000/float64(answered))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t\n", r.name,
 			ms(percentile(r.latencies, 0.50)), ms(percentile(r.latencies, 0.95)), ms(percentile(r.latencies, 0.99)),
-			rps, msOrNone(r.sheds, 0.50), msOrNone(r.sheds, 0.99),
-			strings.Join(statuses, " "), r.errors, r.dropped, r.spec)
+			float64(len(r.latencies))/r.elapsed.Seconds(), float64(answered)/r.elapsed.Seconds(),
+			msOrNone(r.sheds, 0.50), msOrNone(r.sheds, 0.99),
+			strings.Join(statuses, " "), r.errors, r.dropped, cpu, r.spec)
 	}
 	tw.Flush()
 }
