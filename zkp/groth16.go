@@ -143,21 +143,20 @@ func (p *groth16Prover) prove(w witness.Witness) (*groth16bn254.Proof, error) {
 	wiresA := dropInfinity(wires, p.pk.InfinityA, len(p.pk.G1.A))
 	wiresB := dropInfinity(wires, p.pk.InfinityB, len(p.pk.G1.B))
 
-	// The H polynomial first (an FFT pass), then the five MSMs in parallel;
-	// B in G2 is about three times the work of the others, so it gets two
-	// halves.
+	// The H polynomial first (an FFT pass), then the five MSMs in parallel.
+	// B in G2 is the largest (about a third of the work): splitting it in
+	// two halves measured ~2 % more CPU (a second bucket reduction) for no
+	// gain in balance on two cores.
 	h := computeH(solution.A, solution.B, solution.C, &p.pk.Domain)
 
-	var bs2lo, bs2hi curve.G2Jac
+	var bs2 curve.G2Jac
 	var arG1, bs1G1, kG1, zG1 curve.G1Jac
-	half := len(wiresB) / 2
 	var wg sync.WaitGroup
 	wg.Go(func() { arG1 = p.a.multiExp(wiresA, 0) })
 	wg.Go(func() { bs1G1 = p.b1.multiExp(wiresB, 0) })
 	wg.Go(func() { kG1 = p.k.multiExp(wires[p.nbPublic:], 0) })
 	wg.Go(func() { zG1 = p.z.multiExp(h[:p.z.n], 0) })
-	wg.Go(func() { bs2lo = p.b2.multiExp(wiresB[:half], 0) })
-	wg.Go(func() { bs2hi = p.b2.multiExp(wiresB[half:], half) })
+	wg.Go(func() { bs2 = p.b2.multiExp(wiresB, 0) })
 	wg.Wait()
 
 	deltas := curve.BatchScalarMultiplicationG1(&p.pk.G1.Delta, []fr.Element{r, s, kr})
@@ -169,13 +168,12 @@ func (p *groth16Prover) prove(w witness.Witness) (*groth16bn254.Proof, error) {
 	proof.Ar.FromJacobian(&arG1)
 
 	// B = β + Σ wᵢ·Bᵢ + s·δ, in G2 for the proof and in G1 for C
-	bs2lo.AddAssign(&bs2hi)
 	var deltaS curve.G2Jac
 	deltaS.FromAffine(&p.pk.G2.Delta)
 	deltaS.ScalarMultiplication(&deltaS, &sBig)
-	bs2lo.AddAssign(&deltaS)
-	bs2lo.AddMixed(&p.pk.G2.Beta)
-	proof.Bs.FromJacobian(&bs2lo)
+	bs2.AddAssign(&deltaS)
+	bs2.AddMixed(&p.pk.G2.Beta)
+	proof.Bs.FromJacobian(&bs2)
 
 	bs1G1.AddMixed(&p.pk.G1.Beta)
 	bs1G1.AddMixed(&deltas[1])
