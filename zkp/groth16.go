@@ -98,10 +98,8 @@ func (ck *circuitKeys) groth16Async() (*groth16Prover, <-chan struct{}) {
 		ck.g16.done = make(chan struct{})
 		go func() {
 			defer close(ck.g16.done)
-			// The shapes were checked when the keys were loaded, so neither
-			// an error nor a panic is expected; either leaves gnark's
-			// prover in use.
-			defer func() { _ = recover() }()
+			// The shapes were checked when the keys were loaded, so no error
+			// is expected; one would leave gnark's prover in use.
 			if p, err := newGroth16Prover(ck.ccs, ck.pk); err == nil {
 				ck.g16.p.Store(p)
 			}
