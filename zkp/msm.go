@@ -361,6 +361,8 @@ func newTableG2Bits(points []curve.G2Affine, c uint) *tableG2 {
 	w := msmWindows(c)
 	pts := make([]curve.G2Affine, len(points)*w)
 	parallel(len(points), func(lo, hi int) {
+		row := make([]curve.G2Jac, w)
+		pre := make([]curve.E2, w)
 		for i := lo; i < hi; i++ {
 			var p curve.G2Jac
 			p.FromAffine(&points[i])
@@ -370,11 +372,40 @@ func newTableG2Bits(points []curve.G2Affine, c uint) *tableG2 {
 						p.DoubleAssign()
 					}
 				}
-				pts[i*w+j].FromJacobian(&p)
+				row[j] = p
 			}
+			toAffineG2(pts[i*w:(i+1)*w], row, pre)
 		}
 	})
 	return &tableG2{c: c, windows: w, n: len(points), pts: pts}
+}
+
+// toAffineG2 sets out[i] to jac[i] in affine coordinates with one field
+// inversion for all of them (gnark-crypto has a batch conversion for G1
+// only). pre is scratch of the same length.
+func toAffineG2(out []curve.G2Affine, jac []curve.G2Jac, pre []curve.E2) {
+	var acc curve.E2
+	acc.SetOne()
+	for i := range jac {
+		if jac[i].Z.IsZero() {
+			continue
+		}
+		pre[i] = acc
+		acc.Mul(&acc, &jac[i].Z)
+	}
+	acc.Inverse(&acc)
+	var zinv, zinv2 curve.E2
+	for i := len(jac) - 1; i >= 0; i-- {
+		if jac[i].Z.IsZero() {
+			out[i] = curve.G2Affine{}
+			continue
+		}
+		zinv.Mul(&acc, &pre[i])
+		acc.Mul(&acc, &jac[i].Z)
+		zinv2.Square(&zinv)
+		out[i].X.Mul(&jac[i].X, &zinv2)
+		out[i].Y.Mul(&jac[i].Y, &zinv2).Mul(&out[i].Y, &zinv)
+	}
 }
 
 func (t *tableG2) multiExp(scalars []fr.Element, lo int) curve.G2Jac {

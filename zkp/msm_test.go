@@ -320,3 +320,20 @@ func TestBucketsSpecialCases(t *testing.T) {
 	require.True(t, got1.Equal(&want1), "G1")
 	require.True(t, got2.Equal(&want2), "G2")
 }
+
+func TestToAffineG2(t *testing.T) {
+	_, p2 := randomPoints(8)
+	jac := make([]curve.G2Jac, len(p2))
+	for i := range p2 {
+		jac[i].FromAffine(&p2[i])
+		jac[i].DoubleAssign() // Z != 1
+	}
+	jac[3] = curve.G2Jac{} // infinity
+	out := make([]curve.G2Affine, len(jac))
+	toAffineG2(out, jac, make([]curve.E2, len(jac)))
+	for i := range jac {
+		var want curve.G2Affine
+		want.FromJacobian(&jac[i])
+		require.True(t, out[i].Equal(&want), "point %d", i)
+	}
+}
