@@ -60,7 +60,7 @@ func checkProvingKeyShape(ccs *csbn254.R1CS, pk *groth16bn254.ProvingKey) error 
 	return nil
 }
 
-// newGroth16Prover computes the MSM tables of pk (about a CPU-second).
+// newGroth16Prover computes the MSM tables of pk (~0.6 CPU-seconds).
 func newGroth16Prover(ccs *csbn254.R1CS, pk *groth16bn254.ProvingKey) (*groth16Prover, error) {
 	if err := checkProvingKeyShape(ccs, pk); err != nil {
 		return nil, fmt.Errorf("zkp: %w", err)
@@ -78,7 +78,7 @@ func newGroth16Prover(ccs *csbn254.R1CS, pk *groth16bn254.ProvingKey) (*groth16P
 }
 
 // lazyGroth16 builds a circuit's groth16Prover in the background, started
-// by the circuit's first proof. Its tables take about a CPU-second per
+// by the circuit's first proof. Its tables take ~0.6 CPU-seconds per
 // circuit: a process that only verifies never pays it, and no request waits
 // for it (proofs use gnark's prover until the tables are ready).
 type lazyGroth16 struct {

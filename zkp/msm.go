@@ -32,7 +32,7 @@ import (
 //     top bit plus a carry — are summed apart, pairwise in batched levels.
 //
 // The result is the same group element as MultiExp's (tests compare them);
-// the cost is ~17 MB of tables per circuit, built once (~0.8 CPU-seconds).
+// the cost is ~17 MB of tables per circuit, built once (~0.6 CPU-seconds).
 
 // msmWindows is the number of signed c-bit digits of a scalar below r
 // (< 2^254): the top digit absorbs the last carry and stays below 2^(c-1).
