@@ -5,7 +5,8 @@
 // A [Policy] turns a request (its endpoint [Class] and its [Caller]) into
 // the [Rule]s that apply; [Limiter.Allow] admits the request only if every
 // rule has room, and then takes one unit from each (a denied request costs
-// nothing). The [Decision] describes the most restrictive rule, for the
+// nothing); [Limiter.AllowN] takes n units at once, all or nothing, for a
+// request that does the work of n (a batch). The [Decision] describes the most restrictive rule, for the
 // X-RateLimit-Limit / -Remaining / -Reset headers and Retry-After.
 //
 // [New] counts in process with golang.org/x/time/rate; [NewRedis] (or

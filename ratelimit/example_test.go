@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 
@@ -17,4 +18,21 @@ func ExampleLimiter_Allow() {
 	}
 	fmt.Println(d.Allowed, d.Rule, d.Limit, d.Remaining, d.RetryAfterSeconds())
 	// Output: false public 10 0 6
+}
+
+func ExampleLimiter_AllowN() {
+	p := ratelimit.DefaultPolicy()
+	p.Endpoint[ratelimit.ClassPrescription] = 10
+	l, _ := ratelimit.New(ratelimit.WithPolicy(p))
+	key := ratelimit.Caller{Key: "k1", Tier: "pro"}
+	d, _ := l.AllowN(context.Background(), ratelimit.ClassPrescription, key, 8) // a batch of 8
+	fmt.Println(d.Allowed, d.Remaining)
+	d, _ = l.AllowN(context.Background(), ratelimit.ClassPrescription, key, 5) // does not fit: takes nothing
+	fmt.Println(d.Allowed, d.RetryAfterSeconds())
+	_, err := l.AllowN(context.Background(), ratelimit.ClassPrescription, key, 11) // can never fit
+	fmt.Println(errors.Is(err, ratelimit.ErrExceedsLimit), l.MaxN(ratelimit.ClassPrescription, key))
+	// Output:
+	// true 2
+	// false 18
+	// true 10
 }

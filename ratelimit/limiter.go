@@ -3,12 +3,13 @@ package ratelimit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"time"
 )
 
-// Decision is the outcome of Allow. Limit, Remaining and Reset describe the
+// Decision is the outcome of Allow or AllowN. Limit, Remaining and Reset describe the
 // most restrictive rule: the denying rule that frees up last, or, when the
 // request is allowed, the rule with the fewest requests left.
 type Decision struct {
@@ -45,10 +46,11 @@ type state struct {
 	retryAfter time.Duration
 }
 
-// backend takes one request from every rule's budget if all have room,
-// atomically; otherwise it takes nothing.
+// backend takes n units from every rule's budget if all have n left,
+// atomically; otherwise it takes nothing. n = 0 takes nothing and reports
+// the budgets as they are.
 type backend interface {
-	take(ctx context.Context, now time.Time, rules []Rule) ([]state, error)
+	take(ctx context.Context, now time.Time, rules []Rule, n int) ([]state, error)
 }
 
 type options struct {
@@ -127,21 +129,57 @@ func New(opts ...Option) (*Limiter, error) {
 // Policy returns the limiter's policy.
 func (l *Limiter) Policy() Policy { return l.policy }
 
+// ErrExceedsLimit is returned by AllowN when n is more than a rule that
+// applies can ever hold (its limit, the burst of a token bucket): no wait
+// would let the request through, so it is refused without taking anything.
+var ErrExceedsLimit = errors.New("ratelimit: more units than the limit holds")
+
 // Allow counts a request of class c by caller against every rule that
 // applies, and reports whether it may proceed. A denied request consumes
 // nothing. With no rule applying, the request is allowed with a zero
-// Limit (the server then sends no headers).
+// Limit (the server then sends no headers). Allow is AllowN with n = 1.
 func (l *Limiter) Allow(ctx context.Context, c Class, caller Caller) (Decision, error) {
+	return l.AllowN(ctx, c, caller, 1)
+}
+
+// AllowN counts a request of class c that costs n units (a batch of n
+// operations) against every rule that applies: it takes n from every
+// rule's budget if each has n left, atomically, and otherwise takes
+// nothing (all or nothing), reporting when n would fit. n = 0 takes nothing
+// and describes the budgets as they are. A negative n is an error, and an n
+// above [Limiter.MaxN] is refused with [ErrExceedsLimit] (taking nothing).
+func (l *Limiter) AllowN(ctx context.Context, c Class, caller Caller, n int) (Decision, error) {
+	if n < 0 {
+		return Decision{}, fmt.Errorf("ratelimit: negative cost %d", n)
+	}
 	rules := l.policy.Rules(c, caller)
 	if len(rules) == 0 {
 		return Decision{Allowed: true}, nil
 	}
+	for _, r := range rules {
+		if n > r.Limit {
+			return Decision{}, fmt.Errorf("%w: %d units, rule %s holds %d", ErrExceedsLimit, n, r.Name, r.Limit)
+		}
+	}
 	now := l.now()
-	states, err := l.backend.take(ctx, now, rules)
+	states, err := l.backend.take(ctx, now, rules, n)
 	if err != nil {
 		return Decision{}, err
 	}
 	return decide(rules, states), nil
+}
+
+// MaxN returns the largest n that AllowN can ever admit for a request of
+// class c by caller: the smallest limit among the rules that apply, or 0
+// when no rule applies (no bound).
+func (l *Limiter) MaxN(c Class, caller Caller) int {
+	m := 0
+	for _, r := range l.policy.Rules(c, caller) {
+		if m == 0 || r.Limit < m {
+			m = r.Limit
+		}
+	}
+	return m
 }
 
 func decide(rules []Rule, states []state) Decision {

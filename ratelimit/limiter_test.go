@@ -322,3 +322,134 @@ func TestPolicyRules(t *testing.T) {
 	assert.True(t, d.Allowed)
 	assert.Zero(t, d.Limit)
 }
+
+// TestAllowNAllOrNothing: a request of n units takes n from every rule or,
+// when any rule has fewer than n left, nothing from any.
+func TestAllowNAllOrNothing(t *testing.T) {
+	t.Parallel()
+	for name, mk := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			clk := newClock()
+			p := ratelimit.DefaultPolicy()
+			p.Endpoint[ratelimit.ClassPrescription] = 10
+			l := mk(ratelimit.WithClock(clk.Now), ratelimit.WithPolicy(p))
+			k := ratelimit.Caller{Key: "k", Tier: "pro", RateLimit: 100, IP: ip1}
+			assert.Equal(t, 10, l.MaxN(ratelimit.ClassPrescription, k))
+
+			d, err := l.AllowN(t.Context(), ratelimit.ClassPrescription, k, 8)
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, "endpoint:prescription", d.Rule)
+			assert.Equal(t, 2, d.Remaining)
+			// Whole again after 8 tokens of 10/min: 48 s.
+			assert.Equal(t, clk.Now().Add(48*time.Second).Unix(), d.ResetUnix())
+
+			d, err = l.AllowN(t.Context(), ratelimit.ClassPrescription, k, 5)
+			require.NoError(t, err)
+			assert.False(t, d.Allowed)
+			assert.Equal(t, "endpoint:prescription", d.Rule)
+			assert.Equal(t, 10, d.Limit)
+			assert.Equal(t, 0, d.Remaining)
+			assert.Equal(t, 18, d.RetryAfterSeconds(), "3 missing tokens at one per 6 s")
+
+			// The refused batch took nothing from the key's own bucket either.
+			d, err = l.AllowN(t.Context(), ratelimit.ClassGeneral, k, 0)
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, "key", d.Rule)
+			assert.Equal(t, 92, d.Remaining, "8 taken, the refused 5 not, the n=0 peek not")
+
+			// More than a rule holds never fits: refused, nothing taken.
+			_, err = l.AllowN(t.Context(), ratelimit.ClassPrescription, k, 11)
+			require.ErrorIs(t, err, ratelimit.ErrExceedsLimit)
+			_, err = l.AllowN(t.Context(), ratelimit.ClassPrescription, k, -1)
+			require.Error(t, err)
+
+			d, err = l.AllowN(t.Context(), ratelimit.ClassPrescription, k, 2)
+			require.NoError(t, err)
+			assert.True(t, d.Allowed, "the 2 left fit exactly")
+			assert.Equal(t, 0, d.Remaining)
+			d, err = l.Allow(t.Context(), ratelimit.ClassPrescription, k)
+			require.NoError(t, err)
+			assert.False(t, d.Allowed)
+
+			// After the retry delay the refused batch fits.
+			clk.Add(30 * time.Second)
+			d, err = l.AllowN(t.Context(), ratelimit.ClassPrescription, k, 5)
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, 0, d.Remaining)
+		})
+	}
+}
+
+// TestAllowNDailyQuota: a calendar window counts n units at once.
+func TestAllowNDailyQuota(t *testing.T) {
+	t.Parallel()
+	for name, mk := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p := ratelimit.DefaultPolicy()
+			p.Endpoint[ratelimit.ClassEligibilityV1] = 0
+			p.Tiers["pro"] = ratelimit.TierLimits{PerMinute: 1000, DailyEligibility: 30}
+			l := mk(ratelimit.WithClock(newClock().Now), ratelimit.WithPolicy(p))
+			k := ratelimit.Caller{Key: "kpro", Tier: "pro", IP: ip1}
+			d, err := l.AllowN(t.Context(), ratelimit.ClassEligibilityV1, k, 25)
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, "daily:pro", d.Rule)
+			assert.Equal(t, 5, d.Remaining)
+			d, err = l.AllowN(t.Context(), ratelimit.ClassEligibilityV1, k, 6)
+			require.NoError(t, err)
+			assert.False(t, d.Allowed)
+			assert.Equal(t, 12*3600, d.RetryAfterSeconds(), "until the next UTC day")
+			d, err = l.AllowN(t.Context(), ratelimit.ClassEligibilityV1, k, 5)
+			require.NoError(t, err)
+			assert.True(t, d.Allowed, "the refused 6 took nothing")
+			assert.Equal(t, 0, d.Remaining)
+		})
+	}
+}
+
+// TestAllowNConcurrent: concurrent batches of 7 against one budget of 100
+// (two limiters sharing it over Redis) admit exactly 14 batches — never a
+// partial one, never more than the budget.
+func TestAllowNConcurrent(t *testing.T) {
+	t.Parallel()
+	for name, mk := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			clk := newClock()
+			ls := []*ratelimit.Limiter{mk(ratelimit.WithClock(clk.Now))}
+			if name == "redis" {
+				ls = append(ls, mk(ratelimit.WithClock(clk.Now)))
+			}
+			k := ratelimit.Caller{Key: "batch", Tier: "free", IP: ip1} // tier:free, 100/min
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			batches := 0
+			for i := range 6 {
+				l := ls[i%len(ls)]
+				wg.Go(func() {
+					for range 5 {
+						d, err := l.AllowN(context.Background(), ratelimit.ClassGeneral, k, 7)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if d.Allowed {
+							mu.Lock()
+							batches++
+							mu.Unlock()
+						}
+					}
+				})
+			}
+			wg.Wait()
+			assert.Equal(t, 14, batches, "30 batches of 7, one budget of 100: 98 units")
+			n, _ := drain(t, ls[0], ratelimit.ClassGeneral, k, 10)
+			assert.Equal(t, 2, n, "the 2 units no batch could use are still there")
+		})
+	}
+}

@@ -34,7 +34,7 @@ func everyFor(r Rule) rate.Limit {
 	return rate.Limit(float64(r.Limit) / r.Window.Seconds())
 }
 
-func (m *memory) take(_ context.Context, now time.Time, rules []Rule) ([]state, error) {
+func (m *memory) take(_ context.Context, now time.Time, rules []Rule, n int) ([]state, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if now.Sub(m.lastSweep) >= m.sweepMin {
@@ -47,16 +47,16 @@ func (m *memory) take(_ context.Context, now time.Time, rules []Rule) ([]state, 
 		switch r.Kind {
 		case CalendarWindow:
 			w := m.window(r, now)
-			states[i] = state{allowed: w.count < r.Limit, reset: w.start.Add(r.Window)}
+			states[i] = state{allowed: w.count+n <= r.Limit, reset: w.start.Add(r.Window)}
 			if !states[i].allowed {
 				states[i].retryAfter = w.start.Add(r.Window).Sub(now)
 			}
 		default:
 			lim := m.bucket(r, now)
 			tokens := lim.TokensAt(now)
-			states[i] = state{allowed: tokens >= 1}
+			states[i] = state{allowed: tokens >= float64(n)}
 			if !states[i].allowed {
-				states[i].retryAfter = secondsDur((1 - tokens) / float64(lim.Limit()))
+				states[i].retryAfter = secondsDur((float64(n) - tokens) / float64(lim.Limit()))
 			}
 		}
 		ok = ok && states[i].allowed
@@ -66,13 +66,13 @@ func (m *memory) take(_ context.Context, now time.Time, rules []Rule) ([]state, 
 		case CalendarWindow:
 			w := m.window(r, now)
 			if ok {
-				w.count++
+				w.count += n
 			}
 			states[i].remaining = max(r.Limit-w.count, 0)
 		default:
 			lim := m.bucket(r, now)
 			if ok {
-				lim.AllowN(now, 1)
+				lim.AllowN(now, n)
 			}
 			tokens := lim.TokensAt(now)
 			states[i].remaining = max(int(math.Floor(tokens)), 0)

@@ -62,19 +62,20 @@ type redisBackend struct {
 	logger   *slog.Logger
 }
 
-// takeScript: KEYS[i] is rule i's key; ARGV[1] is now in µs, then per rule
-// limit, window (µs) and kind (0 token bucket, 1 calendar window). Returns
-// per rule {allowed, remaining, reset µs, retry µs}; nothing is written
-// unless every rule allows.
+// takeScript: KEYS[i] is rule i's key; ARGV[1] is now in µs, ARGV[2] the
+// units to take (n ≥ 0), then per rule limit, window (µs) and kind (0 token
+// bucket, 1 calendar window). Returns per rule {allowed, remaining, reset
+// µs, retry µs}; nothing is written unless every rule has n left.
 var takeScript = redis.NewScript(`
 local now = tonumber(ARGV[1])
+local take = tonumber(ARGV[2])
 local n = #KEYS
 local st = {}
 local ok = true
 for i = 1, n do
-  local limit = tonumber(ARGV[3*i-1])
-  local win = tonumber(ARGV[3*i])
-  local kind = tonumber(ARGV[3*i+1])
+  local limit = tonumber(ARGV[3*i])
+  local win = tonumber(ARGV[3*i+1])
+  local kind = tonumber(ARGV[3*i+2])
   local cur = redis.call('GET', KEYS[i])
   local s = {kind = kind, limit = limit, win = win}
   if kind == 0 then
@@ -83,14 +84,14 @@ for i = 1, n do
     if cur then tat = math.max(tonumber(cur), now) end
     s.t = t
     s.tat = tat
-    s.new_tat = math.floor(tat + t + 0.5)
+    s.new_tat = math.floor(tat + take * t + 0.5)
     s.allowed = (s.new_tat - now) <= win
   else
     local count = 0
     if cur then count = tonumber(cur) end
     s.count = count
     s.start = now - (now % win)
-    s.allowed = count < limit
+    s.allowed = count + take <= limit
   end
   if not s.allowed then ok = false end
   st[i] = s
@@ -102,7 +103,7 @@ for i = 1, n do
   if s.allowed then allowed = 1 end
   if s.kind == 0 then
     local tat = s.tat
-    if ok then
+    if ok and take > 0 then
       tat = s.new_tat
       redis.call('SET', KEYS[i], string.format('%d', tat), 'PX', math.max(math.ceil((tat - now) / 1000), 1) + 1000)
     end
@@ -113,8 +114,8 @@ for i = 1, n do
     out[i] = {allowed, remaining, string.format('%d', tat), string.format('%d', retry)}
   else
     local count = s.count
-    if ok then
-      count = redis.call('INCR', KEYS[i])
+    if ok and take > 0 then
+      count = redis.call('INCRBY', KEYS[i], take)
       redis.call('PEXPIRE', KEYS[i], math.ceil((s.start + s.win - now) / 1000) + 60000)
     end
     local remaining = s.limit - count
@@ -127,11 +128,11 @@ end
 return out
 `)
 
-func (b *redisBackend) take(ctx context.Context, now time.Time, rules []Rule) ([]state, error) {
+func (b *redisBackend) take(ctx context.Context, now time.Time, rules []Rule, n int) ([]state, error) {
 	nowUS := now.UnixMicro()
 	keys := make([]string, len(rules))
-	args := make([]any, 1, 1+3*len(rules))
-	args[0] = nowUS
+	args := make([]any, 2, 2+3*len(rules))
+	args[0], args[1] = nowUS, n
 	for i, r := range rules {
 		win := r.Window.Microseconds()
 		keys[i] = b.prefix + r.Bucket
@@ -153,7 +154,7 @@ func (b *redisBackend) take(ctx context.Context, now time.Time, rules []Rule) ([
 		return nil, ctx.Err()
 	}
 	b.logger.Warn("ratelimit: Redis unavailable, counting in process", "err", err)
-	return b.fallback.take(ctx, now, rules)
+	return b.fallback.take(ctx, now, rules, n)
 }
 
 func parseStates(res []any, n int) ([]state, error) {
