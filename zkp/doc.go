@@ -35,6 +35,14 @@
 // directory (DATA_DIR), reusing and checking them on restart; LoadCeremony
 // loads keys produced by an mpcsetup ceremony. See docs/decisions/zkp.md.
 //
+// # Proving
+//
+// Proofs are gnark Groth16 proofs from gnark's solver and proving key; the
+// multi-scalar multiplications use precomputed fixed-base tables of the key
+// (msm.go), built in the background after a circuit's first proof in the
+// process (~0.6 CPU-seconds, ~17 MB per circuit). Until they are ready,
+// gnark's own prover is used.
+//
 // # Logging
 //
 // gnark logs through a process-wide zerolog logger to stdout. The first

@@ -50,7 +50,7 @@ type circuitKeys struct {
 	pk     *groth16bn254.ProvingKey
 	vk     *groth16bn254.VerifyingKey
 	origin string
-	g16    lazyGroth16 // fixed-base prover over pk, built on first use
+	g16    lazyGroth16 // fixed-base prover over pk, built in the background after the first proof
 }
 
 // System holds the compiled constraint systems and the proving and
