@@ -403,7 +403,7 @@ func (d *Document) buildOp(op Operation, pathNames []string) (*operation, error)
 			continue
 		}
 		r := Response{Description: errorDescription(code), Body: errBody}
-		if code == http.StatusTooManyRequests {
+		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
 			r.Headers = map[string]Header{HeaderRetryAfter: {}}
 		}
 		responses[code] = r
@@ -511,7 +511,7 @@ func errorDescription(code int) string {
 	case http.StatusInternalServerError:
 		return "Internal error: proof generation, blockchain, encryption or decryption failure."
 	case http.StatusServiceUnavailable:
-		return "Service temporarily unavailable: database or blockchain node unreachable."
+		return "Service temporarily unavailable: database or blockchain node unreachable, or the server is at capacity (then with Retry-After)."
 	case http.StatusGatewayTimeout:
 		return "Timed out."
 	}
