@@ -197,6 +197,12 @@ func (v *V1) PutPatient(ctx context.Context, patientID string, env *PatientData)
 		return err
 	}
 	if err := v.patients.PutPatient(ctx, *env); err != nil {
+		// A registry that refuses the envelope itself (an IPFS node that
+		// computes another CID) says so with a 400; anything else is ours.
+		var he *Error
+		if errors.As(err, &he) && he.Code == CodeInvalid {
+			return err
+		}
 		return v.unavailable(ctx, registryPrefix, err)
 	}
 	return nil

@@ -209,6 +209,10 @@ func TestIPFSRegistryMismatch(t *testing.T) {
 	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
 	assert.Equal(t, "Patient registration failed: ipfs_cid is not the CID the IPFS node computes for encrypted_data", healthagents.ErrorDetail(err))
 	assert.ErrorIs(t, err, ipfs.ErrCIDMismatch)
+	// Through V1 (what PUT /api/v1/patients answers) it stays a 400, not 503.
+	err = e.v1.PutPatient(t.Context(), env.PatientID, &env)
+	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
+	assert.Equal(t, "Patient registration failed: ipfs_cid is not the CID the IPFS node computes for encrypted_data", healthagents.ErrorDetail(err))
 	_, err = e.patients.Patient(t.Context(), env.PatientID)
 	assert.ErrorIs(t, err, healthagents.ErrPatientNotFound, "nothing stored")
 	node.mu.Lock()
