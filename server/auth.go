@@ -52,6 +52,10 @@ func WithTrustedProxies(proxies ...string) Option {
 
 type keyCtxKey struct{}
 
+// callerCtxKey holds the ratelimit.Caller the gate charged, for handlers
+// that charge more once they know a request's cost (charge).
+type callerCtxKey struct{}
+
 // requestKey returns the API key the request authenticated with, or nil.
 func requestKey(r *http.Request) *apikey.Key {
 	k, _ := r.Context().Value(keyCtxKey{}).(*apikey.Key)
@@ -72,8 +76,9 @@ func classOf(path string) ratelimit.Class {
 	case "/validate-prescription", "/api/v1/prescriptions/validate":
 		return ratelimit.ClassPrescription
 	case "/api/v1/prescriptions/batch-validate":
-		// A batch (at most healthagents.MaxBatch) draws on the prescription
-		// budget too, not the general one (docs/decisions/v1.md).
+		// A batch of n draws n units of the prescription budget: one here,
+		// n-1 in its handler once the body is read (charge;
+		// docs/decisions/v1.md).
 		return ratelimit.ClassPrescription
 	case "/submit-federated-update", "/api/v1/federated/gradients":
 		return ratelimit.ClassFederated
@@ -158,7 +163,8 @@ func (s *srv) guard(rt route) http.Handler {
 			return
 		}
 		rec := &responseRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), keyCtxKey{}, key)))
+		ctx := context.WithValue(context.WithValue(r.Context(), keyCtxKey{}, key), callerCtxKey{}, caller)
+		next.ServeHTTP(rec, r.WithContext(ctx))
 		status := rec.status
 		if status == 0 {
 			status = http.StatusOK
@@ -220,6 +226,12 @@ func (s *srv) limit(w http.ResponseWriter, r *http.Request, class ratelimit.Clas
 		s.logger.WarnContext(r.Context(), "rate limiter failed; request let through", "err", err)
 		return true
 	}
+	return answerLimit(w, d)
+}
+
+// answerLimit sets the X-RateLimit headers of d and, when d refuses the
+// request, answers 429 with Retry-After.
+func answerLimit(w http.ResponseWriter, d ratelimit.Decision) bool {
 	if d.Limit > 0 {
 		h := w.Header()
 		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
@@ -232,6 +244,35 @@ func (s *srv) limit(w http.ResponseWriter, r *http.Request, class ratelimit.Clas
 	w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
 	writeDetail(w, http.StatusTooManyRequests, detailRateLimited)
 	return false
+}
+
+// charge takes the rest of a request's cost once its handler knows it,
+// before any work: the gate took one unit of class before the body was
+// read, so a request of n units (a batch of n) takes n-1 more here, all or
+// nothing (ratelimit.Limiter.AllowN). Refused: 429 with the headers of
+// this decision. n above what the caller's limits can ever hold: 400
+// naming field, as no wait would help (a 429 would invite retries). The
+// gate's unit is not given back in either case. Headers are those of this
+// final decision. A limiter failure lets the request through, as in limit.
+func (s *srv) charge(w http.ResponseWriter, r *http.Request, class ratelimit.Class, n int, field string) bool {
+	if s.deps.Limiter == nil || n <= 1 {
+		return true
+	}
+	caller, ok := r.Context().Value(callerCtxKey{}).(ratelimit.Caller)
+	if !ok {
+		remote, _ := s.clientOf(r)
+		caller = ratelimit.Caller{IP: remote}
+	}
+	if most := s.deps.Limiter.MaxN(class, caller); most > 0 && n > most {
+		writeDetail(w, http.StatusBadRequest, fmt.Sprintf("Validation error: field '%s' holds %d items; this caller's rate limit admits at most %d per minute", field, n, most))
+		return false
+	}
+	d, err := s.deps.Limiter.AllowN(r.Context(), class, caller, n-1)
+	if err != nil {
+		s.logger.WarnContext(r.Context(), "rate limiter failed; request let through", "err", err)
+		return true
+	}
+	return answerLimit(w, d)
 }
 
 // bearerToken reads "Authorization: Bearer <token>". present reports a

@@ -6,6 +6,7 @@ import (
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/internal/openapi"
+	"github.com/healthagents/healthagents/ratelimit"
 )
 
 // PatientRegistered answers PUT /api/v1/patients/{patient_id}.
@@ -204,6 +205,11 @@ func (s *srv) v1BatchValidate(w http.ResponseWriter, r *http.Request) {
 	var req BatchValidateRequest
 	if err := read(w, r, s.opts.maxBody, &req, "prescriptions"); err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	// Each prescription costs one unit of the prescription budget; a batch
+	// whose size BatchValidate refuses (400) costs only the gate's unit.
+	if n := len(req.Prescriptions); n <= healthagents.MaxBatch && !s.charge(w, r, ratelimit.ClassPrescription, n, "prescriptions") {
 		return
 	}
 	items, err := v1.BatchValidate(r.Context(), v1Owner(r), req.Prescriptions)
