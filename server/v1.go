@@ -87,7 +87,7 @@ func (s *srv) v1Routes() []route {
 		})},
 		{Method: "POST", Path: "/api/v1/prescriptions/batch-validate", Handler: http.HandlerFunc(s.v1BatchValidate), Doc: auth(openapi.Operation{
 			OperationID: "batchValidatePrescriptions", Tags: []string{"v1"}, Summary: "Validate up to 25 prescriptions",
-			Description: "Each prescription is validated as POST /api/v1/prescriptions/validate would, independently: one failing does not fail the others, and each item carries the status and detail (or result) the single endpoint would have answered. The call itself is 200 unless the batch is malformed or larger than 25 (400). Needs the prescription scope.",
+			Description: "Each prescription is validated as POST /api/v1/prescriptions/validate would, independently: one failing does not fail the others, and each item carries the status and detail (or result) the single endpoint would have answered. The call itself is 200 unless the batch is malformed or larger than 25 (400). Needs the prescription scope. Rate limit: a batch of n costs n units of the prescription and per-key budgets, taken all or nothing before anything is validated: 429 when they do not fit, 400 when n exceeds the caller's per-minute limit; on success X-RateLimit-Remaining counts the whole batch.",
 			Request:     BatchValidateRequest{}, Responses: ok("One item per prescription, in request order.", BatchValidateResult{}),
 			Errors: []int{400, 401, 403, 413, 429, 503},
 		})},
