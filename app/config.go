@@ -35,6 +35,9 @@ type Config struct {
 	// federated submissions) run at once; 0 = GOMAXPROCS. See
 	// server.WithMaxInFlight.
 	MaxInFlight int
+	// MaxConnections (MAX_CONNECTIONS) caps open client connections of
+	// `healthagents serve`; 0 = 4096.
+	MaxConnections int
 	// PharmacyOracle (PHARMACY_ORACLE) is the PharmacyOracle address on
 	// CHAIN_ENDPOINT (see `healthagents chain deploy`); empty: no oracle,
 	// pharmacy confirmations answer "unconfirmed". The embedded chain
@@ -103,6 +106,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("MAX_IN_FLIGHT must be an integer 1-4096")
 		}
 		c.MaxInFlight = n
+	}
+	if v := getenv("MAX_CONNECTIONS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1<<20 {
+			return c, fmt.Errorf("MAX_CONNECTIONS must be an integer 1-1048576")
+		}
+		c.MaxConnections = n
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return c, fmt.Errorf("TLS_CERT_FILE and TLS_KEY_FILE must be set together")

@@ -105,6 +105,7 @@ func TestConfigErrors(t *testing.T) {
 		{"PORT": "eighty"}, {"LOG_LEVEL": "loud"}, {"HEALTHAGENTS_ENV": "staging"}, {"TLS_CERT_FILE": "x.pem"},
 		{"PHARMACY_ORACLE": "0x00000000000000000000000000000000000000aa"}, // the embedded chain deploys its own
 		{"CHAIN_ENDPOINT": "http://127.0.0.1:8545", "PHARMACY_ORACLE": "oracle"},
+		{"MAX_IN_FLIGHT": "0"}, {"MAX_IN_FLIGHT": "many"}, {"MAX_CONNECTIONS": "-1"},
 	} {
 		_, err := app.ConfigFromEnv(env(m))
 		assert.Error(t, err, "%v", m)

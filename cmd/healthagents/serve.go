@@ -36,6 +36,11 @@ func serve(ctx context.Context, cfg app.Config, logger *slog.Logger, ready chan<
 	if err != nil {
 		return err
 	}
+	maxConns := cfg.MaxConnections
+	if maxConns == 0 {
+		maxConns = defaultMaxConnections
+	}
+	ln = limitConnections(ln, maxConns)
 	srv := &http.Server{
 		Handler:           a.Handler,
 		ReadHeaderTimeout: readHeaderTimeout,
