@@ -95,6 +95,9 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if a.Pharmacy, err = openPharmacy(ctx, cfg, a.Ledger, logger); err != nil {
 		return nil, err
 	}
+	// Build the fast prover's tables now, in the background, so that the
+	// first requests do not fall back to gnark's slower prover.
+	a.ZK.Warm()
 	prover, err := zkp.NewProver(a.ZK)
 	if err != nil {
 		return nil, err

@@ -527,3 +527,25 @@ func (s *System) circuit(name string) (*circuitKeys, error) {
 	}
 	return ck, nil
 }
+
+// Warm starts building every circuit's fixed-base proving tables in the
+// background (what a circuit's first proof would start) and returns a
+// channel closed when all builds have finished. A server calls it at start
+// so that its first requests already get the fast prover; without it, the
+// first proofs of a process use gnark's prover while the tables are built.
+func (s *System) Warm() <-chan struct{} {
+	all := make(chan struct{})
+	var dones []<-chan struct{}
+	for _, ck := range s.circuits {
+		if _, done := ck.groth16Async(); done != nil {
+			dones = append(dones, done)
+		}
+	}
+	go func() {
+		defer close(all)
+		for _, d := range dones {
+			<-d
+		}
+	}()
+	return all
+}
