@@ -33,6 +33,13 @@ import (
 //
 // The result is the same group element as MultiExp's (tests compare them);
 // the cost is ~17 MB of tables per circuit, built once (~0.6 CPU-seconds).
+//
+// The G2 code repeats the G1 code line for line over E2 coordinates, as
+// gnark-crypto's own generated per-group code does: a Go generic over the
+// two field types would call every field operation of the inner loops
+// through a dictionary (fp.Element and E2 have different GC shapes), which
+// is what this file exists to avoid. Change both together; the tests check
+// each group against MultiExp.
 
 // msmWindows is the number of signed c-bit digits of a scalar below r
 // (< 2^254): the top digit absorbs the last carry and stays below 2^(c-1).
