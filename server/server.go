@@ -149,11 +149,15 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 	s.idem = newIdempotency()
 	s.gate = newAdmission(s.opts.admission)
 	for _, rt := range s.routes {
-		if rt.Method == http.MethodPost {
-			rt.Handler = s.idempotent(rt.Handler)
-		}
 		if heavyRoutes[rt.Method+" "+rt.Path] {
 			rt.Handler = s.gate.admit(rt.Handler) // inside guard, outside body reading
+		}
+		if rt.Method == http.MethodPost {
+			// Outside the gate: a retry waiting for its first attempt's
+			// answer (or replaying it) holds no admission slot. Only
+			// requests with an Idempotency-Key have their body (at most
+			// maxBody) read before the gate.
+			rt.Handler = s.idempotent(rt.Handler)
 		}
 		s.mux.Handle(rt.Method+" "+rt.Path, s.guard(rt))
 	}
