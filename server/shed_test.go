@@ -178,3 +178,56 @@ func TestClientGoneCancelsProof(t *testing.T) {
 	att.releaseAll()
 	require.Equal(t, http.StatusOK, <-admitted)
 }
+
+// TestIdempotentRetryHoldsNoSlot: a retry carrying the Idempotency-Key of
+// a request that still holds the gate's only slot waits for that answer and
+// gets it replayed; it is not shed, and it never reaches the prover itself.
+// (With the idempotency layer inside the gate, the retry would be refused
+// with 503 while its own first attempt was running.)
+func TestIdempotentRetryHoldsNoSlot(t *testing.T) {
+	t.Parallel()
+	att := &blockingAttestor{entered: make(chan struct{}, 4), release: make(chan struct{})}
+	f := setup(t, setupOpts{
+		svcOpts:    []healthagents.Option{healthagents.WithAttestor(att)},
+		serverOpts: []server.Option{server.WithMaxInFlight(1), server.WithAdmissionQueue(0, time.Second)},
+	})
+	t.Cleanup(att.releaseAll)
+	body, err := json.Marshal(map[string]any{"patient_data": f.seal(t, baseRecord()), "procedure_code": "PROC001"})
+	require.NoError(t, err)
+
+	type answer struct {
+		status int
+		header http.Header
+		body   string
+	}
+	post := func(out chan<- answer) {
+		s, h, b := postWithKey(t, f.url+"/verify-eligibility", "order-17", body)
+		out <- answer{s, h, string(b)}
+	}
+	first, retry := make(chan answer, 1), make(chan answer, 1)
+	go post(first)
+	<-att.entered // the only slot holds the first attempt's proof
+	go post(retry)
+
+	// Another request without the key is shed: the slot is really taken.
+	status, h, _ := postWithKey(t, f.url+"/verify-eligibility", "", body)
+	require.Equal(t, http.StatusServiceUnavailable, status)
+	require.Equal(t, "1", h.Get("Retry-After"))
+	select {
+	case a := <-retry:
+		t.Fatalf("the retry was answered before its first attempt: %d %s", a.status, a.body)
+	default:
+	}
+
+	att.releaseAll()
+	a1, a2 := <-first, <-retry
+	require.Equal(t, http.StatusOK, a1.status, a1.body)
+	assert.Equal(t, a1.status, a2.status)
+	assert.Equal(t, a1.body, a2.body)
+	assert.Equal(t, "true", a2.header.Get("Idempotent-Replayed"))
+	select {
+	case <-att.entered:
+		t.Fatal("the retry reached the prover")
+	default:
+	}
+}
