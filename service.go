@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"strings"
 	"time"
 
@@ -22,6 +23,13 @@ type Opener interface {
 // Attestor proves a decision in zero knowledge and has the proof verified by
 // EVM code on a chain. Errors wrap ErrProofTimeout, ErrProofRejected or
 // ErrChainUnavailable where they apply.
+//
+// The attestation of AttestPrescription proves whether the patient's plan
+// covers the drug on date; its last public input is that output, the
+// statement's Covered flag: 1 when covered, 0 when not (coverage inactive or
+// lapsed, or the drug excluded). A proof of "not covered" verifies on chain
+// like any other, so the Service reads this flag and reports
+// zk_proof_verified only for a verified proof of coverage.
 type Attestor interface {
 	AttestEligibility(ctx context.Context, rec *record.Record, d eligibility.Decision) (*Attestation, error)
 	AttestPrescription(ctx context.Context, rec *record.Record, d prescription.Decision, date time.Time) (*Attestation, error)
@@ -159,7 +167,9 @@ func (s *Service) VerifyEligibility(ctx context.Context, env *PatientData, proce
 }
 
 // ValidatePrescription checks drugCode for the patient in env: interactions
-// with current medications, contraindications, and coverage.
+// with current medications, contraindications, and coverage. Valid follows
+// the clinical checks; ZKProofVerified is true only when a proof that the
+// plan covers the drug on the service date was verified on chain.
 func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, drugCode string) (*PrescriptionResult, error) {
 	if err := checkCode("drug_code", drugCode); err != nil {
 		return nil, err
@@ -190,7 +200,7 @@ func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, dr
 			return nil, s.proofError(ctx, prescriptionPrefix, err)
 		}
 		res.Proof = att
-		res.ZKProofVerified = att.Verified
+		res.ZKProofVerified = att.Verified && provesCoverage(att)
 	}
 	err = s.emit(ctx, Event{Type: EventPrescriptionValidated, PatientID: env.PatientID, Data: map[string]any{
 		"drug_code": drugCode, "valid": res.Valid, "zk_proof_verified": res.ZKProofVerified,
@@ -199,6 +209,17 @@ func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, dr
 		return nil, err
 	}
 	return res, nil
+}
+
+// provesCoverage reports whether a prescription attestation states that the
+// plan covers the drug: its last public input (see Attestor) is 1.
+func provesCoverage(att *Attestation) bool {
+	n := len(att.PublicInputs)
+	if n == 0 {
+		return false
+	}
+	v, ok := new(big.Int).SetString(strings.TrimPrefix(att.PublicInputs[n-1], "0x"), 16)
+	return ok && v.Cmp(big.NewInt(1)) == 0
 }
 
 // OpenRecord opens env, parses the record inside and checks that its

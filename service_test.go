@@ -3,6 +3,8 @@ package healthagents_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/eligibility"
+	"github.com/healthagents/healthagents/prescription"
 	"github.com/healthagents/healthagents/record"
 )
 
@@ -96,4 +100,100 @@ func TestErrorHelpers(t *testing.T) {
 	e := healthagents.WrapError(healthagents.CodeNotFound, cause, "Procedure code X not found")
 	assert.ErrorIs(t, e, cause)
 	assert.Equal(t, healthagents.CodeNotFound, healthagents.ErrorCode(e))
+}
+
+// statementAttestor is a test Attestor: it returns a verified attestation
+// whose prescription statement states covered (last public input 1) or not
+// (0), or fails with err. The real Attestor is tested in package attest and,
+// with a lapsed policy, in app's TestPrescriptionZKVerifiedOnlyWhenCovered.
+type statementAttestor struct {
+	covered  bool
+	verified bool
+	err      error
+}
+
+func (a statementAttestor) attestation(circuit string, last string) (*healthagents.Attestation, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
+	return &healthagents.Attestation{
+		Circuit: circuit, ProofData: "0x01", TxHash: "0xab", Verified: a.verified,
+		PublicInputs: []string{"0x" + strings.Repeat("0", 63) + "1", last},
+	}, nil
+}
+
+func (a statementAttestor) AttestEligibility(context.Context, *record.Record, eligibility.Decision) (*healthagents.Attestation, error) {
+	return a.attestation("eligibility", "0x"+strings.Repeat("0", 63)+"1")
+}
+
+func (a statementAttestor) AttestPrescription(context.Context, *record.Record, prescription.Decision, time.Time) (*healthagents.Attestation, error) {
+	flag := "0"
+	if a.covered {
+		flag = "1"
+	}
+	return a.attestation("prescription", "0x"+strings.Repeat("0", 63)+flag)
+}
+
+// TestPrescriptionZKVerifiedMeansCovered: zk_proof_verified of a
+// prescription is true only for a proof verified on chain that also states
+// coverage; valid does not depend on it.
+func TestPrescriptionZKVerifiedMeansCovered(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		a    statementAttestor
+		want bool
+	}{
+		"ok/verified, covered":              {statementAttestor{covered: true, verified: true}, true},
+		"fail/verified, not covered":        {statementAttestor{covered: false, verified: true}, false},
+		"fail/covered but not verified":     {statementAttestor{covered: true, verified: false}, false},
+		"fail/neither verified nor covered": {statementAttestor{}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sink := &recordingSink{}
+			svc, kr := newService(t, healthagents.WithAttestor(tc.a), healthagents.WithEvents(sink))
+			res, err := svc.ValidatePrescription(t.Context(), envelope(t, kr), "6809")
+			require.NoError(t, err)
+			assert.True(t, res.Valid)
+			assert.Equal(t, tc.want, res.ZKProofVerified)
+			require.NotNil(t, res.Proof)
+			assert.Equal(t, tc.a.verified, res.Proof.Verified, "the attestation is passed on as it is")
+			require.Len(t, sink.events, 1)
+			assert.Equal(t, tc.want, sink.events[0].Data["zk_proof_verified"])
+		})
+	}
+}
+
+// TestProofErrorsNamed checks the spec's wording of proof failures for both
+// operations of the root family.
+func TestProofErrorsNamed(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		err    error
+		code   healthagents.Code
+		detail string // after the operation's prefix; "" = the whole detail is "Service temporarily unavailable"
+	}{
+		"fail/rejected": {fmt.Errorf("%w: chain: proof rejected", healthagents.ErrProofRejected), healthagents.CodeInternal, "ZK proof verification failed"},
+		"fail/timeout":  {fmt.Errorf("%w: ZK proof generation timed out", healthagents.ErrProofTimeout), healthagents.CodeInternal, "ZK proof generation timed out"},
+		"fail/chain":    {fmt.Errorf("%w: dial", healthagents.ErrChainUnavailable), healthagents.CodeUnavailable, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			svc, kr := newService(t, healthagents.WithAttestor(statementAttestor{err: tc.err}))
+			env := envelope(t, kr)
+			_, eerr := svc.VerifyEligibility(t.Context(), env, "PROC001")
+			_, perr := svc.ValidatePrescription(t.Context(), env, "6809")
+			for prefix, err := range map[string]error{"Eligibility check failed": eerr, "Prescription validation failed": perr} {
+				require.Error(t, err, prefix)
+				assert.ErrorIs(t, err, tc.err, prefix)
+				assert.Equal(t, tc.code, healthagents.ErrorCode(err), prefix)
+				want := "Service temporarily unavailable"
+				if tc.detail != "" {
+					want = prefix + ": " + tc.detail
+				}
+				assert.Equal(t, want, err.Error(), prefix)
+				assert.Equal(t, want, healthagents.ErrorDetail(err), prefix)
+			}
+		})
+	}
 }

@@ -38,11 +38,13 @@ type PrescriptionResult struct {
 	Valid               bool   `json:"valid" doc:"The prescription is safe and approved."`
 	DrugCode            string `json:"drug_code" doc:"The drug code validated, as requested."`
 	InteractionsChecked bool   `json:"interactions_checked" doc:"Interactions with the patient's current medications were checked."`
-	ZKProofVerified     bool   `json:"zk_proof_verified" doc:"Eligibility was verified cryptographically: a Groth16 proof verified by EVM code in a mined transaction."`
+	ZKProofVerified     bool   `json:"zk_proof_verified" doc:"Eligibility was verified cryptographically: a Groth16 proof that the patient's plan covers this drug on the service date (coverage active, date within the policy window, drug not excluded) was verified by EVM code in a mined transaction. False when there is no such proof, including when the proof shows the drug is not covered (e.g. a lapsed policy); valid is decided by the clinical checks and does not depend on it."`
 	CrossChainOracle    string `json:"cross_chain_oracle" doc:"Pharmacy-availability statement. Never a made-up confirmation."`
 
 	// Proof is the proof and chain record behind ZKProofVerified; see
-	// EligibilityResult.Proof.
+	// EligibilityResult.Proof. It can be a proof verified on chain that the
+	// drug is not covered (its Covered output 0): then ZKProofVerified is
+	// false although Proof.Verified is true.
 	Proof *Attestation `json:"-"`
 }
 

@@ -94,7 +94,11 @@ func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d 
 
 // AttestPrescription proves the coverage statement behind a prescription —
 // the plan covers d's drug on date (coverage active, date in the window, the
-// drug not excluded), or does not — and verifies the proof on chain.
+// drug not excluded), or does not — and verifies the proof on chain. The
+// attestation's last public input is the statement's Covered output (1 or
+// 0), as healthagents.Attestor requires: a verified proof of "not covered"
+// is returned like any other, and the Service does not count it as
+// zk_proof_verified.
 func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, d prescription.Decision, date time.Time) (*healthagents.Attestation, error) {
 	if rec.Coverage == nil {
 		return &healthagents.Attestation{Circuit: zkp.CircuitPrescription}, nil

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,10 +123,16 @@ func TestPrescriptionVerifiedOnChain(t *testing.T) {
 	att, err := a.AttestPrescription(t.Context(), rec, d, serviceDate)
 	require.NoError(t, err)
 	assert.True(t, att.Verified)
+	// healthagents.Attestor's contract: the last public input is the
+	// Covered output (the Service reads it for zk_proof_verified).
+	last := att.PublicInputs[len(att.PublicInputs)-1]
+	assert.Equal(t, "0x"+strings.Repeat("0", 63)+"1", last)
 	// Coverage that lapsed: proven as "not covered", still verified.
 	att, err = a.AttestPrescription(t.Context(), rec, d, serviceDate.AddDate(1, 0, 0))
 	require.NoError(t, err)
 	assert.True(t, att.Verified)
+	last = att.PublicInputs[len(att.PublicInputs)-1]
+	assert.Equal(t, "0x"+strings.Repeat("0", 64), last)
 	proof, err := zkp.ParseProof(att.Circuit, att.ProofData, att.PublicInputs)
 	require.NoError(t, err)
 	covered, err := proof.Prescription()
