@@ -1,0 +1,273 @@
+package attest_test
+
+import (
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/attest"
+	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/zkp"
+)
+
+// statement is a real circuit's proof in the form the registry takes.
+type statement struct {
+	proof  [8]*big.Int
+	inputs []*big.Int
+}
+
+func onChain(t testing.TB, p *zkp.Proof) statement {
+	t.Helper()
+	proof, err := chain.ProofFromGnark(p.Groth16)
+	require.NoError(t, err)
+	return statement{proof: proof, inputs: p.PublicBig()}
+}
+
+// with returns a copy of st changed by f.
+func (st statement) with(f func(proof *[8]*big.Int, in []*big.Int)) statement {
+	var out statement
+	for i, v := range st.proof {
+		out.proof[i] = new(big.Int).Set(v)
+	}
+	for _, v := range st.inputs {
+		out.inputs = append(out.inputs, new(big.Int).Set(v))
+	}
+	f(&out.proof, out.inputs)
+	return out
+}
+
+// flipByte flips the low bit of byte i of the 256-byte Solidity form of the
+// proof (A.x, A.y, B.x.im, B.x.re, B.y.im, B.y.re, C.x, C.y).
+func flipByte(i int) func(*[8]*big.Int, []*big.Int) {
+	return func(pr *[8]*big.Int, _ []*big.Int) {
+		w := common.BigToHash(pr[i/32])
+		w[i%32] ^= 1
+		pr[i/32] = new(big.Int).SetBytes(w[:])
+	}
+}
+
+// setInput replaces public input i.
+func setInput(i int, v *big.Int) func(*[8]*big.Int, []*big.Int) {
+	return func(_ *[8]*big.Int, in []*big.Int) { in[i] = new(big.Int).Set(v) }
+}
+
+// xorInput flips the low bit of public input i (a 0/1 flag: its negation).
+func xorInput(i int) func(*[8]*big.Int, []*big.Int) {
+	return func(_ *[8]*big.Int, in []*big.Int) { in[i].Xor(in[i], big.NewInt(1)) }
+}
+
+func addInput(i int, d int64) func(*[8]*big.Int, []*big.Int) {
+	return func(_ *[8]*big.Int, in []*big.Int) { in[i].Add(in[i], big.NewInt(d)) }
+}
+
+// baseP is the BN254 base field order.
+var baseP, _ = new(big.Int).SetString("21888242871839275222246405745257275088696311157297823662689037894645226208583", 10)
+
+// proofTamperings are the changes to the proof itself, the same for both
+// circuits.
+func proofTamperings(st statement) map[string]statement {
+	return map[string]statement{
+		"fail/proof byte 31 flipped (A.x)":  st.with(flipByte(31)),
+		"fail/proof byte 100 flipped (B)":   st.with(flipByte(100)),
+		"fail/proof byte 255 flipped (C.y)": st.with(flipByte(255)),
+		"fail/A negated (a valid point)": st.with(func(pr *[8]*big.Int, _ []*big.Int) {
+			pr[1] = new(big.Int).Sub(baseP, pr[1])
+		}),
+	}
+}
+
+func encoded(t *testing.T, enc func(string) (fr.Element, error), code string) *big.Int {
+	t.Helper()
+	e, err := enc(code)
+	require.NoError(t, err)
+	return e.BigInt(new(big.Int))
+}
+
+// assertVerifies checks an honest statement by eth_call (Ledger.Check) and
+// by a mined transaction, and reads the recorded statement back.
+func assertVerifies(t *testing.T, l *chain.Ledger, kind chain.Kind, st statement) {
+	t.Helper()
+	ctx := t.Context()
+	ok, err := l.Check(ctx, kind, st.proof, st.inputs)
+	require.NoError(t, err)
+	assert.True(t, ok, "eth_call verification")
+	rc, err := l.Submit(ctx, kind, st.proof, st.inputs)
+	require.NoError(t, err)
+	assert.True(t, rc.Verified, "mined verification")
+	got, err := l.Statement(ctx, rc.TxHash)
+	require.NoError(t, err)
+	assert.Equal(t, kind, got.Kind)
+	assert.Equal(t, l.Account(), got.Submitter)
+	require.Len(t, got.Inputs, len(st.inputs))
+	for i := range st.inputs {
+		assert.Zero(t, st.inputs[i].Cmp(got.Inputs[i]), "input %d", i)
+	}
+}
+
+// assertRejected runs each tampering against the registry: eth_call says
+// false, and the transaction is mined but verifies and records nothing.
+func assertRejected(t *testing.T, l *chain.Ledger, kind chain.Kind, cases map[string]statement) {
+	t.Helper()
+	for name, st := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			ok, err := l.Check(ctx, kind, st.proof, st.inputs)
+			require.NoError(t, err)
+			assert.False(t, ok, "eth_call must reject")
+			rc, err := l.Submit(ctx, kind, st.proof, st.inputs)
+			require.ErrorIs(t, err, chain.ErrRejected)
+			assert.False(t, rc.Verified)
+			require.NotEqual(t, common.Hash{}, rc.TxHash, "the rejection is mined")
+			_, err = l.Statement(ctx, rc.TxHash)
+			assert.ErrorIs(t, err, chain.ErrRejected, "nothing recorded")
+		})
+	}
+}
+
+// TestEligibilitySoundOnChain submits real eligibility proofs (8 public
+// inputs) to the registry on the embedded chain: the honest one verifies
+// (eth_call and mined transaction), every tampering is rejected by the
+// verifier contract.
+func TestEligibilitySoundOnChain(t *testing.T) {
+	t.Parallel()
+	sys, l := fixture(t)
+	prover, err := zkp.NewProver(sys)
+	require.NoError(t, err)
+	rec := testRecord()
+	d := decide(t, rec, "PROC002") // class 2, the record's 70 % override, no pre-auth, eligible
+	require.True(t, d.Eligible)
+	require.Equal(t, 70, d.CoveragePct)
+	in := zkp.EligibilityInput{
+		Coverage: rec.Coverage, ClassIndex: d.Procedure.Class.Index, ProcedureCode: d.Procedure.Code,
+		ServiceDate: d.ServiceDate, CoveragePct: d.CoveragePct, PreAuth: d.RequiresAuthorization, Eligible: d.Eligible,
+	}
+	proof, err := prover.ProveEligibility(t.Context(), in)
+	require.NoError(t, err)
+	honest := onChain(t, proof)
+	require.Len(t, honest.inputs, 8)
+
+	// Another record's honest proof of the same decision: its commitment is
+	// a valid one, just not this proof's.
+	other := *rec.Coverage
+	other.MemberID, other.Start = "M2", "2025-06-01"
+	in.Coverage = &other
+	otherProof, err := prover.ProveEligibility(t.Context(), in)
+	require.NoError(t, err)
+	second := onChain(t, otherProof)
+	require.NotZero(t, second.inputs[0].Cmp(honest.inputs[0]))
+
+	assertVerifies(t, l, attest.KindEligibility, honest)
+	assertVerifies(t, l, attest.KindEligibility, second)
+
+	// Public inputs: Commitment, ClassIndex, Procedure, ProcedureFolded,
+	// ServiceDay, CoveragePct, PreAuth, Eligible.
+	cases := proofTamperings(honest)
+	for name, f := range map[string]func(*[8]*big.Int, []*big.Int){
+		"fail/commitment swapped for another record's": setInput(0, second.inputs[0]),
+		"fail/commitment + 1":                          addInput(0, 1),
+		"fail/class 2 -> 1":                            setInput(1, big.NewInt(1)),
+		"fail/class 2 -> 4":                            setInput(1, big.NewInt(4)),
+		"fail/procedure PROC002 -> PROC001": func(pr *[8]*big.Int, in []*big.Int) {
+			setInput(2, encoded(t, zkp.EncodeCode, "PROC001"))(pr, in)
+			setInput(3, encoded(t, zkp.EncodeCodeFolded, "PROC001"))(pr, in)
+		},
+		"fail/service day + 1":              addInput(4, 1),
+		"fail/coverage pct 70 -> 60 (base)": setInput(5, big.NewInt(60)),
+		"fail/coverage pct 70 -> 100":       setInput(5, big.NewInt(100)),
+		"fail/pre-auth flag flipped":        xorInput(6),
+		"fail/eligible flag flipped":        xorInput(7),
+	} {
+		cases[name] = honest.with(f)
+	}
+	cases["fail/proof of another statement with these inputs"] = statement{proof: second.proof, inputs: honest.inputs}
+	assertRejected(t, l, attest.KindEligibility, cases)
+}
+
+// TestPrescriptionSoundOnChain does the same for the prescription circuit (4
+// public inputs), including a "covered" claim for a lapsed policy.
+func TestPrescriptionSoundOnChain(t *testing.T) {
+	t.Parallel()
+	sys, l := fixture(t)
+	prover, err := zkp.NewProver(sys)
+	require.NoError(t, err)
+	rec := testRecord()
+	in := zkp.PrescriptionInput{Coverage: rec.Coverage, DrugCode: "6809", ServiceDate: serviceDate, Covered: true}
+	proof, err := prover.ProvePrescription(t.Context(), in)
+	require.NoError(t, err)
+	covered := onChain(t, proof)
+	require.Len(t, covered.inputs, 4)
+
+	// The same plan a year later: lapsed, proven "not covered".
+	in.ServiceDate, in.Covered = serviceDate.AddDate(1, 0, 0), false
+	proof, err = prover.ProvePrescription(t.Context(), in)
+	require.NoError(t, err)
+	lapsed := onChain(t, proof)
+	require.Zero(t, lapsed.inputs[3].Sign())
+
+	assertVerifies(t, l, attest.KindPrescription, covered)
+	assertVerifies(t, l, attest.KindPrescription, lapsed)
+
+	// Public inputs: Commitment, Drug, ServiceDay, Covered.
+	cases := proofTamperings(covered)
+	for name, f := range map[string]func(*[8]*big.Int, []*big.Int){
+		"fail/commitment swapped for another proof's": setInput(0, lapsed.inputs[0]),
+		"fail/drug 6809 -> 11289":                     setInput(1, encoded(t, zkp.EncodeCodeFolded, "11289")),
+		"fail/service day + 1":                        addInput(2, 1),
+		"fail/covered flag flipped 1 -> 0":            xorInput(3),
+	} {
+		cases[name] = covered.with(f)
+	}
+	cases["fail/lapsed policy claimed covered (flag 0 -> 1)"] = lapsed.with(xorInput(3))
+	cases["fail/lapsed proof with the covered day"] = lapsed.with(setInput(2, covered.inputs[2]))
+	assertRejected(t, l, attest.KindPrescription, cases)
+
+	// A prescription proof is no eligibility statement.
+	ok, err := l.Check(t.Context(), attest.KindEligibility, covered.proof, covered.inputs)
+	require.NoError(t, err)
+	assert.False(t, ok)
+}
+
+// TestServiceReportsContractRejection: a proof the verifier contract
+// rejects (tampered between prover and chain) reaches the caller of the
+// root family as the spec's "... ZK proof verification failed".
+func TestServiceReportsContractRejection(t *testing.T) {
+	t.Parallel()
+	sys, l := fixture(t)
+	prover, err := zkp.NewProver(sys)
+	require.NoError(t, err)
+	a, err := attest.New(prover, tampering{l})
+	require.NoError(t, err)
+	key, err := cipher.GenerateKey()
+	require.NoError(t, err)
+	kr, err := cipher.ParseKeyring(key)
+	require.NoError(t, err)
+	svc, err := healthagents.New(kr, healthagents.WithAttestor(a),
+		healthagents.WithClock(func() time.Time { return serviceDate }))
+	require.NoError(t, err)
+	rec := testRecord()
+	b, err := rec.Marshal()
+	require.NoError(t, err)
+	env, err := cipher.Seal(rec.PatientID, b, kr)
+	require.NoError(t, err)
+
+	_, err = svc.VerifyEligibility(t.Context(), &env, "PROC001")
+	require.Error(t, err)
+	assert.Equal(t, "Eligibility check failed: ZK proof verification failed", err.Error())
+	assert.Equal(t, healthagents.CodeInternal, healthagents.ErrorCode(err))
+	assert.ErrorIs(t, err, healthagents.ErrProofRejected)
+	assert.ErrorIs(t, err, chain.ErrRejected)
+
+	_, err = svc.ValidatePrescription(t.Context(), &env, "6809")
+	require.Error(t, err)
+	assert.Equal(t, "Prescription validation failed: ZK proof verification failed", err.Error())
+	assert.Equal(t, healthagents.CodeInternal, healthagents.ErrorCode(err))
+	assert.ErrorIs(t, err, chain.ErrRejected)
+}
