@@ -99,6 +99,11 @@ type Prover struct {
 	timeout time.Duration
 	sem     chan struct{}
 	rand    io.Reader
+
+	// proving, when set (tests only), runs in the proof's goroutine just
+	// before gnark proves, with the request's context: it stands for a proof
+	// that is still running when the deadline passes.
+	proving func(ctx context.Context)
 }
 
 // NewProver returns a Prover using the keys of sys.
@@ -317,6 +322,9 @@ func (p *Prover) prove(ctx context.Context, name string, assignment frontend.Cir
 				done <- proveResult{err: fmt.Errorf("gnark prover panicked: %v", v)}
 			}
 		}()
+		if p.proving != nil {
+			p.proving(ctx)
+		}
 		proof, err := ck.prove(w)
 		done <- proveResult{proof, err}
 	}()

@@ -494,6 +494,66 @@ func TestTimeout(t *testing.T) {
 	})
 }
 
+// deadlineCtx is a context whose deadline passes when the test says so, not
+// after some wall time: its Err is context.DeadlineExceeded once expired.
+type deadlineCtx struct {
+	context.Context // Background: no values, no deadline reported
+	done            chan struct{}
+	once            sync.Once
+}
+
+func manualDeadline() (context.Context, func()) {
+	c := &deadlineCtx{Context: context.Background(), done: make(chan struct{})}
+	return c, func() { c.once.Do(func() { close(c.done) }) }
+}
+
+func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
+
+func (c *deadlineCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// TestTimeoutWhileProving lets the deadline pass while a proof is being
+// computed (the prover's hook holds the proof until then): the call returns
+// ErrTimeout at once, the abandoned proof keeps its concurrency slot until it
+// finishes, and then the slot is free again.
+func TestTimeoutWhileProving(t *testing.T) {
+	t.Parallel()
+	p := newTestProver(t, WithMaxConcurrent(1))
+	entered, release := make(chan struct{}), make(chan struct{})
+	var hookCtxErr error
+	p.proving = func(ctx context.Context) {
+		close(entered)
+		<-ctx.Done()
+		hookCtxErr = ctx.Err()
+		<-release
+	}
+	ctx, expire := manualDeadline()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.ProveEligibility(ctx, eligibleInput())
+		errc <- err
+	}()
+	<-entered // the proof is running
+	expire()
+	err := <-errc
+	require.ErrorIs(t, err, ErrTimeout)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, "ZK proof generation timed out: context deadline exceeded", err.Error())
+	assert.Len(t, p.sem, 1, "the abandoned proof still holds its slot")
+
+	close(release) // the abandoned proof runs to its end and frees the slot
+	p.proving = nil
+	_, err = p.ProveEligibility(t.Context(), eligibleInput())
+	require.NoError(t, err)
+	assert.ErrorIs(t, hookCtxErr, context.DeadlineExceeded)
+}
+
 func hexString(b []byte) string { return hex.EncodeToString(b) }
 
 // The prover's last line of defence: an assignment that slipped past the
