@@ -72,9 +72,10 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		return nil, fmt.Errorf("DATA_DIR: %w", err)
 	}
 	a = &App{Config: cfg, logger: logger, bootstrapOut: out}
+	opened := a // the error returns below set a to nil
 	defer func() {
 		if err != nil {
-			a.Close()
+			opened.Close()
 		}
 	}()
 	if a.Keyring, err = LoadKeyring(cfg, logger); err != nil {

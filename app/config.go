@@ -43,6 +43,10 @@ type Config struct {
 	// pharmacy confirmations answer "unconfirmed". The embedded chain
 	// deploys its own.
 	PharmacyOracle string
+	// ChainReplaceVerifiers (CHAIN_REPLACE_VERIFIERS=1, with CHAIN_ENDPOINT)
+	// lets start-up replace registered verifiers that hold other verifying
+	// keys than DATA_DIR/zkp; without it start-up refuses (see openProofs).
+	ChainReplaceVerifiers bool
 }
 
 // ConfigFromEnv reads the settings through getenv (os.Getenv in the binary).
@@ -99,6 +103,16 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("PHARMACY_ORACLE must be a hex address (0x followed by 40 hex digits)")
 		}
 		c.PharmacyOracle = v
+	}
+	switch v := getenv("CHAIN_REPLACE_VERIFIERS"); v {
+	case "", "0", "false":
+	case "1", "true":
+		if c.ChainEndpoint == "" {
+			return c, fmt.Errorf("CHAIN_REPLACE_VERIFIERS needs CHAIN_ENDPOINT (the embedded chain starts empty and registers its own verifiers)")
+		}
+		c.ChainReplaceVerifiers = true
+	default:
+		return c, fmt.Errorf("CHAIN_REPLACE_VERIFIERS must be 1 or 0")
 	}
 	if v := getenv("MAX_IN_FLIGHT"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -26,7 +27,7 @@ func openProofs(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.Syst
 			return nil, nil, fmt.Errorf("embedded chain: %w", err)
 		}
 		if err := attest.Register(ctx, ledger, sys); err != nil {
-			return nil, nil, fmt.Errorf("embedded chain: %w", err)
+			return nil, nil, errors.Join(fmt.Errorf("embedded chain: %w", err), ledger.Close())
 		}
 		logger.Info("embedded simulated chain started; its state is not kept across restarts (set CHAIN_ENDPOINT for a real node)")
 		return sys, ledger, nil
@@ -38,11 +39,26 @@ func openProofs(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.Syst
 	if err != nil {
 		return nil, nil, fmt.Errorf("CHAIN_ENDPOINT: %w", err)
 	}
-	// The verifiers registered must hold this deployment's keys; Register
-	// leaves a matching one alone and needs the registry owner's key to
-	// replace one.
-	if err := attest.Register(ctx, ledger, sys); err != nil {
-		return nil, nil, fmt.Errorf("CHAIN_ENDPOINT: %w", err)
+	// The verifiers registered must hold this deployment's keys. Register
+	// leaves a matching one alone and registers one where none is; it refuses
+	// to replace a verifier holding another key, because that key is another
+	// replica's (a separate DATA_DIR makes its own keys): replacing it would
+	// break that replica's proofs, and its start would replace ours again.
+	// Replacing needs CHAIN_REPLACE_VERIFIERS=1 (and the registry owner's key).
+	if cfg.ChainReplaceVerifiers {
+		logger.Warn("CHAIN_REPLACE_VERIFIERS=1: registered verifiers holding other verifying keys are replaced; proofs of replicas with other keys stop verifying")
+		err = attest.Replace(ctx, ledger, sys)
+	} else {
+		err = attest.Register(ctx, ledger, sys)
+	}
+	if errors.Is(err, chain.ErrVerifierMismatch) {
+		return nil, nil, errors.Join(fmt.Errorf("CHAIN_ENDPOINT: registry %s: %w. "+
+			"Every replica must use the same verifying keys: copy DATA_DIR/zkp from the deployment that registered them "+
+			"(or install the same ceremony keys), or set CHAIN_REPLACE_VERIFIERS=1 to register this DATA_DIR's keys instead, "+
+			"which makes the proofs of every replica with the old keys fail", ledger.Registry().Hex(), err), ledger.Close())
+	}
+	if err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("CHAIN_ENDPOINT: %w", err), ledger.Close())
 	}
 	return sys, ledger, nil
 }

@@ -49,20 +49,41 @@ func New(prover Prover, ledger Ledger) (*Attestor, error) {
 }
 
 // Registrar registers a verifying key for a statement kind; *chain.Ledger is
-// one.
+// one. Register must refuse (with chain.ErrVerifierMismatch) to replace a
+// verifier holding another key.
 type Registrar interface {
 	Register(ctx context.Context, kind chain.Kind, vk chain.VerifyingKey) error
 }
 
+// Replacer registers a verifying key for a statement kind, replacing a
+// verifier holding another key; *chain.Ledger is one.
+type Replacer interface {
+	Replace(ctx context.Context, kind chain.Kind, vk chain.VerifyingKey) error
+}
+
 // Register deploys (or finds already deployed) a verifier contract for each
-// circuit of sys and registers it with the registry.
+// circuit of sys and registers it with the registry. It refuses, with an
+// error wrapping chain.ErrVerifierMismatch, when a circuit's kind is already
+// registered with another verifying key: that is another deployment's key
+// set, whose proofs a replacement would break (see Replace).
 func Register(ctx context.Context, r Registrar, sys *zkp.System) error {
+	return eachKey(sys, func(kind chain.Kind, vk chain.VerifyingKey) error { return r.Register(ctx, kind, vk) })
+}
+
+// Replace is Register, except that a circuit's kind registered with another
+// verifying key gets a new verifier holding sys's key: proofs made with the
+// old key stop verifying.
+func Replace(ctx context.Context, r Replacer, sys *zkp.System) error {
+	return eachKey(sys, func(kind chain.Kind, vk chain.VerifyingKey) error { return r.Replace(ctx, kind, vk) })
+}
+
+func eachKey(sys *zkp.System, f func(chain.Kind, chain.VerifyingKey) error) error {
 	for _, name := range zkp.CircuitNames() {
 		vk, err := chain.VerifyingKeyFromGnark(sys.VerifyingKey(name))
 		if err != nil {
 			return fmt.Errorf("attest: %s verifying key: %w", name, err)
 		}
-		if err := r.Register(ctx, chain.Kind(name), vk); err != nil {
+		if err := f(chain.Kind(name), vk); err != nil {
 			return fmt.Errorf("attest: registering the %s verifier: %w", name, err)
 		}
 	}

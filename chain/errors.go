@@ -28,6 +28,11 @@ var (
 	// than those above (for example registering from a non-owner key).
 	ErrReverted = errors.New("chain: transaction reverted")
 
+	// ErrVerifierMismatch reports that Register found the statement kind
+	// registered to a verifier holding another verifying key: replacing it
+	// (Replace) would break every proof made with that key.
+	ErrVerifierMismatch = errors.New("chain: the registry holds another verifying key for this statement kind")
+
 	// ErrNotOwner reports a Register from a key that does not own the registry.
 	ErrNotOwner = errors.New("chain: not the registry owner")
 

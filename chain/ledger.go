@@ -225,11 +225,24 @@ func (l *Ledger) Verifier(ctx context.Context, kind Kind) (common.Address, error
 	return l.registryABI.UnpackVerifierOf(out)
 }
 
-// Register deploys a Groth16Verifier holding vk and registers it for kind.
-// It does nothing when the verifier registered for kind already holds vk,
-// and replaces a verifier holding another key. Only the registry's owner can
-// register.
+// Register deploys a Groth16Verifier holding vk and registers it for kind
+// when none is registered yet. It does nothing when the verifier registered
+// for kind already holds vk, and refuses with ErrVerifierMismatch when it
+// holds another key (or is a contract that does not report one): replacing it
+// would make every proof made with the other key fail, so that needs Replace.
+// Only the registry's owner can register.
 func (l *Ledger) Register(ctx context.Context, kind Kind, vk VerifyingKey) error {
+	return l.register(ctx, kind, vk, false)
+}
+
+// Replace is Register, except that a verifier holding another key is
+// replaced by a new one holding vk: proofs made with the other key stop
+// verifying.
+func (l *Ledger) Replace(ctx context.Context, kind Kind, vk VerifyingKey) error {
+	return l.register(ctx, kind, vk, true)
+}
+
+func (l *Ledger) register(ctx context.Context, kind Kind, vk VerifyingKey, replace bool) error {
 	if l.closed.Load() {
 		return ErrClosed
 	}
@@ -259,14 +272,24 @@ func (l *Ledger) Register(ctx context.Context, kind Kind, vk VerifyingKey) error
 		return err
 	}
 	if current != (common.Address{}) {
+		held := "no verifying key it reports"
 		out, err := l.call(ctx, current, l.verifierABI.PackVerifyingKeyHash())
 		if err == nil {
-			if got, err := l.verifierABI.UnpackVerifyingKeyHash(out); err == nil && common.Hash(got) == want {
-				return nil
+			if got, err := l.verifierABI.UnpackVerifyingKeyHash(out); err == nil {
+				if common.Hash(got) == want {
+					return nil
+				}
+				held = "verifying key hash " + common.Hash(got).Hex()
 			}
 		} else if errors.Is(err, ErrUnavailable) {
 			return err
 		}
+		if !replace {
+			return fmt.Errorf("%w: %q is registered to verifier %s holding %s, not %s",
+				ErrVerifierMismatch, string(kind), current.Hex(), held, want.Hex())
+		}
+		l.opts.logger.WarnContext(ctx, "chain: replacing a registered verifier; proofs made with its key stop verifying",
+			"kind", string(kind), "verifier", current)
 	}
 	bin := common.FromHex(contracts.Groth16VerifierMetaData.Bin)
 	addr, err := l.deploy(ctx, append(bin, args...))

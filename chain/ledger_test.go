@@ -199,18 +199,33 @@ func TestRegisterIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, first, again, "same key: no new verifier")
 
-	// A different key for the kind replaces the verifier, and the old proofs
-	// no longer verify.
+	// Register refuses a different key for the kind: the verifier and the
+	// proofs made with the registered key stay as they are.
 	vk := fixtureVK(t)
 	vk.IC[0], vk.IC[1] = vk.IC[1], vk.IC[0]
-	require.NoError(t, l.Register(ctx, fixtureKind, vk))
-	replaced, err := l.Verifier(ctx, fixtureKind)
+	err = l.Register(ctx, fixtureKind, vk)
+	require.ErrorIs(t, err, chain.ErrVerifierMismatch)
+	assert.Contains(t, err.Error(), first.Hex())
+	kept, err := l.Verifier(ctx, fixtureKind)
 	require.NoError(t, err)
-	assert.NotEqual(t, first, replaced)
+	assert.Equal(t, first, kept)
 	st := prove(t, 7)
 	ok, err := l.Check(ctx, fixtureKind, st.proof, st.inputs)
 	require.NoError(t, err)
+	assert.True(t, ok)
+
+	// Replace replaces it, and the old proofs no longer verify.
+	require.NoError(t, l.Replace(ctx, fixtureKind, vk))
+	replaced, err := l.Verifier(ctx, fixtureKind)
+	require.NoError(t, err)
+	assert.NotEqual(t, first, replaced)
+	ok, err = l.Check(ctx, fixtureKind, st.proof, st.inputs)
+	require.NoError(t, err)
 	assert.False(t, ok)
+	require.NoError(t, l.Replace(ctx, fixtureKind, vk), "same key: nothing to replace")
+	again, err = l.Verifier(ctx, fixtureKind)
+	require.NoError(t, err)
+	assert.Equal(t, replaced, again)
 
 	// Two kinds can share a key.
 	require.NoError(t, l.Register(ctx, "fixture-copy", fixtureVK(t)))
