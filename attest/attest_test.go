@@ -34,7 +34,7 @@ var (
 )
 
 // fixture sets up the Groth16 keys and one embedded chain for the package.
-func fixture(t *testing.T) (*zkp.System, *chain.Ledger) {
+func fixture(t testing.TB) (*zkp.System, *chain.Ledger) {
 	t.Helper()
 	once.Do(func() {
 		ctx := context.Background()
