@@ -430,10 +430,11 @@ func receiptOf(r *types.Receipt, verified bool) Receipt {
 }
 
 // verifyGasLimit is the gas limit of a verification transaction with n public
-// inputs. Measured on the simulated chain: about 256k gas with two inputs
-// when the statement was verified before, 364k the first time (the new
-// storage slot costs ~108k under the dev chain's newest fork rules, ~22k under
-// Prague's); each further input adds about 7k. The limit leaves headroom for
+// inputs. Measured on the simulated chain (docs/benchmarks.md): 425.6k gas
+// for a new eligibility statement (8 inputs), 388.6k for a prescription one
+// (4), each ~108k less when the statement was verified before (the new
+// storage slot is priced by the dev chain's newest fork rules, ~22k under
+// Prague's); each input costs ~9.3k. The limit leaves headroom for
 // repricing, and is also what a proof with a G2 point off the subgroup burns
 // (the pairing precompile consumes the gas forwarded to it).
 func verifyGasLimit(n int) uint64 {
