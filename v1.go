@@ -57,14 +57,22 @@ var (
 )
 
 // PatientRegistry keeps patient envelopes exactly as received, still
-// encrypted. *store.PatientStore is one.
+// encrypted, each under an owner and a patient id. *store.PatientStore is
+// one.
+//
+// A patient id names a record only within its owner (the same owner string
+// as StoredPrescription.Owner): the key is (owner, patient id). Two owners
+// may register the same id; each sees, replaces and deletes only its own.
 type PatientRegistry interface {
-	// PutPatient stores env under env.PatientID, replacing any previous one.
-	PutPatient(ctx context.Context, env PatientData) error
-	// Patient returns the envelope, or an error wrapping ErrPatientNotFound.
-	Patient(ctx context.Context, patientID string) (PatientData, error)
-	// DeletePatient removes it, or returns an error wrapping ErrPatientNotFound.
-	DeletePatient(ctx context.Context, patientID string) error
+	// PutPatient stores env under (owner, env.PatientID), replacing that
+	// owner's previous one.
+	PutPatient(ctx context.Context, owner string, env PatientData) error
+	// Patient returns the owner's envelope, or an error wrapping
+	// ErrPatientNotFound (also when only another owner has one).
+	Patient(ctx context.Context, owner, patientID string) (PatientData, error)
+	// DeletePatient removes the owner's envelope, or returns an error
+	// wrapping ErrPatientNotFound.
+	DeletePatient(ctx context.Context, owner, patientID string) error
 }
 
 // StoredPrescription is a prescription validation as kept by a
@@ -179,11 +187,14 @@ func newPrescriptionID() (string, error) {
 
 const registryPrefix = "Patient registration failed"
 
-// PutPatient registers env under patientID, replacing any previous
-// envelope. The envelope is opened and checked like any envelope (hash, CID,
-// decryption, record, patient_id inside) and then stored exactly as
-// received: the plaintext is not kept.
-func (v *V1) PutPatient(ctx context.Context, patientID string, env *PatientData) error {
+// PutPatient registers env under (owner, patientID), replacing the owner's
+// previous envelope; another owner's record of the same id is untouched.
+// owner is the caller's owner string ("org:<organization>", "key:<rotation
+// chain>" over HTTP; "" for in-process callers without keys). The envelope
+// is opened and checked like any envelope (hash, CID, decryption, record,
+// patient_id inside) and then stored exactly as received: the plaintext is
+// not kept.
+func (v *V1) PutPatient(ctx context.Context, owner, patientID string, env *PatientData) error {
 	if err := checkCode("patient_id", patientID); err != nil {
 		return err
 	}
@@ -196,7 +207,7 @@ func (v *V1) PutPatient(ctx context.Context, patientID string, env *PatientData)
 	if _, err := v.svc.OpenRecord(ctx, env, registryPrefix); err != nil {
 		return err
 	}
-	if err := v.patients.PutPatient(ctx, *env); err != nil {
+	if err := v.patients.PutPatient(ctx, owner, *env); err != nil {
 		// A registry that refuses the envelope itself (an IPFS node that
 		// computes another CID) says so with a 400; anything else is ours.
 		var he *Error
@@ -208,12 +219,13 @@ func (v *V1) PutPatient(ctx context.Context, patientID string, env *PatientData)
 	return nil
 }
 
-// DeletePatient removes the patient's envelope.
-func (v *V1) DeletePatient(ctx context.Context, patientID string) error {
+// DeletePatient removes the owner's envelope of the patient. Another
+// owner's record of the same id is PATIENT_NOT_FOUND.
+func (v *V1) DeletePatient(ctx context.Context, owner, patientID string) error {
 	if err := checkCode("patient_id", patientID); err != nil {
 		return err
 	}
-	err := v.patients.DeletePatient(ctx, patientID)
+	err := v.patients.DeletePatient(ctx, owner, patientID)
 	if errors.Is(err, ErrPatientNotFound) {
 		return patientNotFound(err)
 	}
@@ -233,9 +245,9 @@ func (v *V1) unavailable(ctx context.Context, op string, err error) error {
 	return WrapError(CodeUnavailable, err, "Service temporarily unavailable")
 }
 
-// record returns the registered patient's opened record.
-func (v *V1) record(ctx context.Context, patientID, prefix string) (*record.Record, error) {
-	env, err := v.patients.Patient(ctx, patientID)
+// record returns the opened record the owner registered for the patient.
+func (v *V1) record(ctx context.Context, owner, patientID, prefix string) (*record.Record, error) {
+	env, err := v.patients.Patient(ctx, owner, patientID)
 	if errors.Is(err, ErrPatientNotFound) {
 		return nil, patientNotFound(err)
 	}
@@ -278,8 +290,9 @@ type V1EligibilityResult struct {
 	VerificationProof     *V1Proof `json:"verification_proof" doc:"null only when the service runs without proofs."`
 }
 
-// VerifyEligibility is POST /api/v1/eligibility/verify.
-func (v *V1) VerifyEligibility(ctx context.Context, req V1EligibilityRequest) (*V1EligibilityResult, error) {
+// VerifyEligibility is POST /api/v1/eligibility/verify, over the record
+// owner registered for req.PatientID.
+func (v *V1) VerifyEligibility(ctx context.Context, owner string, req V1EligibilityRequest) (*V1EligibilityResult, error) {
 	for _, f := range [][2]string{{"patient_id", req.PatientID}, {"member_id", req.MemberID}, {"procedure_code", req.ProcedureCode}} {
 		if err := checkCode(f[0], f[1]); err != nil {
 			return nil, err
@@ -291,7 +304,7 @@ func (v *V1) VerifyEligibility(ctx context.Context, req V1EligibilityRequest) (*
 	if _, err := v.svc.elig.Lookup(req.ProcedureCode); err != nil {
 		return nil, lookupError(err, "Procedure", req.ProcedureCode)
 	}
-	rec, err := v.record(ctx, req.PatientID, eligibilityPrefix)
+	rec, err := v.record(ctx, owner, req.PatientID, eligibilityPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -523,14 +536,15 @@ func (v *V1) checkPrescription(req *V1PrescriptionRequest) ([]medLine, error) {
 	return lines, nil
 }
 
-// ValidatePrescription is POST /api/v1/prescriptions/validate. owner is
-// who may read the stored validation back ("" for anyone).
+// ValidatePrescription is POST /api/v1/prescriptions/validate. owner names
+// the registry's record to use (see PutPatient) and who may read the stored
+// validation back ("" for anyone).
 func (v *V1) ValidatePrescription(ctx context.Context, owner string, req V1PrescriptionRequest) (*V1PrescriptionResult, error) {
 	lines, err := v.checkPrescription(&req)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := v.record(ctx, req.PatientID, prescriptionPrefix)
+	rec, err := v.record(ctx, owner, req.PatientID, prescriptionPrefix)
 	if err != nil {
 		return nil, err
 	}

@@ -23,36 +23,36 @@ import (
 
 type memPatients struct {
 	mu sync.Mutex
-	m  map[string]healthagents.PatientData
+	m  map[[2]string]healthagents.PatientData // by (owner, patient id)
 }
 
-func (p *memPatients) PutPatient(_ context.Context, env healthagents.PatientData) error {
+func (p *memPatients) PutPatient(_ context.Context, owner string, env healthagents.PatientData) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.m == nil {
-		p.m = map[string]healthagents.PatientData{}
+		p.m = map[[2]string]healthagents.PatientData{}
 	}
-	p.m[env.PatientID] = env
+	p.m[[2]string{owner, env.PatientID}] = env
 	return nil
 }
 
-func (p *memPatients) Patient(_ context.Context, id string) (healthagents.PatientData, error) {
+func (p *memPatients) Patient(_ context.Context, owner, id string) (healthagents.PatientData, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	env, ok := p.m[id]
+	env, ok := p.m[[2]string{owner, id}]
 	if !ok {
 		return env, healthagents.ErrPatientNotFound
 	}
 	return env, nil
 }
 
-func (p *memPatients) DeletePatient(_ context.Context, id string) error {
+func (p *memPatients) DeletePatient(_ context.Context, owner, id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.m[id]; !ok {
+	if _, ok := p.m[[2]string{owner, id}]; !ok {
 		return healthagents.ErrPatientNotFound
 	}
-	delete(p.m, id)
+	delete(p.m, [2]string{owner, id})
 	return nil
 }
 
@@ -127,6 +127,9 @@ func (s stubAttestor) AttestPrescription(context.Context, *record.Record, prescr
 const (
 	providerNPI = "1234567893"
 	pharmacyNPI = "1245319599"
+	// testOwner is the owner the unit tests register patients and store
+	// validations under.
+	testOwner = "org:test"
 )
 
 type v1Fixture struct {
@@ -153,7 +156,7 @@ func (f *v1Fixture) register(t *testing.T, r *record.Record) {
 	require.NoError(t, err)
 	env, err := cipher.Seal(r.PatientID, b, f.kr)
 	require.NoError(t, err)
-	require.NoError(t, f.v1.PutPatient(t.Context(), r.PatientID, &env))
+	require.NoError(t, f.v1.PutPatient(t.Context(), testOwner, r.PatientID, &env))
 }
 
 func patient(id string, meds, allergies []string) *record.Record {
@@ -182,7 +185,7 @@ func TestV1Eligibility(t *testing.T) {
 		}
 		return r
 	}
-	res, err := f.v1.VerifyEligibility(t.Context(), req(nil))
+	res, err := f.v1.VerifyEligibility(t.Context(), testOwner, req(nil))
 	require.NoError(t, err)
 	assert.True(t, res.Eligible)
 	assert.Equal(t, 80, res.CoveragePercentage)
@@ -192,7 +195,7 @@ func TestV1Eligibility(t *testing.T) {
 	require.NotNil(t, res.VerificationProof)
 	assert.Equal(t, "0xe1", res.VerificationProof.BlockchainTx)
 
-	excluded, err := f.v1.VerifyEligibility(t.Context(), req(func(r *healthagents.V1EligibilityRequest) { r.ProcedureCode = "PROC005" }))
+	excluded, err := f.v1.VerifyEligibility(t.Context(), testOwner, req(func(r *healthagents.V1EligibilityRequest) { r.ProcedureCode = "PROC005" }))
 	require.NoError(t, err)
 	assert.False(t, excluded.Eligible)
 	require.NotNil(t, excluded.Reason)
@@ -215,7 +218,7 @@ func TestV1Eligibility(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := f.v1.VerifyEligibility(t.Context(), req(tc.mut))
+			_, err := f.v1.VerifyEligibility(t.Context(), testOwner, req(tc.mut))
 			require.Error(t, err)
 			assert.Equal(t, tc.code, healthagents.ErrorCode(err))
 			assert.Equal(t, tc.v1code, healthagents.V1Code(err), healthagents.ErrorDetail(err))
@@ -240,7 +243,7 @@ func TestV1EligibilityProofErrors(t *testing.T) {
 			t.Parallel()
 			f := newV1(t, healthagents.WithAttestor(stubAttestor{err: tc.err}))
 			f.register(t, patient("PT-1", nil, nil))
-			_, err := f.v1.VerifyEligibility(t.Context(), healthagents.V1EligibilityRequest{PatientID: "PT-1", MemberID: "W1", ProcedureCode: "PROC001", ProviderNPI: providerNPI})
+			_, err := f.v1.VerifyEligibility(t.Context(), testOwner, healthagents.V1EligibilityRequest{PatientID: "PT-1", MemberID: "W1", ProcedureCode: "PROC001", ProviderNPI: providerNPI})
 			require.ErrorIs(t, err, tc.err)
 			assert.Equal(t, tc.code, healthagents.ErrorCode(err))
 			assert.Equal(t, tc.v1code, healthagents.V1Code(err))
@@ -257,17 +260,17 @@ func TestV1Registry(t *testing.T) {
 	env, err := cipher.Seal("PT-1", b, f.kr)
 	require.NoError(t, err)
 
-	err = f.v1.PutPatient(t.Context(), "PT-9", &env)
+	err = f.v1.PutPatient(t.Context(), testOwner, "PT-9", &env)
 	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err), "path and envelope ids differ")
 	bad := env
 	bad.DataHash = "00" + bad.DataHash[2:]
-	err = f.v1.PutPatient(t.Context(), "PT-1", &bad)
+	err = f.v1.PutPatient(t.Context(), testOwner, "PT-1", &bad)
 	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err), "hash mismatch")
 
-	require.NoError(t, f.v1.DeletePatient(t.Context(), "PT-1"))
-	err = f.v1.DeletePatient(t.Context(), "PT-1")
+	require.NoError(t, f.v1.DeletePatient(t.Context(), testOwner, "PT-1"))
+	err = f.v1.DeletePatient(t.Context(), testOwner, "PT-1")
 	assert.Equal(t, healthagents.V1PatientNotFound, healthagents.V1Code(err))
-	_, err = f.v1.VerifyEligibility(t.Context(), healthagents.V1EligibilityRequest{PatientID: "PT-1", MemberID: "W1", ProcedureCode: "PROC001", ProviderNPI: providerNPI})
+	_, err = f.v1.VerifyEligibility(t.Context(), testOwner, healthagents.V1EligibilityRequest{PatientID: "PT-1", MemberID: "W1", ProcedureCode: "PROC001", ProviderNPI: providerNPI})
 	assert.Equal(t, healthagents.V1PatientNotFound, healthagents.V1Code(err))
 }
 
@@ -287,7 +290,7 @@ func TestV1Prescriptions(t *testing.T) {
 	require.NoError(t, err)
 
 	validate := func(pid string, meds ...healthagents.V1Medication) (*healthagents.V1PrescriptionResult, error) {
-		return f.v1.ValidatePrescription(t.Context(), "owner-1", healthagents.V1PrescriptionRequest{
+		return f.v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{
 			PatientID: pid, ProviderNPI: providerNPI, PharmacyNPI: pharmacyNPI, Medications: meds})
 	}
 
@@ -304,7 +307,7 @@ func TestV1Prescriptions(t *testing.T) {
 		assert.Equal(t, "2026-11-24", *res.Checks.PharmacyConfirmation.EstimatedAvailability)
 		assert.True(t, res.Checks.PharmacyConfirmation.CrossChainVerified)
 		require.NotNil(t, res.ZKProof)
-		got, err := f.v1.Prescription(t.Context(), "owner-1", res.PrescriptionID)
+		got, err := f.v1.Prescription(t.Context(), testOwner, res.PrescriptionID)
 		require.NoError(t, err)
 		assert.Equal(t, res, got)
 		_, err = f.v1.Prescription(t.Context(), "owner-2", res.PrescriptionID)
@@ -393,7 +396,7 @@ func TestV1PrescriptionValidation(t *testing.T) {
 			r := healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
 				Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin")}}
 			tc.mut(&r)
-			res, err := f.v1.ValidatePrescription(t.Context(), "", r)
+			res, err := f.v1.ValidatePrescription(t.Context(), testOwner, r)
 			if tc.code == "" {
 				require.NoError(t, err)
 				assert.Equal(t, healthagents.StatusApproved, res.ValidationStatus)
@@ -413,13 +416,13 @@ func TestV1PharmacyErrorAndBatch(t *testing.T) {
 	ok := healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI, Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin")}}
 	bad := healthagents.V1PrescriptionRequest{PatientID: "PT-W", ProviderNPI: providerNPI, Medications: []healthagents.V1Medication{med("00000000001", "ibuprofen")}}
 	missing := healthagents.V1PrescriptionRequest{PatientID: "PT-404", ProviderNPI: providerNPI, Medications: ok.Medications}
-	items, err := f.v1.BatchValidate(t.Context(), "", []healthagents.V1PrescriptionRequest{ok, bad, missing})
+	items, err := f.v1.BatchValidate(t.Context(), testOwner, []healthagents.V1PrescriptionRequest{ok, bad, missing})
 	require.NoError(t, err)
 	require.Len(t, items, 3)
 	assert.Equal(t, healthagents.StatusApproved, items[0].Result.ValidationStatus)
 	assert.Equal(t, healthagents.StatusRejected, items[1].Result.ValidationStatus)
 	assert.Equal(t, healthagents.V1PatientNotFound, healthagents.V1Code(items[2].Err))
-	_, err = f.v1.BatchValidate(t.Context(), "", make([]healthagents.V1PrescriptionRequest, healthagents.MaxBatch+1))
+	_, err = f.v1.BatchValidate(t.Context(), testOwner, make([]healthagents.V1PrescriptionRequest, healthagents.MaxBatch+1))
 	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
 
 	f.sink.mu.Lock()
@@ -434,7 +437,7 @@ func TestV1PharmacyErrorAndBatch(t *testing.T) {
 
 	f.oracle.fail = errors.Join(healthagents.ErrChainUnavailable)
 	ok.PharmacyNPI = pharmacyNPI
-	_, err = f.v1.ValidatePrescription(t.Context(), "", ok)
+	_, err = f.v1.ValidatePrescription(t.Context(), testOwner, ok)
 	assert.Equal(t, healthagents.V1PharmacyError, healthagents.V1Code(err))
 	assert.Equal(t, healthagents.CodeUnavailable, healthagents.ErrorCode(err))
 }

@@ -245,7 +245,8 @@ func TestV1AuthScopesAndQuota(t *testing.T) {
 	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
 	e := newV1Env(t, db)
 	ctx := t.Context()
-	admin := e.client(t, apikey.CreateParams{})
+	// The registry is per owner: the keys below share an organization.
+	admin := e.client(t, apikey.CreateParams{Organization: "clinic-q"})
 	require.NoError(t, admin.PutPatient(ctx, e.seal(t, v1Record("PT-Q", nil))))
 
 	anon, err := client.New(e.url, client.WithMaxAttempts(1))
@@ -268,7 +269,7 @@ func TestV1AuthScopesAndQuota(t *testing.T) {
 	// The Pro tier's daily quota of v1 eligibility verifications, here
 	// overridden to 2 for the key (the 10,000 figure is ratelimit's policy,
 	// tested there).
-	pro := e.client(t, apikey.CreateParams{Tier: apikey.Pro, DailyQuota: 2})
+	pro := e.client(t, apikey.CreateParams{Tier: apikey.Pro, DailyQuota: 2, Organization: "clinic-q"})
 	for range 2 {
 		_, err := pro.VerifyEligibilityV1(ctx, req)
 		require.NoError(t, err)
@@ -497,4 +498,73 @@ func TestV1PharmacyOracleRoundTrip(t *testing.T) {
 	pc = validate("", v1Med("00071-0155-23", "atorvastatin"))
 	assert.Equal(t, "unconfirmed", pc.Status)
 	assert.False(t, pc.CrossChainVerified, "no pharmacy named: the chain was not asked")
+}
+
+// TestV1PatientsScopedToOwner: the registry is per owner (organization,
+// else the key's rotation chain). A key of organization B can neither read
+// organization A's patient (through eligibility, prescription validation
+// or a batch), nor replace it, nor delete it; B's PUT of the same id makes
+// B's own record. Run on both databases.
+func TestV1PatientsScopedToOwner(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		e := newV1Env(t, db)
+		ctx := t.Context()
+		orgA := e.client(t, apikey.CreateParams{Organization: "hospital-a"})
+		orgA2 := e.client(t, apikey.CreateParams{Organization: "hospital-a"})
+		orgB := e.client(t, apikey.CreateParams{Organization: "hospital-b"})
+		noOrg := e.client(t, apikey.CreateParams{})
+		require.NoError(t, orgA.PutPatient(ctx, e.seal(t, v1Record("PT-OWN", nil))))
+
+		elig := healthagents.V1EligibilityRequest{PatientID: "PT-OWN", MemberID: "W123456789", ProcedureCode: "PROC004", ProviderNPI: v1Provider}
+		rx := healthagents.V1PrescriptionRequest{PatientID: "PT-OWN", ProviderNPI: v1Provider,
+			Medications: []healthagents.V1Medication{v1Med("12345-6789-0", "ibuprofen")}}
+		notFound := func(t *testing.T, err error, what string) {
+			t.Helper()
+			status, code := v1Code(t, err)
+			assert.Equal(t, http.StatusNotFound, status, what)
+			assert.Equal(t, client.V1PatientNotFound, code, what)
+		}
+		for name, c := range map[string]*client.Client{"another organization": orgB, "a key without organization": noOrg} {
+			_, err := c.VerifyEligibilityV1(ctx, elig)
+			notFound(t, err, name+" reads it through eligibility")
+			_, err = c.ValidatePrescriptionV1(ctx, rx)
+			notFound(t, err, name+" reads it through prescription validation")
+			items, err := c.BatchValidatePrescriptions(ctx, []healthagents.V1PrescriptionRequest{rx})
+			require.NoError(t, err)
+			notFound(t, items[0].Err, name+" reads it through a batch")
+			notFound(t, c.DeletePatient(ctx, "PT-OWN"), name+" deletes it")
+		}
+		res, err := orgA2.VerifyEligibilityV1(ctx, elig)
+		require.NoError(t, err, "another key of the same organization reads it")
+		assert.InDelta(t, 25.0, res.CopayAmount, 1e-9)
+
+		// B registers the same id: its own record, A's is untouched.
+		require.NoError(t, orgB.PutPatient(ctx, e.seal(t, v1Record("PT-OWN", func(r *record.Record) {
+			r.Coverage.MemberID, r.Coverage.Copay = "B-MEMBER-1", 40
+		}))))
+		res, err = orgA.VerifyEligibilityV1(ctx, elig)
+		require.NoError(t, err, "B's PUT did not replace A's record")
+		assert.InDelta(t, 25.0, res.CopayAmount, 1e-9)
+		_, err = orgB.VerifyEligibilityV1(ctx, elig)
+		status, code := v1Code(t, err)
+		assert.Equal(t, http.StatusUnprocessableEntity, status, "B's record has B's member id")
+		assert.Equal(t, client.V1NoInsurance, code)
+		bElig := elig
+		bElig.MemberID = "B-MEMBER-1"
+		res, err = orgB.VerifyEligibilityV1(ctx, bElig)
+		require.NoError(t, err)
+		assert.InDelta(t, 40.0, res.CopayAmount, 1e-9, "B reads its own record")
+
+		// B deletes its record; A's stays.
+		require.NoError(t, orgB.DeletePatient(ctx, "PT-OWN"))
+		notFound(t, orgB.DeletePatient(ctx, "PT-OWN"), "B's record is gone")
+		rxRes, err := orgA.ValidatePrescriptionV1(ctx, rx)
+		require.NoError(t, err, "A's record survived B's DELETE")
+		assert.Equal(t, "approved", rxRes.ValidationStatus)
+
+		require.NoError(t, orgA2.DeletePatient(ctx, "PT-OWN"), "the organization's keys share its records")
+		_, err = orgA.VerifyEligibilityV1(ctx, elig)
+		notFound(t, err, "deleted")
+	})
 }
