@@ -417,7 +417,7 @@ type V1Warning struct {
 	With       string `json:"with,omitempty" doc:"The other drug of an interaction."`
 	WithSource string `json:"with_source,omitempty" enum:"current,new" doc:"Whether the other drug is a current medication or another new one."`
 	Severity   string `json:"severity" enum:"contraindicated,major,moderate,minor"`
-	Mechanism  string `json:"mechanism"`
+	Mechanism  string `json:"mechanism" doc:"For an interaction, how the two drugs interact. For a contraindication, class-level text only: whether a recorded allergy or a recorded condition argues against the drug, never which allergen or condition."`
 	Management string `json:"management"`
 }
 
@@ -691,10 +691,12 @@ func drugChecks(lines []medLine, ds []prescription.Decision) V1DrugInteractions 
 			worst = max(worst, ia.Severity.Rank())
 		}
 		for _, c := range d.Contraindications {
-			// The trigger (the patient's allergy or condition) is left out.
+			// Class-level text only: the rule's own reason and management
+			// name the allergy or condition (docs/decisions/v1.md).
+			mechanism, management := contraindicationText(c)
 			out.Warnings = append(out.Warnings, V1Warning{
 				Type: "contraindication", NDCCode: lines[i].ndc, Drug: d.Drug.Name,
-				Severity: string(c.Severity), Mechanism: c.Reason, Management: c.Management,
+				Severity: string(c.Severity), Mechanism: mechanism, Management: management,
 			})
 			worst = max(worst, c.Severity.Rank())
 		}
@@ -706,6 +708,32 @@ func drugChecks(lines []medLine, ds []prescription.Decision) V1DrugInteractions 
 		out.Status = "warning"
 	}
 	return out
+}
+
+// contraindicationText is the mechanism and management of a v1
+// contraindication warning. It says whether a recorded allergy or a
+// recorded condition triggered the finding, never which one: the rule's
+// reason and management ("A recorded penicillin allergy: ...", "...
+// kidney disease ...") name the patient's allergen or condition, which
+// is medical data the result must not carry. The prescriber reads the
+// record for the detail.
+func contraindicationText(c prescription.Contraindication) (mechanism, management string) {
+	what, withheld := "a recorded condition", "The condition"
+	if c.Kind == prescription.KindAllergy {
+		what, withheld = "a recorded allergy", "The allergen"
+	}
+	switch {
+	case c.Severity == prescription.SeverityContraindicated:
+		mechanism = "Contraindicated for this patient: " + what + " rules this drug out."
+		management = "Do not prescribe; review the patient's record and choose a drug of another class."
+	case c.Severity.Blocks():
+		mechanism = "Major patient contraindication: " + what + " argues strongly against this drug."
+		management = "Avoid; review the patient's record and choose another drug unless the benefit clearly outweighs the risk."
+	default:
+		mechanism = "Patient caution: " + what + " calls for care with this drug."
+		management = "Review the patient's record before dispensing; monitor the patient if prescribed."
+	}
+	return mechanism + " " + withheld + " is not named here; see the patient's record.", management
 }
 
 // coverageCheck: eligible when the record's coverage is active on the

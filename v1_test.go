@@ -2,7 +2,9 @@ package healthagents_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -281,10 +283,13 @@ func med(ndc, name string) healthagents.V1Medication {
 func TestV1Prescriptions(t *testing.T) {
 	t.Parallel()
 	f := newV1(t, healthagents.WithAttestor(stubAttestor{}))
-	f.register(t, patient("PT-W", []string{"11289"}, nil))            // warfarin
-	f.register(t, patient("PT-S", []string{"36437"}, nil))            // sertraline
-	f.register(t, patient("PT-A", nil, []string{"penicillin"}))       // allergy
-	f.register(t, patient("PT-C", nil, nil))                          // clean
+	f.register(t, patient("PT-W", []string{"11289"}, nil))      // warfarin
+	f.register(t, patient("PT-S", []string{"36437"}, nil))      // sertraline
+	f.register(t, patient("PT-A", nil, []string{"penicillin"})) // allergy
+	f.register(t, patient("PT-C", nil, nil))                    // clean
+	ckd := patient("PT-K", nil, []string{"Penicillin"})         // allergy and
+	ckd.Conditions = []string{"N18.5"}                          // chronic kidney disease stage 5
+	f.register(t, ckd)
 	_, err := f.oracle.Attest(t.Context(), healthagents.Availability{ // atorvastatin at the pharmacy
 		PharmacyNPI: pharmacyNPI, NDC: "00071015523", AvailableOn: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)})
 	require.NoError(t, err)
@@ -337,7 +342,27 @@ func TestV1Prescriptions(t *testing.T) {
 		assert.Equal(t, []string{healthagents.V1Contraindicated}, res.Codes)
 		w := res.Checks.DrugInteractions.Warnings[0]
 		assert.Equal(t, "contraindication", w.Type)
-		assert.NotContains(t, w.Mechanism+w.Management, "penicillin allergy was recorded as")
+		assert.Equal(t, "contraindicated", w.Severity)
+		assert.Contains(t, w.Mechanism, "a recorded allergy", "the class of the trigger")
+		assert.NotEmpty(t, w.Management)
+		requireNoPHI(t, res, "penicillin")
+	})
+	t.Run("rejected: an allergy and a condition, neither named", func(t *testing.T) {
+		res, err := validate("PT-K", med("1234-5678-90", "amoxicillin"), med("2345-6789-01", "metformin"))
+		require.NoError(t, err)
+		assert.Equal(t, healthagents.StatusRejected, res.ValidationStatus)
+		assert.Equal(t, []string{healthagents.V1Contraindicated}, res.Codes)
+		ws := res.Checks.DrugInteractions.Warnings
+		require.Len(t, ws, 2)
+		assert.Equal(t, "amoxicillin", ws[0].Drug)
+		assert.Contains(t, ws[0].Mechanism, "a recorded allergy")
+		assert.Equal(t, "metformin", ws[1].Drug)
+		assert.Contains(t, ws[1].Mechanism, "a recorded condition")
+		// The record's entries and the words the rules use for them.
+		requireNoPHI(t, res, "penicillin", "N18", "kidney", "eGFR", "beta-lactam", "lactic")
+		stored, err := f.v1.Prescription(t.Context(), testOwner, res.PrescriptionID)
+		require.NoError(t, err)
+		requireNoPHI(t, stored, "penicillin", "N18", "kidney")
 	})
 	t.Run("requires_review: moderate interaction", func(t *testing.T) {
 		res, err := validate("PT-S", med("00003-0894-21", "apixaban"))
@@ -359,6 +384,18 @@ func TestV1Prescriptions(t *testing.T) {
 		assert.Equal(t, healthagents.StatusRequiresReview, res.ValidationStatus)
 		assert.True(t, res.Checks.Eligibility.RequiresPriorAuth)
 	})
+}
+
+// requireNoPHI fails when the JSON of v (the whole result, as a caller
+// receives it) contains any of the words, case-insensitively.
+func requireNoPHI(t *testing.T, v any, words ...string) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	body := strings.ToLower(string(b))
+	for _, w := range words {
+		require.NotContains(t, body, strings.ToLower(w), "the result names the patient's allergy or condition")
+	}
 }
 
 func TestV1PrescriptionValidation(t *testing.T) {

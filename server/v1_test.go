@@ -1,12 +1,16 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"log/slog"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -566,5 +570,121 @@ func TestV1PatientsScopedToOwner(t *testing.T) {
 		require.NoError(t, orgA2.DeletePatient(ctx, "PT-OWN"), "the organization's keys share its records")
 		_, err = orgA.VerifyEligibilityV1(ctx, elig)
 		notFound(t, err, "deleted")
+	})
+}
+
+// v1Raw sends a JSON body with the key and returns the status and the raw
+// response body (what a caller receives, every field included).
+func v1Raw(t *testing.T, url, method, path, key string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		require.NoError(t, err)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, url+path, rd)
+	require.NoError(t, err)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, raw
+}
+
+// TestV1ResultFieldsRoundTrip: result values the other round trips leave
+// at one setting — deductible_met false, requires_authorization false, a
+// copay other than 25, a plan override of the coverage percentage, a
+// partial formulary coverage, INELIGIBLE and CONTRAINDICATED findings —
+// over HTTP.
+func TestV1ResultFieldsRoundTrip(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	e := newV1Env(t, db)
+	ctx := t.Context()
+	key, _, err := e.keys.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-f"})
+	require.NoError(t, err)
+	c, err := client.New(e.url, client.WithAPIKey(key), client.WithMaxAttempts(1))
+	require.NoError(t, err)
+
+	t.Run("eligibility: deductible not met, no authorization, copay 40, override 50", func(t *testing.T) {
+		require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-F1", func(r *record.Record) {
+			r.Coverage.Copay = 40
+			r.Coverage.DeductibleMet = 1499.99 // of 1500
+			r.Coverage.CoverageOverrides = map[string]int{"PROC002": 50}
+		}))))
+		res, err := c.VerifyEligibilityV1(ctx, healthagents.V1EligibilityRequest{PatientID: "PT-F1", MemberID: "W123456789", ProcedureCode: "PROC002", ProviderNPI: v1Provider})
+		require.NoError(t, err)
+		assert.True(t, res.Eligible)
+		assert.Equal(t, 50, res.CoveragePercentage, "the plan's override, not the X-ray class's 60")
+		assert.False(t, res.RequiresAuthorization, "X-rays need no prior authorization")
+		assert.False(t, res.DeductibleMet, "1499.99 of 1500")
+		assert.InDelta(t, 40.0, res.CopayAmount, 1e-9)
+		require.NotNil(t, res.VerificationProof)
+	})
+
+	t.Run("prescription: half the medications on the formulary", func(t *testing.T) {
+		require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-F2", nil))))
+		res, err := c.ValidatePrescriptionV1(ctx, healthagents.V1PrescriptionRequest{PatientID: "PT-F2", ProviderNPI: v1Provider,
+			Medications: []healthagents.V1Medication{v1Med("0071-0155-23", "atorvastatin"), v1Med("11111-2222-33", "phentermine")}})
+		require.NoError(t, err)
+		assert.Equal(t, "eligible", res.Checks.Eligibility.Status)
+		assert.Equal(t, 50, res.Checks.Eligibility.Coverage, "phentermine is off the formulary")
+		assert.False(t, res.Checks.Eligibility.RequiresPriorAuth)
+	})
+
+	t.Run("prescription: INELIGIBLE for cancelled or lapsed coverage", func(t *testing.T) {
+		require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-F3", func(r *record.Record) { r.Coverage.Status = "cancelled" }))))
+		require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-F4", func(r *record.Record) { r.Coverage.Start, r.Coverage.End = "2020-01-01", "2020-12-31" }))))
+		for _, pid := range []string{"PT-F3", "PT-F4"} {
+			res, err := c.ValidatePrescriptionV1(ctx, healthagents.V1PrescriptionRequest{PatientID: pid, ProviderNPI: v1Provider,
+				Medications: []healthagents.V1Medication{v1Med("0071-0155-23", "atorvastatin")}})
+			require.NoError(t, err, pid)
+			assert.Equal(t, "requires_review", res.ValidationStatus, pid)
+			assert.Equal(t, []string{client.V1Ineligible}, res.Codes, pid)
+			assert.Equal(t, "ineligible", res.Checks.Eligibility.Status, pid)
+			assert.Equal(t, 0, res.Checks.Eligibility.Coverage, pid)
+			assert.Equal(t, "clear", res.Checks.DrugInteractions.Status, pid)
+		}
+	})
+
+	t.Run("prescription: CONTRAINDICATED, the allergy and condition never named", func(t *testing.T) {
+		require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-F5", func(r *record.Record) {
+			r.Allergies = []string{"Penicillin"}
+			r.Conditions = []string{"N18.5"} // chronic kidney disease, stage 5
+		}))))
+		status, raw := v1Raw(t, e.url, "POST", "/api/v1/prescriptions/validate", key, healthagents.V1PrescriptionRequest{
+			PatientID: "PT-F5", ProviderNPI: v1Provider,
+			Medications: []healthagents.V1Medication{v1Med("1234-5678-90", "amoxicillin"), v1Med("2345-6789-01", "metformin")}})
+		require.Equal(t, http.StatusOK, status, "%s", raw)
+		var res healthagents.V1PrescriptionResult
+		require.NoError(t, json.Unmarshal(raw, &res))
+		assert.Equal(t, "rejected", res.ValidationStatus)
+		assert.Equal(t, []string{client.V1Contraindicated}, res.Codes)
+		assert.Equal(t, "blocked", res.Checks.DrugInteractions.Status)
+		require.Len(t, res.Checks.DrugInteractions.Warnings, 2)
+		for _, w := range res.Checks.DrugInteractions.Warnings {
+			assert.Equal(t, "contraindication", w.Type)
+			assert.Equal(t, "contraindicated", w.Severity)
+			assert.NotEmpty(t, w.Mechanism)
+			assert.NotEmpty(t, w.Management)
+		}
+		assert.Nil(t, res.ZKProof, "rejected: not proven")
+		noPHI := func(body []byte) {
+			t.Helper()
+			lower := strings.ToLower(string(body))
+			for _, word := range []string{"penicillin", "n18", "kidney", "egfr", "beta-lactam", "lactic"} {
+				assert.NotContains(t, lower, word, "the response names the patient's allergy or condition")
+			}
+		}
+		noPHI(raw)
+		status, raw = v1Raw(t, e.url, "GET", "/api/v1/prescriptions/"+res.PrescriptionID, key, nil)
+		require.Equal(t, http.StatusOK, status, "%s", raw)
+		noPHI(raw)
 	})
 }
