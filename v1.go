@@ -54,6 +54,10 @@ var (
 	ErrPatientNotFound = errors.New("healthagents: patient not found")
 	// ErrPrescriptionNotFound: no validation is stored under the id.
 	ErrPrescriptionNotFound = errors.New("healthagents: prescription not found")
+	// ErrInvalidAttestation: a PharmacyOracle refused an availability
+	// attestation or query as malformed before reaching the chain (V1
+	// answers 400). pharmacy.ErrInvalid wraps it.
+	ErrInvalidAttestation = errors.New("healthagents: invalid pharmacy attestation")
 )
 
 // PatientRegistry keeps patient envelopes exactly as received, still
@@ -130,7 +134,8 @@ type AttestationReceipt struct {
 
 // PharmacyOracle reads and writes pharmacy availability attestations on a
 // chain. *pharmacy.Oracle is one. Errors reaching the chain wrap
-// ErrChainUnavailable.
+// ErrChainUnavailable; input the oracle refuses as malformed (an NPI, NDC
+// or date it cannot store) wraps ErrInvalidAttestation.
 type PharmacyOracle interface {
 	// Availability returns the attestation for the pharmacy and NDC;
 	// found is false when none was published.
@@ -388,6 +393,10 @@ const (
 	MaxDaysSupply  = 365  // days one fill lasts
 	MaxRefills     = 11   // refills after the first fill
 	MaxBatch       = 25   // prescriptions per batch-validate call
+	// MaxAvailabilityDays bounds a pharmacy's estimated_availability: at
+	// most this many days after today (UTC). The lower bound is the
+	// oracle's: after 1970-01-01.
+	MaxAvailabilityDays = 366
 )
 
 // V1Medication is one line of a v1 prescription.
@@ -774,6 +783,9 @@ func (v *V1) pharmacy(ctx context.Context, pharmacyNPI string, lines []medLine) 
 	all := true
 	for _, l := range lines {
 		a, found, err := v.oracle.Availability(ctx, pharmacyNPI, l.ndc)
+		if errors.Is(err, ErrInvalidAttestation) {
+			return out, v1Error(CodeInvalid, V1PharmacyError, err, "the pharmacy oracle refused pharmacy_npi or an NDC as malformed")
+		}
 		if err != nil {
 			code := CodeInternal
 			if errors.Is(err, ErrChainUnavailable) {
@@ -875,10 +887,20 @@ func (v *V1) AttestAvailability(ctx context.Context, req V1Attestation) (*V1Atte
 	if err != nil {
 		return nil, Errorf(CodeInvalid, "Validation error: field 'estimated_availability' must be a date YYYY-MM-DD")
 	}
+	now := v.svc.now().UTC()
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	if !day.After(time.Unix(0, 0).UTC()) || day.After(today.AddDate(0, 0, MaxAvailabilityDays)) {
+		return nil, Errorf(CodeInvalid, "Validation error: field 'estimated_availability' must be after 1970-01-01 and at most %d days after today (UTC)", MaxAvailabilityDays)
+	}
 	if v.oracle == nil {
 		return nil, v1Error(CodeUnavailable, V1PharmacyError, nil, "no pharmacy oracle is configured")
 	}
 	rc, err := v.oracle.Attest(ctx, Availability{PharmacyNPI: req.PharmacyNPI, NDC: ndc, AvailableOn: day})
+	if errors.Is(err, ErrInvalidAttestation) {
+		// V1 checked the NPI, NDC and date first, so this is an oracle
+		// stricter than V1; still the caller's input, not our failure.
+		return nil, v1Error(CodeInvalid, V1PharmacyError, err, "the pharmacy oracle refused the attestation as malformed")
+	}
 	if err != nil {
 		code := CodeInternal
 		if errors.Is(err, ErrChainUnavailable) {

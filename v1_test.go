@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -84,9 +85,10 @@ func (s *memPrescriptions) Prescription(_ context.Context, id string) (healthage
 }
 
 type memOracle struct {
-	mu   sync.Mutex
-	m    map[string]healthagents.Availability
-	fail error
+	mu         sync.Mutex
+	m          map[string]healthagents.Availability
+	fail       error // of every call
+	failAttest error // of Attest only
 }
 
 func (o *memOracle) Availability(_ context.Context, npi, ndc string) (healthagents.Availability, bool, error) {
@@ -102,6 +104,9 @@ func (o *memOracle) Availability(_ context.Context, npi, ndc string) (healthagen
 func (o *memOracle) Attest(_ context.Context, a healthagents.Availability) (healthagents.AttestationReceipt, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if err := errors.Join(o.fail, o.failAttest); err != nil {
+		return healthagents.AttestationReceipt{}, err
+	}
 	if o.m == nil {
 		o.m = map[string]healthagents.Availability{}
 	}
@@ -477,6 +482,57 @@ func TestV1PharmacyErrorAndBatch(t *testing.T) {
 	_, err = f.v1.ValidatePrescription(t.Context(), testOwner, ok)
 	assert.Equal(t, healthagents.V1PharmacyError, healthagents.V1Code(err))
 	assert.Equal(t, healthagents.CodeUnavailable, healthagents.ErrorCode(err))
+}
+
+// TestV1AttestAvailabilityDates: estimated_availability must be after
+// 1970-01-01 (the oracle stores Unix days, 0 meaning none) and at most
+// MaxAvailabilityDays after today; an oracle refusing an attestation or a
+// query as malformed is the caller's 400, not our 500.
+func TestV1AttestAvailabilityDates(t *testing.T) {
+	t.Parallel()
+	f := newV1(t) // today is 2026-11-21
+	tests := []struct {
+		date string
+		ok   bool
+	}{
+		{"1969-12-31", false},
+		{"1970-01-01", false},
+		{"0001-01-01", false},
+		{"1970-01-02", true},
+		{"2026-11-21", true},
+		{"2027-11-22", true}, // today + 366 days
+		{"2027-11-23", false},
+		{"9999-12-31", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.date, func(t *testing.T) {
+			t.Parallel()
+			res, err := f.v1.AttestAvailability(t.Context(), healthagents.V1Attestation{PharmacyNPI: pharmacyNPI, NDCCode: "0071-0155-23", EstimatedAvailability: tc.date})
+			if tc.ok {
+				require.NoError(t, err)
+				assert.Equal(t, tc.date, res.EstimatedAvailability)
+				return
+			}
+			assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err), "%v", err)
+			assert.Equal(t, "Validation error: field 'estimated_availability' must be after 1970-01-01 and at most 366 days after today (UTC)", healthagents.ErrorDetail(err))
+		})
+	}
+
+	refusing := newV1(t)
+	refusing.oracle.failAttest = fmt.Errorf("oracle: %w", healthagents.ErrInvalidAttestation)
+	_, err := refusing.v1.AttestAvailability(t.Context(), healthagents.V1Attestation{PharmacyNPI: pharmacyNPI, NDCCode: "0071-0155-23", EstimatedAvailability: "2026-12-01"})
+	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err), "%v", err)
+	assert.Equal(t, healthagents.V1PharmacyError, healthagents.V1Code(err))
+	refusing.oracle.failAttest = fmt.Errorf("oracle: %w", healthagents.ErrChainUnavailable)
+	_, err = refusing.v1.AttestAvailability(t.Context(), healthagents.V1Attestation{PharmacyNPI: pharmacyNPI, NDCCode: "0071-0155-23", EstimatedAvailability: "2026-12-01"})
+	assert.Equal(t, healthagents.CodeUnavailable, healthagents.ErrorCode(err), "%v", err)
+
+	refusing.register(t, patient("PT-C", nil, nil))
+	refusing.oracle.fail = fmt.Errorf("oracle: %w", healthagents.ErrInvalidAttestation)
+	_, err = refusing.v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
+		PharmacyNPI: pharmacyNPI, Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin")}})
+	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err), "%v", err)
+	assert.Equal(t, healthagents.V1PharmacyError, healthagents.V1Code(err))
 }
 
 func TestV1Code(t *testing.T) {

@@ -99,7 +99,7 @@ func (s *srv) v1Routes() []route {
 		})},
 		{Method: "POST", Path: "/api/v1/pharmacy/attestations", Handler: http.HandlerFunc(s.v1AttestAvailability), Doc: auth(openapi.Operation{
 			OperationID: "attestPharmacyAvailability", Tags: []string{"v1"}, Summary: "Publish a pharmacy availability attestation",
-			Description: "Writes (pharmacy_npi, NDC, estimated availability) to the PharmacyOracle contract in a mined transaction; prescription validation reads it back from the chain. Needs the prescription scope. 503 `PHARMACY_ERROR: ...` when no oracle is configured or the chain does not answer.",
+			Description: "Writes (pharmacy_npi, NDC, estimated availability) to the PharmacyOracle contract in a mined transaction; prescription validation reads it back from the chain. Needs the prescription scope. estimated_availability must be a date after 1970-01-01 and at most 366 days after today (UTC), else 400 `Validation error: field 'estimated_availability' must be after 1970-01-01 and at most 366 days after today (UTC)`. 400 `PHARMACY_ERROR: ...` when the oracle refuses the attestation as malformed; 503 `PHARMACY_ERROR: ...` when no oracle is configured or the chain does not answer.",
 			Request:     healthagents.V1Attestation{}, Responses: map[int]openapi.Response{http.StatusCreated: {Description: "Written to the chain.", Body: healthagents.V1AttestationResult{}}},
 			Errors: []int{400, 401, 403, 413, 429, 500, 503},
 		})},

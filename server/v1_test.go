@@ -482,6 +482,18 @@ func TestV1PharmacyOracleRoundTrip(t *testing.T) {
 
 	_, err = c.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0071-0155-23", EstimatedAvailability: "next week"})
 	assert.True(t, client.IsInvalid(err))
+	// Dates the oracle cannot store (on or before 1970-01-01: it keeps Unix
+	// days, 0 meaning none) or beyond the horizon: 400, nothing written.
+	for _, date := range []string{"1969-12-31", "1970-01-01", "2999-01-01"} {
+		_, err = c.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0003-0894-21", EstimatedAvailability: date})
+		var ce *client.Error
+		require.ErrorAs(t, err, &ce, date)
+		assert.Equal(t, http.StatusBadRequest, ce.StatusCode, date)
+		assert.Equal(t, "Validation error: field 'estimated_availability' must be after 1970-01-01 and at most 366 days after today (UTC)", ce.Detail, date)
+	}
+	_, found, err := oracle.Availability(ctx, v1Pharmacy, "00003089421")
+	require.NoError(t, err)
+	assert.False(t, found, "no refused date reached the chain")
 
 	validate := func(pharmacyNPI string, meds ...healthagents.V1Medication) healthagents.V1PharmacyConfirmation {
 		res, err := c.ValidatePrescriptionV1(ctx, healthagents.V1PrescriptionRequest{PatientID: "PT-PH", ProviderNPI: v1Provider, PharmacyNPI: pharmacyNPI, Medications: meds})
