@@ -357,7 +357,8 @@ func (v *V1) VerifyEligibility(ctx context.Context, owner string, req V1Eligibil
 }
 
 // proofError maps an Attestor error to the v1 codes: proof failures are
-// 500 with proofCode, an unreachable chain is 503 with netCode.
+// 500 with proofCode, an unreachable chain is 503 with netCode, a record
+// beyond the circuit's bounds 422 with proofCode.
 func (v *V1) proofError(ctx context.Context, proofCode, netCode string, err error) error {
 	switch {
 	case errors.Is(err, ErrProofTimeout):
@@ -366,6 +367,9 @@ func (v *V1) proofError(ctx context.Context, proofCode, netCode string, err erro
 		return v1Error(CodeInternal, proofCode, err, "ZK proof verification failed")
 	case errors.Is(err, ErrChainUnavailable):
 		return v1Error(CodeUnavailable, netCode, err, "Service temporarily unavailable")
+	case errors.Is(err, ErrProofUnsupported):
+		// As the root family: the record, not the service, is the problem.
+		return v1Error(CodeUnprocessable, proofCode, err, "the record cannot be proven: it exceeds the ZK circuit's bounds (see docs/decisions/zkp.md)")
 	}
 	v.svc.logger.ErrorContext(ctx, "proof failed", "err", err)
 	return v1Error(CodeInternal, proofCode, err, "internal error")
@@ -505,6 +509,7 @@ func (v *V1) checkPrescription(req *V1PrescriptionRequest) ([]medLine, error) {
 		return nil, Errorf(CodeInvalid, "Validation error: field 'medications' holds more than %d medications", MaxMedications)
 	}
 	lines := make([]medLine, n)
+	first := make(map[string]int, n) // normalized NDC -> its first line
 	for i, m := range req.Medications {
 		f := func(name string) string { return fmt.Sprintf("medications[%d].%s", i, name) }
 		if err := checkCode(f("ndc_code"), m.NDCCode); err != nil {
@@ -514,6 +519,10 @@ func (v *V1) checkPrescription(req *V1PrescriptionRequest) ([]medLine, error) {
 		if err != nil {
 			return nil, WrapError(CodeInvalid, err, fmt.Sprintf("Validation error: field '%s' is not an NDC in 4-4-2, 5-3-2, 5-4-1 or 11-digit form", f("ndc_code")))
 		}
+		if j, dup := first[ndc]; dup {
+			return nil, Errorf(CodeInvalid, "Validation error: fields 'medications[%d].ndc_code' and '%s' are the same NDC; list each package once (one line carries its whole quantity)", j, f("ndc_code"))
+		}
+		first[ndc] = i
 		for _, b := range []struct {
 			field    string
 			val, max int

@@ -244,6 +244,8 @@ func TestV1EligibilityProofErrors(t *testing.T) {
 		{"proof rejected", healthagents.ErrProofRejected, healthagents.CodeInternal, healthagents.V1ProofInvalid},
 		{"proof timeout", healthagents.ErrProofTimeout, healthagents.CodeInternal, healthagents.V1ProofInvalid},
 		{"chain down", healthagents.ErrChainUnavailable, healthagents.CodeUnavailable, healthagents.V1NetworkError},
+		{"beyond the circuit", healthagents.ErrProofUnsupported, healthagents.CodeUnprocessable, healthagents.V1ProofInvalid},
+		{"anything else", errors.New("prover exploded"), healthagents.CodeInternal, healthagents.V1ProofInvalid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -254,6 +256,47 @@ func TestV1EligibilityProofErrors(t *testing.T) {
 			require.ErrorIs(t, err, tc.err)
 			assert.Equal(t, tc.code, healthagents.ErrorCode(err))
 			assert.Equal(t, tc.v1code, healthagents.V1Code(err))
+			assert.Empty(t, f.sink.events, "no eligibility.verified without a proof")
+		})
+	}
+}
+
+// TestV1PrescriptionProofErrors: an attestor that fails gives PROOF_FAILED
+// (500; 503 when the chain is down; 422 for a record beyond the circuit),
+// and nothing is stored or announced. The stub attestor stands in for
+// attest.Attestor here only; the real one fails over HTTP in server's
+// TestV1ProofErrorsRoundTrip.
+func TestV1PrescriptionProofErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		err    error
+		code   healthagents.Code
+		detail string
+	}{
+		{"proof rejected", healthagents.ErrProofRejected, healthagents.CodeInternal, "PROOF_FAILED: ZK proof verification failed"},
+		{"proof timeout", healthagents.ErrProofTimeout, healthagents.CodeInternal, "PROOF_FAILED: ZK proof generation timed out"},
+		{"chain down", healthagents.ErrChainUnavailable, healthagents.CodeUnavailable, "PROOF_FAILED: Service temporarily unavailable"},
+		{"beyond the circuit", healthagents.ErrProofUnsupported, healthagents.CodeUnprocessable, "PROOF_FAILED: the record cannot be proven: it exceeds the ZK circuit's bounds (see docs/decisions/zkp.md)"},
+		{"anything else", errors.New("prover exploded"), healthagents.CodeInternal, "PROOF_FAILED: internal error"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sink := &recordingSink{}
+			svc, kr := newService(t, healthagents.WithAttestor(stubAttestor{err: tc.err}), healthagents.WithEvents(sink))
+			rx := &memPrescriptions{}
+			v1, err := healthagents.NewV1(svc, &memPatients{}, rx)
+			require.NoError(t, err)
+			registerPatient(t, v1, kr, patient("PT-C", nil, nil))
+			_, err = v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
+				Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin")}})
+			require.ErrorIs(t, err, tc.err)
+			assert.Equal(t, tc.code, healthagents.ErrorCode(err))
+			assert.Equal(t, healthagents.V1ProofFailed, healthagents.V1Code(err))
+			assert.Equal(t, tc.detail, healthagents.ErrorDetail(err))
+			assert.Empty(t, rx.m, "nothing stored")
+			assert.Empty(t, sink.events, "nothing announced")
 		})
 	}
 }
@@ -412,10 +455,7 @@ func TestV1PrescriptionValidation(t *testing.T) {
 		mut  func(*healthagents.V1PrescriptionRequest)
 		code healthagents.Code
 	}{
-		{"ok/4-4-2", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "0071-0155-23" }, ""},
-		{"ok/5-3-2", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "00071-155-23" }, ""},
-		{"ok/5-4-1", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "00071-0155-2" }, ""},
-		{"ok/11 digits", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "00071015523" }, ""},
+		{"ok/as is", func(*healthagents.V1PrescriptionRequest) {}, ""},
 		{"fail/10 digits without hyphens", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "0071015523" }, healthagents.CodeInvalid},
 		{"fail/ndc letters", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "0071-01x5-23" }, healthagents.CodeInvalid},
 		{"fail/ndc and name disagree", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].Name = "warfarin" }, healthagents.CodeInvalid},
@@ -429,6 +469,12 @@ func TestV1PrescriptionValidation(t *testing.T) {
 		{"fail/negative refills", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].Refills = -1 }, healthagents.CodeInvalid},
 		{"fail/12 refills", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].Refills = 12 }, healthagents.CodeInvalid},
 		{"fail/no medications", func(r *healthagents.V1PrescriptionRequest) { r.Medications = nil }, healthagents.CodeInvalid},
+		{"fail/the same NDC twice, in two forms", func(r *healthagents.V1PrescriptionRequest) {
+			r.Medications = append(r.Medications, med("12345-6789-01", "ibuprofen"), med("0071-0155-23", "atorvastatin"))
+		}, healthagents.CodeInvalid},
+		{"ok/the same drug in two packages", func(r *healthagents.V1PrescriptionRequest) {
+			r.Medications = append(r.Medications, med("12345-6789-01", "atorvastatin"))
+		}, ""},
 		{"fail/bad pharmacy npi", func(r *healthagents.V1PrescriptionRequest) { r.PharmacyNPI = "1245319590" }, healthagents.CodeInvalid},
 		{"fail/unknown patient", func(r *healthagents.V1PrescriptionRequest) { r.PatientID = "PT-X" }, healthagents.CodeNotFound},
 	}
@@ -448,6 +494,58 @@ func TestV1PrescriptionValidation(t *testing.T) {
 			assert.Equal(t, tc.code, healthagents.ErrorCode(err), "%v", err)
 		})
 	}
+}
+
+// TestV1DuplicateMedication: a package listed twice is refused with a
+// detail naming both lines, before the record is read or anything proven.
+func TestV1DuplicateMedication(t *testing.T) {
+	t.Parallel()
+	f := newV1(t, healthagents.WithAttestor(stubAttestor{}))
+	f.register(t, patient("PT-C", nil, nil))
+	_, err := f.v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
+		Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin"), med("12345-6789-01", "ibuprofen"), med("00071-155-23", "")}})
+	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
+	assert.Equal(t, "Validation error: fields 'medications[0].ndc_code' and 'medications[2].ndc_code' are the same NDC; list each package once (one line carries its whole quantity)",
+		healthagents.ErrorDetail(err))
+	assert.Empty(t, f.sink.events, "nothing validated")
+}
+
+// TestV1NDCForms: each NDC form normalizes to the right 11 digits. The
+// catalogue NDC is given without a name, so only a correct normalization
+// finds the drug; every form is also looked up in the pharmacy oracle
+// under the 11 digits it must normalize to, so a wrong one reads
+// "unconfirmed". 00071-0155-2 (5-4-1) is outside the catalogue: the name
+// resolves it, the oracle checks the digits, and without a name the 404
+// names the normalized code.
+func TestV1NDCForms(t *testing.T) {
+	t.Parallel()
+	f := newV1(t)
+	f.register(t, patient("PT-C", nil, nil))
+	for _, ndc := range []string{"00071015523", "00071015502"} {
+		_, err := f.oracle.Attest(t.Context(), healthagents.Availability{PharmacyNPI: pharmacyNPI, NDC: ndc, AvailableOn: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)})
+		require.NoError(t, err)
+	}
+	tests := []struct{ form, ndc, name, want string }{
+		{"4-4-2", "0071-0155-23", "", "00071015523"},
+		{"5-3-2", "00071-155-23", "", "00071015523"},
+		{"5-4-2", "00071-0155-23", "", "00071015523"},
+		{"11 digits", "00071015523", "", "00071015523"},
+		{"5-4-1", "00071-0155-2", "atorvastatin", "00071015502"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.form, func(t *testing.T) {
+			t.Parallel()
+			res, err := f.v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
+				PharmacyNPI: pharmacyNPI, Medications: []healthagents.V1Medication{med(tc.ndc, tc.name)}})
+			require.NoError(t, err)
+			assert.Equal(t, healthagents.StatusApproved, res.ValidationStatus)
+			assert.Equal(t, "confirmed", res.Checks.PharmacyConfirmation.Status, "the oracle was asked for %s", tc.want)
+		})
+	}
+	_, err := f.v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
+		Medications: []healthagents.V1Medication{med("00071-0155-2", "")}})
+	assert.Equal(t, healthagents.CodeNotFound, healthagents.ErrorCode(err))
+	assert.Equal(t, "Drug code 00071015502 not found", healthagents.ErrorDetail(err))
 }
 
 func TestV1PharmacyErrorAndBatch(t *testing.T) {

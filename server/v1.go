@@ -48,10 +48,10 @@ var (
 )
 
 const (
-	v1EligibilityErrors = "Errors carry a v1 code in front of detail: 404 `PATIENT_NOT_FOUND: ...` (no record registered under this id by the caller's owner), 422 `NO_INSURANCE: ...` (no coverage block, coverage not active on the service date, or member_id not the record's), 500 `PROOF_INVALID: ...` (proof generation failed or the verifier rejected it), 503 `NETWORK_ERROR: Service temporarily unavailable` (the chain did not answer). 400 for a provider_npi failing the NPI check digit; 404 `Procedure code X not found`."
+	v1EligibilityErrors = "Errors carry a v1 code in front of detail: 404 `PATIENT_NOT_FOUND: ...` (no record registered under this id by the caller's owner), 422 `NO_INSURANCE: ...` (no coverage block, coverage not active on the service date, or member_id not the record's), 500 `PROOF_INVALID: ...` (proof generation failed or the verifier rejected it), 422 `PROOF_INVALID: the record cannot be proven: ...` (the record exceeds the ZK circuit's bounds), 503 `NETWORK_ERROR: Service temporarily unavailable` (the chain did not answer). 400 for a provider_npi failing the NPI check digit; 404 `Procedure code X not found`."
 	v1PrescriptionDoc   = "Medications are resolved by NDC (4-4-2, 5-3-2, 5-4-1 or 11 digits, normalized to 11) and, for NDCs outside the catalogue, by name; each is checked against the patient's current medications, the other new medications, and the patient's allergies and conditions. " +
 		"validation_status: `rejected` for a major or contraindicated finding, `requires_review` for moderate findings, prior authorization (specialty formulary tier) or no active coverage, else `approved`. " +
-		"INTERACTION_FOUND, CONTRAINDICATED and INELIGIBLE are findings listed in `codes` of a 200 result (the result is stored and readable by id). Errors: 400 for bounds (quantity 1-5000, days_supply 1-365, refills 0-11, at most 10 medications) or a failed NPI check, 404 `PATIENT_NOT_FOUND: ...` or `Drug code X not found`, 500 `PROOF_FAILED: ...`, 503 `PROOF_FAILED: ...` when the chain does not answer, 503 `PHARMACY_ERROR: ...` when the oracle cannot be read. " +
+		"INTERACTION_FOUND, CONTRAINDICATED and INELIGIBLE are findings listed in `codes` of a 200 result (the result is stored and readable by id). Errors: 400 for bounds (quantity 1-5000, days_supply 1-365, refills 0-11, at most 10 medications), the same NDC on two lines (in any form) or a failed NPI check, 404 `PATIENT_NOT_FOUND: ...` or `Drug code X not found`, 500 `PROOF_FAILED: ...`, 422 `PROOF_FAILED: the record cannot be proven: ...`, 503 `PROOF_FAILED: ...` when the chain does not answer, 503 `PHARMACY_ERROR: ...` when the oracle cannot be read. " +
 		"pharmacy_confirmation is read from the PharmacyOracle contract: `confirmed` with a date only when the pharmacy attested every NDC; otherwise `unconfirmed`. An approved prescription emits prescription.approved."
 )
 
@@ -83,7 +83,7 @@ func (s *srv) v1Routes() []route {
 			OperationID: "validatePrescriptionV1", Tags: []string{"v1"}, Summary: "Validate a multi-medication prescription",
 			Description: v1PrescriptionDoc + " Needs the prescription scope.",
 			Request:     healthagents.V1PrescriptionRequest{}, Responses: ok("The validation, stored under prescription_id.", healthagents.V1PrescriptionResult{}),
-			Errors: []int{400, 401, 403, 404, 413, 429, 500, 503},
+			Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503},
 		})},
 		{Method: "POST", Path: "/api/v1/prescriptions/batch-validate", Handler: http.HandlerFunc(s.v1BatchValidate), Doc: auth(openapi.Operation{
 			OperationID: "batchValidatePrescriptions", Tags: []string{"v1"}, Summary: "Validate up to 25 prescriptions",

@@ -3,13 +3,16 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -96,6 +99,12 @@ func (s *v1Sink) count(typ string) int {
 
 func newV1Env(t *testing.T, db *store.DB, opts ...healthagents.V1Option) *v1Env {
 	t.Helper()
+	return newV1EnvWithAttestor(t, db, v1Attestor(t, v1SharedApp(t)), opts...)
+}
+
+// newV1EnvWithAttestor is newV1Env proving with att.
+func newV1EnvWithAttestor(t *testing.T, db *store.DB, att healthagents.Attestor, opts ...healthagents.V1Option) *v1Env {
+	t.Helper()
 	a := v1SharedApp(t)
 	ks, err := store.NewKeyStore(db)
 	require.NoError(t, err)
@@ -106,7 +115,7 @@ func newV1Env(t *testing.T, db *store.DB, opts ...healthagents.V1Option) *v1Env 
 	require.NoError(t, err)
 	sink := &v1Sink{}
 	// The app's own service, with a sink of ours for the events.
-	svc, err := healthagents.New(a.Keyring, healthagents.WithAttestor(v1Attestor(t, a)), healthagents.WithEvents(sink))
+	svc, err := healthagents.New(a.Keyring, healthagents.WithAttestor(att), healthagents.WithEvents(sink))
 	require.NoError(t, err)
 	ps, err := store.NewPatientStore(db)
 	require.NoError(t, err)
@@ -378,6 +387,16 @@ func TestV1PrescriptionsRoundTrip(t *testing.T) {
 			assert.Equal(t, 400, status, "%v", err)
 		})
 	}
+	// The same package twice (two NDC forms of 00071015523): 400, nothing
+	// validated or stored.
+	validated := e.events.count(healthagents.EventPrescriptionValidated)
+	_, err = c.ValidatePrescriptionV1(ctx, rx("PT-R3", v1Med("0071-0155-23", "atorvastatin"), v1Med("00071-155-23", "atorvastatin")))
+	var dup *client.Error
+	require.ErrorAs(t, err, &dup)
+	assert.Equal(t, http.StatusBadRequest, dup.StatusCode)
+	assert.Equal(t, "Validation error: fields 'medications[0].ndc_code' and 'medications[1].ndc_code' are the same NDC; list each package once (one line carries its whole quantity)", dup.Detail)
+	assert.Equal(t, validated, e.events.count(healthagents.EventPrescriptionValidated))
+
 	_, err = c.ValidatePrescriptionV1(ctx, rx("PT-NONE", v1Med("0071-0155-23", "atorvastatin")))
 	status, code := v1Code(t, err)
 	assert.Equal(t, 404, status)
@@ -699,4 +718,82 @@ func TestV1ResultFieldsRoundTrip(t *testing.T) {
 		require.Equal(t, http.StatusOK, status, "%s", raw)
 		noPHI(raw)
 	})
+}
+
+// TestV1ProofErrorsRoundTrip: real attestors that fail, over HTTP. A
+// prover with a 1 µs deadline cannot finish a proof: eligibility answers
+// 500 PROOF_INVALID, prescriptions 500 PROOF_FAILED. A chain that stopped
+// answering (the embedded chain served over JSON-RPC, then closed):
+// eligibility 503 NETWORK_ERROR, prescriptions 503 PROOF_FAILED. Nothing
+// is stored or announced.
+func TestV1ProofErrorsRoundTrip(t *testing.T) {
+	t.Parallel()
+	a := v1SharedApp(t)
+	ctx := t.Context()
+
+	slow, err := zkp.NewProver(a.ZK, zkp.WithTimeout(time.Microsecond))
+	require.NoError(t, err)
+	timingOut, err := attest.New(slow, a.Ledger)
+	require.NoError(t, err)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	rpcAddr := ln.Addr().String()
+	ln.Close()
+	nodeKey, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	node, err := chain.NewSimulated(ctx, chain.WithHTTP(rpcAddr), chain.WithKey(nodeKey))
+	require.NoError(t, err)
+	require.NoError(t, attest.Register(ctx, node, a.ZK))
+	remote, err := chain.Dial(ctx, "http://"+rpcAddr, chain.DialConfig{Key: hex.EncodeToString(crypto.FromECDSA(nodeKey)), Registry: node.Registry().Hex()},
+		chain.WithSubmitTimeout(2*time.Second))
+	require.NoError(t, err)
+	t.Cleanup(func() { remote.Close() })
+	require.NoError(t, node.Close(), "the chain stops answering")
+	prover, err := zkp.NewProver(a.ZK)
+	require.NoError(t, err)
+	chainDown, err := attest.New(prover, remote)
+	require.NoError(t, err)
+
+	tests := []struct {
+		name                 string
+		att                  healthagents.Attestor
+		status               int
+		eligDetail, rxDetail string
+	}{
+		{"proof generation fails", timingOut, http.StatusInternalServerError,
+			"PROOF_INVALID: ZK proof generation timed out", "PROOF_FAILED: ZK proof generation timed out"},
+		{"chain unreachable", chainDown, http.StatusServiceUnavailable,
+			"NETWORK_ERROR: Service temporarily unavailable", "PROOF_FAILED: Service temporarily unavailable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+			e := newV1EnvWithAttestor(t, db, tc.att)
+			key, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-p"})
+			require.NoError(t, err)
+			c, err := client.New(e.url, client.WithAPIKey(key), client.WithMaxAttempts(1))
+			require.NoError(t, err)
+			require.NoError(t, c.PutPatient(t.Context(), e.seal(t, v1Record("PT-P", nil))))
+
+			status, raw := v1Raw(t, e.url, "POST", "/api/v1/eligibility/verify", key,
+				healthagents.V1EligibilityRequest{PatientID: "PT-P", MemberID: "W123456789", ProcedureCode: "PROC004", ProviderNPI: v1Provider})
+			assert.Equal(t, tc.status, status, "%s", raw)
+			assert.JSONEq(t, `{"detail":`+strconv.Quote(tc.eligDetail)+`}`, string(raw))
+
+			status, raw = v1Raw(t, e.url, "POST", "/api/v1/prescriptions/validate", key, healthagents.V1PrescriptionRequest{
+				PatientID: "PT-P", ProviderNPI: v1Provider, Medications: []healthagents.V1Medication{v1Med("0071-0155-23", "atorvastatin")}})
+			assert.Equal(t, tc.status, status, "%s", raw)
+			assert.JSONEq(t, `{"detail":`+strconv.Quote(tc.rxDetail)+`}`, string(raw))
+
+			// The SDK reads the code back.
+			_, err = c.VerifyEligibilityV1(t.Context(), healthagents.V1EligibilityRequest{PatientID: "PT-P", MemberID: "W123456789", ProcedureCode: "PROC004", ProviderNPI: v1Provider})
+			gotStatus, code := v1Code(t, err)
+			assert.Equal(t, tc.status, gotStatus)
+			assert.Equal(t, strings.SplitN(tc.eligDetail, ":", 2)[0], code)
+			assert.Zero(t, e.events.count(healthagents.EventEligibilityVerified))
+			assert.Zero(t, e.events.count(healthagents.EventPrescriptionValidated))
+		})
+	}
 }
