@@ -54,17 +54,29 @@ var (
 	ErrPatientNotFound = errors.New("healthagents: patient not found")
 	// ErrPrescriptionNotFound: no validation is stored under the id.
 	ErrPrescriptionNotFound = errors.New("healthagents: prescription not found")
+	// ErrInvalidAttestation: a PharmacyOracle refused an availability
+	// attestation or query as malformed before reaching the chain (V1
+	// answers 400). pharmacy.ErrInvalid wraps it.
+	ErrInvalidAttestation = errors.New("healthagents: invalid pharmacy attestation")
 )
 
 // PatientRegistry keeps patient envelopes exactly as received, still
-// encrypted. *store.PatientStore is one.
+// encrypted, each under an owner and a patient id. *store.PatientStore is
+// one.
+//
+// A patient id names a record only within its owner (the same owner string
+// as StoredPrescription.Owner): the key is (owner, patient id). Two owners
+// may register the same id; each sees, replaces and deletes only its own.
 type PatientRegistry interface {
-	// PutPatient stores env under env.PatientID, replacing any previous one.
-	PutPatient(ctx context.Context, env PatientData) error
-	// Patient returns the envelope, or an error wrapping ErrPatientNotFound.
-	Patient(ctx context.Context, patientID string) (PatientData, error)
-	// DeletePatient removes it, or returns an error wrapping ErrPatientNotFound.
-	DeletePatient(ctx context.Context, patientID string) error
+	// PutPatient stores env under (owner, env.PatientID), replacing that
+	// owner's previous one.
+	PutPatient(ctx context.Context, owner string, env PatientData) error
+	// Patient returns the owner's envelope, or an error wrapping
+	// ErrPatientNotFound (also when only another owner has one).
+	Patient(ctx context.Context, owner, patientID string) (PatientData, error)
+	// DeletePatient removes the owner's envelope, or returns an error
+	// wrapping ErrPatientNotFound.
+	DeletePatient(ctx context.Context, owner, patientID string) error
 }
 
 // StoredPrescription is a prescription validation as kept by a
@@ -122,7 +134,8 @@ type AttestationReceipt struct {
 
 // PharmacyOracle reads and writes pharmacy availability attestations on a
 // chain. *pharmacy.Oracle is one. Errors reaching the chain wrap
-// ErrChainUnavailable.
+// ErrChainUnavailable; input the oracle refuses as malformed (an NPI, NDC
+// or date it cannot store) wraps ErrInvalidAttestation.
 type PharmacyOracle interface {
 	// Availability returns the attestation for the pharmacy and NDC;
 	// found is false when none was published.
@@ -179,11 +192,14 @@ func newPrescriptionID() (string, error) {
 
 const registryPrefix = "Patient registration failed"
 
-// PutPatient registers env under patientID, replacing any previous
-// envelope. The envelope is opened and checked like any envelope (hash, CID,
-// decryption, record, patient_id inside) and then stored exactly as
-// received: the plaintext is not kept.
-func (v *V1) PutPatient(ctx context.Context, patientID string, env *PatientData) error {
+// PutPatient registers env under (owner, patientID), replacing the owner's
+// previous envelope; another owner's record of the same id is untouched.
+// owner is the caller's owner string ("org:<organization>", "key:<rotation
+// chain>" over HTTP; "" for in-process callers without keys). The envelope
+// is opened and checked like any envelope (hash, CID, decryption, record,
+// patient_id inside) and then stored exactly as received: the plaintext is
+// not kept.
+func (v *V1) PutPatient(ctx context.Context, owner, patientID string, env *PatientData) error {
 	if err := checkCode("patient_id", patientID); err != nil {
 		return err
 	}
@@ -196,7 +212,7 @@ func (v *V1) PutPatient(ctx context.Context, patientID string, env *PatientData)
 	if _, err := v.svc.OpenRecord(ctx, env, registryPrefix); err != nil {
 		return err
 	}
-	if err := v.patients.PutPatient(ctx, *env); err != nil {
+	if err := v.patients.PutPatient(ctx, owner, *env); err != nil {
 		// A registry that refuses the envelope itself (an IPFS node that
 		// computes another CID) says so with a 400; anything else is ours.
 		var he *Error
@@ -208,12 +224,13 @@ func (v *V1) PutPatient(ctx context.Context, patientID string, env *PatientData)
 	return nil
 }
 
-// DeletePatient removes the patient's envelope.
-func (v *V1) DeletePatient(ctx context.Context, patientID string) error {
+// DeletePatient removes the owner's envelope of the patient. Another
+// owner's record of the same id is PATIENT_NOT_FOUND.
+func (v *V1) DeletePatient(ctx context.Context, owner, patientID string) error {
 	if err := checkCode("patient_id", patientID); err != nil {
 		return err
 	}
-	err := v.patients.DeletePatient(ctx, patientID)
+	err := v.patients.DeletePatient(ctx, owner, patientID)
 	if errors.Is(err, ErrPatientNotFound) {
 		return patientNotFound(err)
 	}
@@ -233,9 +250,9 @@ func (v *V1) unavailable(ctx context.Context, op string, err error) error {
 	return WrapError(CodeUnavailable, err, "Service temporarily unavailable")
 }
 
-// record returns the registered patient's opened record.
-func (v *V1) record(ctx context.Context, patientID, prefix string) (*record.Record, error) {
-	env, err := v.patients.Patient(ctx, patientID)
+// record returns the opened record the owner registered for the patient.
+func (v *V1) record(ctx context.Context, owner, patientID, prefix string) (*record.Record, error) {
+	env, err := v.patients.Patient(ctx, owner, patientID)
 	if errors.Is(err, ErrPatientNotFound) {
 		return nil, patientNotFound(err)
 	}
@@ -278,8 +295,9 @@ type V1EligibilityResult struct {
 	VerificationProof     *V1Proof `json:"verification_proof" doc:"null only when the service runs without proofs."`
 }
 
-// VerifyEligibility is POST /api/v1/eligibility/verify.
-func (v *V1) VerifyEligibility(ctx context.Context, req V1EligibilityRequest) (*V1EligibilityResult, error) {
+// VerifyEligibility is POST /api/v1/eligibility/verify, over the record
+// owner registered for req.PatientID.
+func (v *V1) VerifyEligibility(ctx context.Context, owner string, req V1EligibilityRequest) (*V1EligibilityResult, error) {
 	for _, f := range [][2]string{{"patient_id", req.PatientID}, {"member_id", req.MemberID}, {"procedure_code", req.ProcedureCode}} {
 		if err := checkCode(f[0], f[1]); err != nil {
 			return nil, err
@@ -291,7 +309,7 @@ func (v *V1) VerifyEligibility(ctx context.Context, req V1EligibilityRequest) (*
 	if _, err := v.svc.elig.Lookup(req.ProcedureCode); err != nil {
 		return nil, lookupError(err, "Procedure", req.ProcedureCode)
 	}
-	rec, err := v.record(ctx, req.PatientID, eligibilityPrefix)
+	rec, err := v.record(ctx, owner, req.PatientID, eligibilityPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +357,8 @@ func (v *V1) VerifyEligibility(ctx context.Context, req V1EligibilityRequest) (*
 }
 
 // proofError maps an Attestor error to the v1 codes: proof failures are
-// 500 with proofCode, an unreachable chain is 503 with netCode.
+// 500 with proofCode, an unreachable chain is 503 with netCode, a record
+// beyond the circuit's bounds 422 with proofCode.
 func (v *V1) proofError(ctx context.Context, proofCode, netCode string, err error) error {
 	switch {
 	case errors.Is(err, ErrProofTimeout):
@@ -348,6 +367,9 @@ func (v *V1) proofError(ctx context.Context, proofCode, netCode string, err erro
 		return v1Error(CodeInternal, proofCode, err, "ZK proof verification failed")
 	case errors.Is(err, ErrChainUnavailable):
 		return v1Error(CodeUnavailable, netCode, err, "Service temporarily unavailable")
+	case errors.Is(err, ErrProofUnsupported):
+		// As the root family: the record, not the service, is the problem.
+		return v1Error(CodeUnprocessable, proofCode, err, "the record cannot be proven: it exceeds the ZK circuit's bounds (see docs/decisions/zkp.md)")
 	}
 	v.svc.logger.ErrorContext(ctx, "proof failed", "err", err)
 	return v1Error(CodeInternal, proofCode, err, "internal error")
@@ -375,6 +397,10 @@ const (
 	MaxDaysSupply  = 365  // days one fill lasts
 	MaxRefills     = 11   // refills after the first fill
 	MaxBatch       = 25   // prescriptions per batch-validate call
+	// MaxAvailabilityDays bounds a pharmacy's estimated_availability: at
+	// most this many days after today (UTC). The lower bound is the
+	// oracle's: after 1970-01-01.
+	MaxAvailabilityDays = 366
 )
 
 // V1Medication is one line of a v1 prescription.
@@ -404,7 +430,7 @@ type V1Warning struct {
 	With       string `json:"with,omitempty" doc:"The other drug of an interaction."`
 	WithSource string `json:"with_source,omitempty" enum:"current,new" doc:"Whether the other drug is a current medication or another new one."`
 	Severity   string `json:"severity" enum:"contraindicated,major,moderate,minor"`
-	Mechanism  string `json:"mechanism"`
+	Mechanism  string `json:"mechanism" doc:"For an interaction, how the two drugs interact. For a contraindication, class-level text only: whether a recorded allergy or a recorded condition argues against the drug, never which allergen or condition."`
 	Management string `json:"management"`
 }
 
@@ -483,6 +509,7 @@ func (v *V1) checkPrescription(req *V1PrescriptionRequest) ([]medLine, error) {
 		return nil, Errorf(CodeInvalid, "Validation error: field 'medications' holds more than %d medications", MaxMedications)
 	}
 	lines := make([]medLine, n)
+	first := make(map[string]int, n) // normalized NDC -> its first line
 	for i, m := range req.Medications {
 		f := func(name string) string { return fmt.Sprintf("medications[%d].%s", i, name) }
 		if err := checkCode(f("ndc_code"), m.NDCCode); err != nil {
@@ -492,6 +519,10 @@ func (v *V1) checkPrescription(req *V1PrescriptionRequest) ([]medLine, error) {
 		if err != nil {
 			return nil, WrapError(CodeInvalid, err, fmt.Sprintf("Validation error: field '%s' is not an NDC in 4-4-2, 5-3-2, 5-4-1 or 11-digit form", f("ndc_code")))
 		}
+		if j, dup := first[ndc]; dup {
+			return nil, Errorf(CodeInvalid, "Validation error: fields 'medications[%d].ndc_code' and '%s' are the same NDC; list each package once (one line carries its whole quantity)", j, f("ndc_code"))
+		}
+		first[ndc] = i
 		for _, b := range []struct {
 			field    string
 			val, max int
@@ -523,14 +554,15 @@ func (v *V1) checkPrescription(req *V1PrescriptionRequest) ([]medLine, error) {
 	return lines, nil
 }
 
-// ValidatePrescription is POST /api/v1/prescriptions/validate. owner is
-// who may read the stored validation back ("" for anyone).
+// ValidatePrescription is POST /api/v1/prescriptions/validate. owner names
+// the registry's record to use (see PutPatient) and who may read the stored
+// validation back ("" for anyone).
 func (v *V1) ValidatePrescription(ctx context.Context, owner string, req V1PrescriptionRequest) (*V1PrescriptionResult, error) {
 	lines, err := v.checkPrescription(&req)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := v.record(ctx, req.PatientID, prescriptionPrefix)
+	rec, err := v.record(ctx, owner, req.PatientID, prescriptionPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -677,10 +709,12 @@ func drugChecks(lines []medLine, ds []prescription.Decision) V1DrugInteractions 
 			worst = max(worst, ia.Severity.Rank())
 		}
 		for _, c := range d.Contraindications {
-			// The trigger (the patient's allergy or condition) is left out.
+			// Class-level text only: the rule's own reason and management
+			// name the allergy or condition (docs/decisions/v1.md).
+			mechanism, management := contraindicationText(c)
 			out.Warnings = append(out.Warnings, V1Warning{
 				Type: "contraindication", NDCCode: lines[i].ndc, Drug: d.Drug.Name,
-				Severity: string(c.Severity), Mechanism: c.Reason, Management: c.Management,
+				Severity: string(c.Severity), Mechanism: mechanism, Management: management,
 			})
 			worst = max(worst, c.Severity.Rank())
 		}
@@ -692,6 +726,32 @@ func drugChecks(lines []medLine, ds []prescription.Decision) V1DrugInteractions 
 		out.Status = "warning"
 	}
 	return out
+}
+
+// contraindicationText is the mechanism and management of a v1
+// contraindication warning. It says whether a recorded allergy or a
+// recorded condition triggered the finding, never which one: the rule's
+// reason and management ("A recorded penicillin allergy: ...", "...
+// kidney disease ...") name the patient's allergen or condition, which
+// is medical data the result must not carry. The prescriber reads the
+// record for the detail.
+func contraindicationText(c prescription.Contraindication) (mechanism, management string) {
+	what, withheld := "a recorded condition", "The condition"
+	if c.Kind == prescription.KindAllergy {
+		what, withheld = "a recorded allergy", "The allergen"
+	}
+	switch {
+	case c.Severity == prescription.SeverityContraindicated:
+		mechanism = "Contraindicated for this patient: " + what + " rules this drug out."
+		management = "Do not prescribe; review the patient's record and choose a drug of another class."
+	case c.Severity.Blocks():
+		mechanism = "Major patient contraindication: " + what + " argues strongly against this drug."
+		management = "Avoid; review the patient's record and choose another drug unless the benefit clearly outweighs the risk."
+	default:
+		mechanism = "Patient caution: " + what + " calls for care with this drug."
+		management = "Review the patient's record before dispensing; monitor the patient if prescribed."
+	}
+	return mechanism + " " + withheld + " is not named here; see the patient's record.", management
 }
 
 // coverageCheck: eligible when the record's coverage is active on the
@@ -732,6 +792,9 @@ func (v *V1) pharmacy(ctx context.Context, pharmacyNPI string, lines []medLine) 
 	all := true
 	for _, l := range lines {
 		a, found, err := v.oracle.Availability(ctx, pharmacyNPI, l.ndc)
+		if errors.Is(err, ErrInvalidAttestation) {
+			return out, v1Error(CodeInvalid, V1PharmacyError, err, "the pharmacy oracle refused pharmacy_npi or an NDC as malformed")
+		}
 		if err != nil {
 			code := CodeInternal
 			if errors.Is(err, ErrChainUnavailable) {
@@ -833,10 +896,20 @@ func (v *V1) AttestAvailability(ctx context.Context, req V1Attestation) (*V1Atte
 	if err != nil {
 		return nil, Errorf(CodeInvalid, "Validation error: field 'estimated_availability' must be a date YYYY-MM-DD")
 	}
+	now := v.svc.now().UTC()
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	if !day.After(time.Unix(0, 0).UTC()) || day.After(today.AddDate(0, 0, MaxAvailabilityDays)) {
+		return nil, Errorf(CodeInvalid, "Validation error: field 'estimated_availability' must be after 1970-01-01 and at most %d days after today (UTC)", MaxAvailabilityDays)
+	}
 	if v.oracle == nil {
 		return nil, v1Error(CodeUnavailable, V1PharmacyError, nil, "no pharmacy oracle is configured")
 	}
 	rc, err := v.oracle.Attest(ctx, Availability{PharmacyNPI: req.PharmacyNPI, NDC: ndc, AvailableOn: day})
+	if errors.Is(err, ErrInvalidAttestation) {
+		// V1 checked the NPI, NDC and date first, so this is an oracle
+		// stricter than V1; still the caller's input, not our failure.
+		return nil, v1Error(CodeInvalid, V1PharmacyError, err, "the pharmacy oracle refused the attestation as malformed")
+	}
 	if err != nil {
 		code := CodeInternal
 		if errors.Is(err, ErrChainUnavailable) {

@@ -52,7 +52,7 @@ func TestV1SavesValidationWithItsEvents(t *testing.T) {
 	req := healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
 		Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin")}}
 
-	res, err := v1.ValidatePrescription(t.Context(), "owner-1", req)
+	res, err := v1.ValidatePrescription(t.Context(), testOwner, req)
 	require.NoError(t, err)
 	require.Equal(t, healthagents.StatusApproved, res.ValidationStatus)
 	assert.Empty(t, sink.events, "the store took the events, not the sink")
@@ -67,7 +67,7 @@ func TestV1SavesValidationWithItsEvents(t *testing.T) {
 
 	// The store refuses: 503, nothing stored, no event anywhere.
 	rx.fail = errors.New("outbox refused")
-	_, err = v1.ValidatePrescription(t.Context(), "owner-1", req)
+	_, err = v1.ValidatePrescription(t.Context(), testOwner, req)
 	assert.Equal(t, healthagents.CodeUnavailable, healthagents.ErrorCode(err))
 	assert.Len(t, rx.events, 2)
 	assert.Empty(t, sink.events)
@@ -81,7 +81,7 @@ func TestV1WithoutSinkSavesOnlyTheValidation(t *testing.T) {
 	v1, err := healthagents.NewV1(svc, &memPatients{}, rx)
 	require.NoError(t, err)
 	registerPatient(t, v1, kr, patient("PT-C", nil, nil))
-	_, err = v1.ValidatePrescription(t.Context(), "", healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
+	_, err = v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
 		Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin")}})
 	require.NoError(t, err)
 	assert.Equal(t, 1, rx.plain)
@@ -94,5 +94,5 @@ func registerPatient(t *testing.T, v1 *healthagents.V1, kr *cipher.Keyring, r *r
 	require.NoError(t, err)
 	env, err := cipher.Seal(r.PatientID, b, kr)
 	require.NoError(t, err)
-	require.NoError(t, v1.PutPatient(t.Context(), r.PatientID, &env))
+	require.NoError(t, v1.PutPatient(t.Context(), testOwner, r.PatientID, &env))
 }

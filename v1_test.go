@@ -2,7 +2,10 @@ package healthagents_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,36 +26,36 @@ import (
 
 type memPatients struct {
 	mu sync.Mutex
-	m  map[string]healthagents.PatientData
+	m  map[[2]string]healthagents.PatientData // by (owner, patient id)
 }
 
-func (p *memPatients) PutPatient(_ context.Context, env healthagents.PatientData) error {
+func (p *memPatients) PutPatient(_ context.Context, owner string, env healthagents.PatientData) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.m == nil {
-		p.m = map[string]healthagents.PatientData{}
+		p.m = map[[2]string]healthagents.PatientData{}
 	}
-	p.m[env.PatientID] = env
+	p.m[[2]string{owner, env.PatientID}] = env
 	return nil
 }
 
-func (p *memPatients) Patient(_ context.Context, id string) (healthagents.PatientData, error) {
+func (p *memPatients) Patient(_ context.Context, owner, id string) (healthagents.PatientData, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	env, ok := p.m[id]
+	env, ok := p.m[[2]string{owner, id}]
 	if !ok {
 		return env, healthagents.ErrPatientNotFound
 	}
 	return env, nil
 }
 
-func (p *memPatients) DeletePatient(_ context.Context, id string) error {
+func (p *memPatients) DeletePatient(_ context.Context, owner, id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.m[id]; !ok {
+	if _, ok := p.m[[2]string{owner, id}]; !ok {
 		return healthagents.ErrPatientNotFound
 	}
-	delete(p.m, id)
+	delete(p.m, [2]string{owner, id})
 	return nil
 }
 
@@ -82,9 +85,10 @@ func (s *memPrescriptions) Prescription(_ context.Context, id string) (healthage
 }
 
 type memOracle struct {
-	mu   sync.Mutex
-	m    map[string]healthagents.Availability
-	fail error
+	mu         sync.Mutex
+	m          map[string]healthagents.Availability
+	fail       error // of every call
+	failAttest error // of Attest only
 }
 
 func (o *memOracle) Availability(_ context.Context, npi, ndc string) (healthagents.Availability, bool, error) {
@@ -100,6 +104,9 @@ func (o *memOracle) Availability(_ context.Context, npi, ndc string) (healthagen
 func (o *memOracle) Attest(_ context.Context, a healthagents.Availability) (healthagents.AttestationReceipt, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if err := errors.Join(o.fail, o.failAttest); err != nil {
+		return healthagents.AttestationReceipt{}, err
+	}
 	if o.m == nil {
 		o.m = map[string]healthagents.Availability{}
 	}
@@ -127,6 +134,9 @@ func (s stubAttestor) AttestPrescription(context.Context, *record.Record, prescr
 const (
 	providerNPI = "1234567893"
 	pharmacyNPI = "1245319599"
+	// testOwner is the owner the unit tests register patients and store
+	// validations under.
+	testOwner = "org:test"
 )
 
 type v1Fixture struct {
@@ -153,7 +163,7 @@ func (f *v1Fixture) register(t *testing.T, r *record.Record) {
 	require.NoError(t, err)
 	env, err := cipher.Seal(r.PatientID, b, f.kr)
 	require.NoError(t, err)
-	require.NoError(t, f.v1.PutPatient(t.Context(), r.PatientID, &env))
+	require.NoError(t, f.v1.PutPatient(t.Context(), testOwner, r.PatientID, &env))
 }
 
 func patient(id string, meds, allergies []string) *record.Record {
@@ -182,7 +192,7 @@ func TestV1Eligibility(t *testing.T) {
 		}
 		return r
 	}
-	res, err := f.v1.VerifyEligibility(t.Context(), req(nil))
+	res, err := f.v1.VerifyEligibility(t.Context(), testOwner, req(nil))
 	require.NoError(t, err)
 	assert.True(t, res.Eligible)
 	assert.Equal(t, 80, res.CoveragePercentage)
@@ -192,7 +202,7 @@ func TestV1Eligibility(t *testing.T) {
 	require.NotNil(t, res.VerificationProof)
 	assert.Equal(t, "0xe1", res.VerificationProof.BlockchainTx)
 
-	excluded, err := f.v1.VerifyEligibility(t.Context(), req(func(r *healthagents.V1EligibilityRequest) { r.ProcedureCode = "PROC005" }))
+	excluded, err := f.v1.VerifyEligibility(t.Context(), testOwner, req(func(r *healthagents.V1EligibilityRequest) { r.ProcedureCode = "PROC005" }))
 	require.NoError(t, err)
 	assert.False(t, excluded.Eligible)
 	require.NotNil(t, excluded.Reason)
@@ -215,7 +225,7 @@ func TestV1Eligibility(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := f.v1.VerifyEligibility(t.Context(), req(tc.mut))
+			_, err := f.v1.VerifyEligibility(t.Context(), testOwner, req(tc.mut))
 			require.Error(t, err)
 			assert.Equal(t, tc.code, healthagents.ErrorCode(err))
 			assert.Equal(t, tc.v1code, healthagents.V1Code(err), healthagents.ErrorDetail(err))
@@ -234,16 +244,59 @@ func TestV1EligibilityProofErrors(t *testing.T) {
 		{"proof rejected", healthagents.ErrProofRejected, healthagents.CodeInternal, healthagents.V1ProofInvalid},
 		{"proof timeout", healthagents.ErrProofTimeout, healthagents.CodeInternal, healthagents.V1ProofInvalid},
 		{"chain down", healthagents.ErrChainUnavailable, healthagents.CodeUnavailable, healthagents.V1NetworkError},
+		{"beyond the circuit", healthagents.ErrProofUnsupported, healthagents.CodeUnprocessable, healthagents.V1ProofInvalid},
+		{"anything else", errors.New("prover exploded"), healthagents.CodeInternal, healthagents.V1ProofInvalid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newV1(t, healthagents.WithAttestor(stubAttestor{err: tc.err}))
 			f.register(t, patient("PT-1", nil, nil))
-			_, err := f.v1.VerifyEligibility(t.Context(), healthagents.V1EligibilityRequest{PatientID: "PT-1", MemberID: "W1", ProcedureCode: "PROC001", ProviderNPI: providerNPI})
+			_, err := f.v1.VerifyEligibility(t.Context(), testOwner, healthagents.V1EligibilityRequest{PatientID: "PT-1", MemberID: "W1", ProcedureCode: "PROC001", ProviderNPI: providerNPI})
 			require.ErrorIs(t, err, tc.err)
 			assert.Equal(t, tc.code, healthagents.ErrorCode(err))
 			assert.Equal(t, tc.v1code, healthagents.V1Code(err))
+			assert.Empty(t, f.sink.events, "no eligibility.verified without a proof")
+		})
+	}
+}
+
+// TestV1PrescriptionProofErrors: an attestor that fails gives PROOF_FAILED
+// (500; 503 when the chain is down; 422 for a record beyond the circuit),
+// and nothing is stored or announced. The stub attestor stands in for
+// attest.Attestor here only; the real one fails over HTTP in server's
+// TestV1ProofErrorsRoundTrip.
+func TestV1PrescriptionProofErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		err    error
+		code   healthagents.Code
+		detail string
+	}{
+		{"proof rejected", healthagents.ErrProofRejected, healthagents.CodeInternal, "PROOF_FAILED: ZK proof verification failed"},
+		{"proof timeout", healthagents.ErrProofTimeout, healthagents.CodeInternal, "PROOF_FAILED: ZK proof generation timed out"},
+		{"chain down", healthagents.ErrChainUnavailable, healthagents.CodeUnavailable, "PROOF_FAILED: Service temporarily unavailable"},
+		{"beyond the circuit", healthagents.ErrProofUnsupported, healthagents.CodeUnprocessable, "PROOF_FAILED: the record cannot be proven: it exceeds the ZK circuit's bounds (see docs/decisions/zkp.md)"},
+		{"anything else", errors.New("prover exploded"), healthagents.CodeInternal, "PROOF_FAILED: internal error"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sink := &recordingSink{}
+			svc, kr := newService(t, healthagents.WithAttestor(stubAttestor{err: tc.err}), healthagents.WithEvents(sink))
+			rx := &memPrescriptions{}
+			v1, err := healthagents.NewV1(svc, &memPatients{}, rx)
+			require.NoError(t, err)
+			registerPatient(t, v1, kr, patient("PT-C", nil, nil))
+			_, err = v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
+				Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin")}})
+			require.ErrorIs(t, err, tc.err)
+			assert.Equal(t, tc.code, healthagents.ErrorCode(err))
+			assert.Equal(t, healthagents.V1ProofFailed, healthagents.V1Code(err))
+			assert.Equal(t, tc.detail, healthagents.ErrorDetail(err))
+			assert.Empty(t, rx.m, "nothing stored")
+			assert.Empty(t, sink.events, "nothing announced")
 		})
 	}
 }
@@ -257,17 +310,17 @@ func TestV1Registry(t *testing.T) {
 	env, err := cipher.Seal("PT-1", b, f.kr)
 	require.NoError(t, err)
 
-	err = f.v1.PutPatient(t.Context(), "PT-9", &env)
+	err = f.v1.PutPatient(t.Context(), testOwner, "PT-9", &env)
 	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err), "path and envelope ids differ")
 	bad := env
 	bad.DataHash = "00" + bad.DataHash[2:]
-	err = f.v1.PutPatient(t.Context(), "PT-1", &bad)
+	err = f.v1.PutPatient(t.Context(), testOwner, "PT-1", &bad)
 	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err), "hash mismatch")
 
-	require.NoError(t, f.v1.DeletePatient(t.Context(), "PT-1"))
-	err = f.v1.DeletePatient(t.Context(), "PT-1")
+	require.NoError(t, f.v1.DeletePatient(t.Context(), testOwner, "PT-1"))
+	err = f.v1.DeletePatient(t.Context(), testOwner, "PT-1")
 	assert.Equal(t, healthagents.V1PatientNotFound, healthagents.V1Code(err))
-	_, err = f.v1.VerifyEligibility(t.Context(), healthagents.V1EligibilityRequest{PatientID: "PT-1", MemberID: "W1", ProcedureCode: "PROC001", ProviderNPI: providerNPI})
+	_, err = f.v1.VerifyEligibility(t.Context(), testOwner, healthagents.V1EligibilityRequest{PatientID: "PT-1", MemberID: "W1", ProcedureCode: "PROC001", ProviderNPI: providerNPI})
 	assert.Equal(t, healthagents.V1PatientNotFound, healthagents.V1Code(err))
 }
 
@@ -278,16 +331,19 @@ func med(ndc, name string) healthagents.V1Medication {
 func TestV1Prescriptions(t *testing.T) {
 	t.Parallel()
 	f := newV1(t, healthagents.WithAttestor(stubAttestor{}))
-	f.register(t, patient("PT-W", []string{"11289"}, nil))            // warfarin
-	f.register(t, patient("PT-S", []string{"36437"}, nil))            // sertraline
-	f.register(t, patient("PT-A", nil, []string{"penicillin"}))       // allergy
-	f.register(t, patient("PT-C", nil, nil))                          // clean
+	f.register(t, patient("PT-W", []string{"11289"}, nil))      // warfarin
+	f.register(t, patient("PT-S", []string{"36437"}, nil))      // sertraline
+	f.register(t, patient("PT-A", nil, []string{"penicillin"})) // allergy
+	f.register(t, patient("PT-C", nil, nil))                    // clean
+	ckd := patient("PT-K", nil, []string{"Penicillin"})         // allergy and
+	ckd.Conditions = []string{"N18.5"}                          // chronic kidney disease stage 5
+	f.register(t, ckd)
 	_, err := f.oracle.Attest(t.Context(), healthagents.Availability{ // atorvastatin at the pharmacy
 		PharmacyNPI: pharmacyNPI, NDC: "00071015523", AvailableOn: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)})
 	require.NoError(t, err)
 
 	validate := func(pid string, meds ...healthagents.V1Medication) (*healthagents.V1PrescriptionResult, error) {
-		return f.v1.ValidatePrescription(t.Context(), "owner-1", healthagents.V1PrescriptionRequest{
+		return f.v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{
 			PatientID: pid, ProviderNPI: providerNPI, PharmacyNPI: pharmacyNPI, Medications: meds})
 	}
 
@@ -304,7 +360,7 @@ func TestV1Prescriptions(t *testing.T) {
 		assert.Equal(t, "2026-11-24", *res.Checks.PharmacyConfirmation.EstimatedAvailability)
 		assert.True(t, res.Checks.PharmacyConfirmation.CrossChainVerified)
 		require.NotNil(t, res.ZKProof)
-		got, err := f.v1.Prescription(t.Context(), "owner-1", res.PrescriptionID)
+		got, err := f.v1.Prescription(t.Context(), testOwner, res.PrescriptionID)
 		require.NoError(t, err)
 		assert.Equal(t, res, got)
 		_, err = f.v1.Prescription(t.Context(), "owner-2", res.PrescriptionID)
@@ -334,7 +390,27 @@ func TestV1Prescriptions(t *testing.T) {
 		assert.Equal(t, []string{healthagents.V1Contraindicated}, res.Codes)
 		w := res.Checks.DrugInteractions.Warnings[0]
 		assert.Equal(t, "contraindication", w.Type)
-		assert.NotContains(t, w.Mechanism+w.Management, "penicillin allergy was recorded as")
+		assert.Equal(t, "contraindicated", w.Severity)
+		assert.Contains(t, w.Mechanism, "a recorded allergy", "the class of the trigger")
+		assert.NotEmpty(t, w.Management)
+		requireNoPHI(t, res, "penicillin")
+	})
+	t.Run("rejected: an allergy and a condition, neither named", func(t *testing.T) {
+		res, err := validate("PT-K", med("1234-5678-90", "amoxicillin"), med("2345-6789-01", "metformin"))
+		require.NoError(t, err)
+		assert.Equal(t, healthagents.StatusRejected, res.ValidationStatus)
+		assert.Equal(t, []string{healthagents.V1Contraindicated}, res.Codes)
+		ws := res.Checks.DrugInteractions.Warnings
+		require.Len(t, ws, 2)
+		assert.Equal(t, "amoxicillin", ws[0].Drug)
+		assert.Contains(t, ws[0].Mechanism, "a recorded allergy")
+		assert.Equal(t, "metformin", ws[1].Drug)
+		assert.Contains(t, ws[1].Mechanism, "a recorded condition")
+		// The record's entries and the words the rules use for them.
+		requireNoPHI(t, res, "penicillin", "N18", "kidney", "eGFR", "beta-lactam", "lactic")
+		stored, err := f.v1.Prescription(t.Context(), testOwner, res.PrescriptionID)
+		require.NoError(t, err)
+		requireNoPHI(t, stored, "penicillin", "N18", "kidney")
 	})
 	t.Run("requires_review: moderate interaction", func(t *testing.T) {
 		res, err := validate("PT-S", med("00003-0894-21", "apixaban"))
@@ -358,6 +434,18 @@ func TestV1Prescriptions(t *testing.T) {
 	})
 }
 
+// requireNoPHI fails when the JSON of v (the whole result, as a caller
+// receives it) contains any of the words, case-insensitively.
+func requireNoPHI(t *testing.T, v any, words ...string) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	body := strings.ToLower(string(b))
+	for _, w := range words {
+		require.NotContains(t, body, strings.ToLower(w), "the result names the patient's allergy or condition")
+	}
+}
+
 func TestV1PrescriptionValidation(t *testing.T) {
 	t.Parallel()
 	f := newV1(t)
@@ -367,10 +455,7 @@ func TestV1PrescriptionValidation(t *testing.T) {
 		mut  func(*healthagents.V1PrescriptionRequest)
 		code healthagents.Code
 	}{
-		{"ok/4-4-2", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "0071-0155-23" }, ""},
-		{"ok/5-3-2", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "00071-155-23" }, ""},
-		{"ok/5-4-1", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "00071-0155-2" }, ""},
-		{"ok/11 digits", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "00071015523" }, ""},
+		{"ok/as is", func(*healthagents.V1PrescriptionRequest) {}, ""},
 		{"fail/10 digits without hyphens", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "0071015523" }, healthagents.CodeInvalid},
 		{"fail/ndc letters", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].NDCCode = "0071-01x5-23" }, healthagents.CodeInvalid},
 		{"fail/ndc and name disagree", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].Name = "warfarin" }, healthagents.CodeInvalid},
@@ -384,6 +469,12 @@ func TestV1PrescriptionValidation(t *testing.T) {
 		{"fail/negative refills", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].Refills = -1 }, healthagents.CodeInvalid},
 		{"fail/12 refills", func(r *healthagents.V1PrescriptionRequest) { r.Medications[0].Refills = 12 }, healthagents.CodeInvalid},
 		{"fail/no medications", func(r *healthagents.V1PrescriptionRequest) { r.Medications = nil }, healthagents.CodeInvalid},
+		{"fail/the same NDC twice, in two forms", func(r *healthagents.V1PrescriptionRequest) {
+			r.Medications = append(r.Medications, med("12345-6789-01", "ibuprofen"), med("0071-0155-23", "atorvastatin"))
+		}, healthagents.CodeInvalid},
+		{"ok/the same drug in two packages", func(r *healthagents.V1PrescriptionRequest) {
+			r.Medications = append(r.Medications, med("12345-6789-01", "atorvastatin"))
+		}, ""},
 		{"fail/bad pharmacy npi", func(r *healthagents.V1PrescriptionRequest) { r.PharmacyNPI = "1245319590" }, healthagents.CodeInvalid},
 		{"fail/unknown patient", func(r *healthagents.V1PrescriptionRequest) { r.PatientID = "PT-X" }, healthagents.CodeNotFound},
 	}
@@ -393,7 +484,7 @@ func TestV1PrescriptionValidation(t *testing.T) {
 			r := healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
 				Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin")}}
 			tc.mut(&r)
-			res, err := f.v1.ValidatePrescription(t.Context(), "", r)
+			res, err := f.v1.ValidatePrescription(t.Context(), testOwner, r)
 			if tc.code == "" {
 				require.NoError(t, err)
 				assert.Equal(t, healthagents.StatusApproved, res.ValidationStatus)
@@ -405,6 +496,58 @@ func TestV1PrescriptionValidation(t *testing.T) {
 	}
 }
 
+// TestV1DuplicateMedication: a package listed twice is refused with a
+// detail naming both lines, before the record is read or anything proven.
+func TestV1DuplicateMedication(t *testing.T) {
+	t.Parallel()
+	f := newV1(t, healthagents.WithAttestor(stubAttestor{}))
+	f.register(t, patient("PT-C", nil, nil))
+	_, err := f.v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
+		Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin"), med("12345-6789-01", "ibuprofen"), med("00071-155-23", "")}})
+	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
+	assert.Equal(t, "Validation error: fields 'medications[0].ndc_code' and 'medications[2].ndc_code' are the same NDC; list each package once (one line carries its whole quantity)",
+		healthagents.ErrorDetail(err))
+	assert.Empty(t, f.sink.events, "nothing validated")
+}
+
+// TestV1NDCForms: each NDC form normalizes to the right 11 digits. The
+// catalogue NDC is given without a name, so only a correct normalization
+// finds the drug; every form is also looked up in the pharmacy oracle
+// under the 11 digits it must normalize to, so a wrong one reads
+// "unconfirmed". 00071-0155-2 (5-4-1) is outside the catalogue: the name
+// resolves it, the oracle checks the digits, and without a name the 404
+// names the normalized code.
+func TestV1NDCForms(t *testing.T) {
+	t.Parallel()
+	f := newV1(t)
+	f.register(t, patient("PT-C", nil, nil))
+	for _, ndc := range []string{"00071015523", "00071015502"} {
+		_, err := f.oracle.Attest(t.Context(), healthagents.Availability{PharmacyNPI: pharmacyNPI, NDC: ndc, AvailableOn: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)})
+		require.NoError(t, err)
+	}
+	tests := []struct{ form, ndc, name, want string }{
+		{"4-4-2", "0071-0155-23", "", "00071015523"},
+		{"5-3-2", "00071-155-23", "", "00071015523"},
+		{"5-4-2", "00071-0155-23", "", "00071015523"},
+		{"11 digits", "00071015523", "", "00071015523"},
+		{"5-4-1", "00071-0155-2", "atorvastatin", "00071015502"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.form, func(t *testing.T) {
+			t.Parallel()
+			res, err := f.v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
+				PharmacyNPI: pharmacyNPI, Medications: []healthagents.V1Medication{med(tc.ndc, tc.name)}})
+			require.NoError(t, err)
+			assert.Equal(t, healthagents.StatusApproved, res.ValidationStatus)
+			assert.Equal(t, "confirmed", res.Checks.PharmacyConfirmation.Status, "the oracle was asked for %s", tc.want)
+		})
+	}
+	_, err := f.v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
+		Medications: []healthagents.V1Medication{med("00071-0155-2", "")}})
+	assert.Equal(t, healthagents.CodeNotFound, healthagents.ErrorCode(err))
+	assert.Equal(t, "Drug code 00071015502 not found", healthagents.ErrorDetail(err))
+}
+
 func TestV1PharmacyErrorAndBatch(t *testing.T) {
 	t.Parallel()
 	f := newV1(t)
@@ -413,13 +556,13 @@ func TestV1PharmacyErrorAndBatch(t *testing.T) {
 	ok := healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI, Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin")}}
 	bad := healthagents.V1PrescriptionRequest{PatientID: "PT-W", ProviderNPI: providerNPI, Medications: []healthagents.V1Medication{med("00000000001", "ibuprofen")}}
 	missing := healthagents.V1PrescriptionRequest{PatientID: "PT-404", ProviderNPI: providerNPI, Medications: ok.Medications}
-	items, err := f.v1.BatchValidate(t.Context(), "", []healthagents.V1PrescriptionRequest{ok, bad, missing})
+	items, err := f.v1.BatchValidate(t.Context(), testOwner, []healthagents.V1PrescriptionRequest{ok, bad, missing})
 	require.NoError(t, err)
 	require.Len(t, items, 3)
 	assert.Equal(t, healthagents.StatusApproved, items[0].Result.ValidationStatus)
 	assert.Equal(t, healthagents.StatusRejected, items[1].Result.ValidationStatus)
 	assert.Equal(t, healthagents.V1PatientNotFound, healthagents.V1Code(items[2].Err))
-	_, err = f.v1.BatchValidate(t.Context(), "", make([]healthagents.V1PrescriptionRequest, healthagents.MaxBatch+1))
+	_, err = f.v1.BatchValidate(t.Context(), testOwner, make([]healthagents.V1PrescriptionRequest, healthagents.MaxBatch+1))
 	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
 
 	f.sink.mu.Lock()
@@ -434,9 +577,60 @@ func TestV1PharmacyErrorAndBatch(t *testing.T) {
 
 	f.oracle.fail = errors.Join(healthagents.ErrChainUnavailable)
 	ok.PharmacyNPI = pharmacyNPI
-	_, err = f.v1.ValidatePrescription(t.Context(), "", ok)
+	_, err = f.v1.ValidatePrescription(t.Context(), testOwner, ok)
 	assert.Equal(t, healthagents.V1PharmacyError, healthagents.V1Code(err))
 	assert.Equal(t, healthagents.CodeUnavailable, healthagents.ErrorCode(err))
+}
+
+// TestV1AttestAvailabilityDates: estimated_availability must be after
+// 1970-01-01 (the oracle stores Unix days, 0 meaning none) and at most
+// MaxAvailabilityDays after today; an oracle refusing an attestation or a
+// query as malformed is the caller's 400, not our 500.
+func TestV1AttestAvailabilityDates(t *testing.T) {
+	t.Parallel()
+	f := newV1(t) // today is 2026-11-21
+	tests := []struct {
+		date string
+		ok   bool
+	}{
+		{"1969-12-31", false},
+		{"1970-01-01", false},
+		{"0001-01-01", false},
+		{"1970-01-02", true},
+		{"2026-11-21", true},
+		{"2027-11-22", true}, // today + 366 days
+		{"2027-11-23", false},
+		{"9999-12-31", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.date, func(t *testing.T) {
+			t.Parallel()
+			res, err := f.v1.AttestAvailability(t.Context(), healthagents.V1Attestation{PharmacyNPI: pharmacyNPI, NDCCode: "0071-0155-23", EstimatedAvailability: tc.date})
+			if tc.ok {
+				require.NoError(t, err)
+				assert.Equal(t, tc.date, res.EstimatedAvailability)
+				return
+			}
+			assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err), "%v", err)
+			assert.Equal(t, "Validation error: field 'estimated_availability' must be after 1970-01-01 and at most 366 days after today (UTC)", healthagents.ErrorDetail(err))
+		})
+	}
+
+	refusing := newV1(t)
+	refusing.oracle.failAttest = fmt.Errorf("oracle: %w", healthagents.ErrInvalidAttestation)
+	_, err := refusing.v1.AttestAvailability(t.Context(), healthagents.V1Attestation{PharmacyNPI: pharmacyNPI, NDCCode: "0071-0155-23", EstimatedAvailability: "2026-12-01"})
+	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err), "%v", err)
+	assert.Equal(t, healthagents.V1PharmacyError, healthagents.V1Code(err))
+	refusing.oracle.failAttest = fmt.Errorf("oracle: %w", healthagents.ErrChainUnavailable)
+	_, err = refusing.v1.AttestAvailability(t.Context(), healthagents.V1Attestation{PharmacyNPI: pharmacyNPI, NDCCode: "0071-0155-23", EstimatedAvailability: "2026-12-01"})
+	assert.Equal(t, healthagents.CodeUnavailable, healthagents.ErrorCode(err), "%v", err)
+
+	refusing.register(t, patient("PT-C", nil, nil))
+	refusing.oracle.fail = fmt.Errorf("oracle: %w", healthagents.ErrInvalidAttestation)
+	_, err = refusing.v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{PatientID: "PT-C", ProviderNPI: providerNPI,
+		PharmacyNPI: pharmacyNPI, Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin")}})
+	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err), "%v", err)
+	assert.Equal(t, healthagents.V1PharmacyError, healthagents.V1Code(err))
 }
 
 func TestV1Code(t *testing.T) {

@@ -71,7 +71,7 @@ var _ healthagents.PatientRegistry = (*pinnedRegistry)(nil)
 const pinPrefix = "Patient registration failed"
 
 // PutPatient pins the envelope's ciphertext, then stores the envelope.
-func (r *pinnedRegistry) PutPatient(ctx context.Context, env healthagents.PatientData) error {
+func (r *pinnedRegistry) PutPatient(ctx context.Context, owner string, env healthagents.PatientData) error {
 	want, err := cid.Decode(env.IPFSCID)
 	if err != nil {
 		return healthagents.WrapError(healthagents.CodeInvalid, err, "Invalid the service CID format")
@@ -79,8 +79,8 @@ func (r *pinnedRegistry) PutPatient(ctx context.Context, env healthagents.Patien
 	if err := r.pin(ctx, env.EncryptedData, want); err != nil {
 		return err
 	}
-	old, oerr := r.inner.Patient(ctx, env.PatientID)
-	if err := r.inner.PutPatient(ctx, env); err != nil {
+	old, oerr := r.inner.Patient(ctx, owner, env.PatientID)
+	if err := r.inner.PutPatient(ctx, owner, env); err != nil {
 		return err
 	}
 	if oerr == nil {
@@ -137,17 +137,17 @@ func tokenText(s string) ([]byte, bool) {
 }
 
 // Patient returns the stored envelope.
-func (r *pinnedRegistry) Patient(ctx context.Context, patientID string) (healthagents.PatientData, error) {
-	return r.inner.Patient(ctx, patientID)
+func (r *pinnedRegistry) Patient(ctx context.Context, owner, patientID string) (healthagents.PatientData, error) {
+	return r.inner.Patient(ctx, owner, patientID)
 }
 
 // DeletePatient deletes the envelope, then unpins its ciphertext.
-func (r *pinnedRegistry) DeletePatient(ctx context.Context, patientID string) error {
-	env, err := r.inner.Patient(ctx, patientID)
+func (r *pinnedRegistry) DeletePatient(ctx context.Context, owner, patientID string) error {
+	env, err := r.inner.Patient(ctx, owner, patientID)
 	if err != nil {
 		return err
 	}
-	if err := r.inner.DeletePatient(ctx, patientID); err != nil {
+	if err := r.inner.DeletePatient(ctx, owner, patientID); err != nil {
 		return err
 	}
 	r.unpin(ctx, env.IPFSCID)

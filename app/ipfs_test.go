@@ -167,20 +167,20 @@ func TestIPFSRegistryPinsAndUnpins(t *testing.T) {
 	ctx := t.Context()
 
 	first := e.seal(t, "PT-IPFS1")
-	require.NoError(t, e.v1.PutPatient(ctx, first.PatientID, &first))
+	require.NoError(t, e.v1.PutPatient(ctx, "", first.PatientID, &first))
 	assert.True(t, node.pinned(first.IPFSCID))
 	assert.Equal(t, first.EncryptedData, string(node.file(first.IPFSCID)), "the ciphertext as received")
 
 	// Replacing the envelope pins the new CID and drops the old pin.
 	second := e.seal(t, "PT-IPFS1")
 	require.NotEqual(t, first.IPFSCID, second.IPFSCID)
-	require.NoError(t, e.v1.PutPatient(ctx, second.PatientID, &second))
+	require.NoError(t, e.v1.PutPatient(ctx, "", second.PatientID, &second))
 	assert.True(t, node.pinned(second.IPFSCID))
 	assert.False(t, node.pinned(first.IPFSCID))
 
-	require.NoError(t, e.v1.DeletePatient(ctx, second.PatientID))
+	require.NoError(t, e.v1.DeletePatient(ctx, "", second.PatientID))
 	assert.False(t, node.pinned(second.IPFSCID))
-	err := e.v1.DeletePatient(ctx, second.PatientID)
+	err := e.v1.DeletePatient(ctx, "", second.PatientID)
 	assert.Equal(t, healthagents.CodeNotFound, healthagents.ErrorCode(err))
 }
 
@@ -194,7 +194,7 @@ func TestIPFSRegistryBase64Form(t *testing.T) {
 	env := e.seal(t, "PT-IPFS2")
 	token := env.EncryptedData
 	env.EncryptedData = base64.StdEncoding.EncodeToString([]byte(token))
-	require.NoError(t, e.v1.PutPatient(t.Context(), env.PatientID, &env))
+	require.NoError(t, e.v1.PutPatient(t.Context(), "", env.PatientID, &env))
 	assert.True(t, node.pinned(env.IPFSCID))
 	assert.Equal(t, token, string(node.file(env.IPFSCID)))
 }
@@ -205,15 +205,15 @@ func TestIPFSRegistryMismatch(t *testing.T) {
 	node.lie = true
 	e := newIPFSEnv(t, url)
 	env := e.seal(t, "PT-IPFS3")
-	err := e.reg.PutPatient(t.Context(), env)
+	err := e.reg.PutPatient(t.Context(), "", env)
 	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
 	assert.Equal(t, "Patient registration failed: ipfs_cid is not the CID the IPFS node computes for encrypted_data", healthagents.ErrorDetail(err))
 	assert.ErrorIs(t, err, ipfs.ErrCIDMismatch)
 	// Through V1 (what PUT /api/v1/patients answers) it stays a 400, not 503.
-	err = e.v1.PutPatient(t.Context(), env.PatientID, &env)
+	err = e.v1.PutPatient(t.Context(), "", env.PatientID, &env)
 	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
 	assert.Equal(t, "Patient registration failed: ipfs_cid is not the CID the IPFS node computes for encrypted_data", healthagents.ErrorDetail(err))
-	_, err = e.patients.Patient(t.Context(), env.PatientID)
+	_, err = e.patients.Patient(t.Context(), "", env.PatientID)
 	assert.ErrorIs(t, err, healthagents.ErrPatientNotFound, "nothing stored")
 	node.mu.Lock()
 	assert.Empty(t, node.files, "nothing written to the node")
@@ -229,16 +229,16 @@ func TestIPFSNodeDown(t *testing.T) {
 
 	e := newIPFSEnv(t, url)
 	env := e.seal(t, "PT-IPFS4")
-	err = e.v1.PutPatient(t.Context(), env.PatientID, &env)
+	err = e.v1.PutPatient(t.Context(), "", env.PatientID, &env)
 	assert.Equal(t, healthagents.CodeUnavailable, healthagents.ErrorCode(err))
 	assert.Equal(t, "Service temporarily unavailable", healthagents.ErrorDetail(err))
 	assert.ErrorIs(t, err, ipfs.ErrUnavailable)
-	_, err = e.patients.Patient(t.Context(), env.PatientID)
+	_, err = e.patients.Patient(t.Context(), "", env.PatientID)
 	assert.ErrorIs(t, err, healthagents.ErrPatientNotFound, "nothing stored")
 
 	// Deleting still works: unpinning is best effort.
-	require.NoError(t, e.patients.PutPatient(t.Context(), env))
-	require.NoError(t, e.v1.DeletePatient(t.Context(), env.PatientID))
+	require.NoError(t, e.patients.PutPatient(t.Context(), "", env))
+	require.NoError(t, e.v1.DeletePatient(t.Context(), "", env.PatientID))
 
 	// /health reports the node.
 	node, err := ipfs.New(url)
@@ -293,22 +293,22 @@ func TestIPFSRegistryKubo(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	env := e.seal(t, "PT-KUBO1")
-	require.NoError(t, e.v1.PutPatient(ctx, env.PatientID, &env))
+	require.NoError(t, e.v1.PutPatient(ctx, "", env.PatientID, &env))
 	c := mustCID(t, env.IPFSCID)
 	back, err := node.Cat(ctx, c, len(env.EncryptedData))
 	require.NoError(t, err)
 	assert.Equal(t, env.EncryptedData, string(back))
-	require.NoError(t, e.v1.DeletePatient(ctx, env.PatientID))
+	require.NoError(t, e.v1.DeletePatient(ctx, "", env.PatientID))
 	assert.ErrorIs(t, node.Unpin(ctx, c), ipfs.ErrNotPinned, "DELETE unpinned it")
 
 	b64 := e.seal(t, "PT-KUBO2")
 	token := b64.EncryptedData
 	b64.EncryptedData = base64.StdEncoding.EncodeToString([]byte(token))
-	require.NoError(t, e.v1.PutPatient(ctx, b64.PatientID, &b64))
+	require.NoError(t, e.v1.PutPatient(ctx, "", b64.PatientID, &b64))
 	back, err = node.Cat(ctx, mustCID(t, b64.IPFSCID), len(token))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(back), "gAAAAA"))
-	require.NoError(t, e.v1.DeletePatient(ctx, b64.PatientID))
+	require.NoError(t, e.v1.DeletePatient(ctx, "", b64.PatientID))
 }
 
 func mustCID(t *testing.T, s string) cid.Cid {

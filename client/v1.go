@@ -14,8 +14,11 @@ import (
 
 // PutPatient calls PUT /api/v1/patients/{patient_id} with env (build it
 // with SealRecord): the service checks it like any envelope and keeps it
-// exactly as sent, still encrypted, replacing the previous one. Scope
-// patients. 400 (IsInvalid) when the envelope does not check out.
+// exactly as sent, still encrypted, replacing the previous one. Records
+// belong to the key's organization (else its rotation chain): other
+// organizations neither see nor replace them, and their own PUT of the same
+// patient_id registers a separate record. Scope patients. 400 (IsInvalid)
+// when the envelope does not check out.
 func (c *Client) PutPatient(ctx context.Context, env *healthagents.PatientData) error {
 	if env == nil {
 		return &healthagents.Error{Code: healthagents.CodeInvalid, Detail: "healthagents: nil envelope"}
@@ -24,14 +27,17 @@ func (c *Client) PutPatient(ctx context.Context, env *healthagents.PatientData) 
 }
 
 // DeletePatient calls DELETE /api/v1/patients/{patient_id}. 404 with
-// V1Code PATIENT_NOT_FOUND when none is registered.
+// V1Code PATIENT_NOT_FOUND when the caller's organization has none
+// registered under the id.
 func (c *Client) DeletePatient(ctx context.Context, patientID string) error {
 	return c.do(ctx, call{method: http.MethodDelete, path: "/api/v1/patients/" + escape(patientID)})
 }
 
 // VerifyEligibilityV1 calls POST /api/v1/eligibility/verify for a patient
-// registered with PutPatient. Scope eligibility. V1 codes: PATIENT_NOT_FOUND
-// (404), NO_INSURANCE (422), PROOF_INVALID (500), NETWORK_ERROR (503).
+// registered with PutPatient by the caller's organization. Scope
+// eligibility. V1 codes: PATIENT_NOT_FOUND (404), NO_INSURANCE (422),
+// PROOF_INVALID (500; 422 for a record beyond the ZK circuit's bounds),
+// NETWORK_ERROR (503).
 // VerificationProof.BlockchainTx is the hash of the transaction that
 // verified the proof on chain.
 func (c *Client) VerifyEligibilityV1(ctx context.Context, req healthagents.V1EligibilityRequest) (*healthagents.V1EligibilityResult, error) {
@@ -44,9 +50,10 @@ func (c *Client) VerifyEligibilityV1(ctx context.Context, req healthagents.V1Eli
 
 // ValidatePrescriptionV1 calls POST /api/v1/prescriptions/validate. A
 // rejected or requires_review prescription is a result, not an error: see
-// ValidationStatus and Codes. Scope prescription. Errors: 400 for bounds or
-// an NPI, 404 (PATIENT_NOT_FOUND, or an unknown drug), 500/503
-// PROOF_FAILED, 503 PHARMACY_ERROR.
+// ValidationStatus and Codes. Scope prescription. Errors: 400 for bounds,
+// an NPI or the same NDC on two lines, 404 (PATIENT_NOT_FOUND, or an
+// unknown drug), 500/503 PROOF_FAILED (422 for a record beyond the ZK
+// circuit's bounds), 503 PHARMACY_ERROR.
 func (c *Client) ValidatePrescriptionV1(ctx context.Context, req healthagents.V1PrescriptionRequest) (*healthagents.V1PrescriptionResult, error) {
 	var out healthagents.V1PrescriptionResult
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/prescriptions/validate", body: req, out: &out}); err != nil {
@@ -110,7 +117,9 @@ func (c *Client) BatchValidatePrescriptions(ctx context.Context, reqs []healthag
 
 // AttestPharmacyAvailability calls POST /api/v1/pharmacy/attestations: the
 // pharmacy's statement that it can dispense the NDC from the given date is
-// written to the oracle contract on the chain. Scope prescription.
+// written to the oracle contract on the chain. Scope prescription. 400
+// (IsInvalid) when the date is not after 1970-01-01 or more than 366 days
+// ahead.
 func (c *Client) AttestPharmacyAvailability(ctx context.Context, a healthagents.V1Attestation) (*healthagents.V1AttestationResult, error) {
 	var out healthagents.V1AttestationResult
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/pharmacy/attestations", body: a, out: &out}); err != nil {

@@ -54,8 +54,11 @@ var (
 	// ErrReverted: the contract refused the attestation (not a writer, or
 	// malformed input).
 	ErrReverted = errors.New("pharmacy: attestation reverted")
-	// ErrInvalid: the attestation is malformed (checked before sending).
-	ErrInvalid = errors.New("pharmacy: invalid attestation")
+	// ErrInvalid: the attestation is malformed (checked before sending):
+	// an NPI or NDC of the wrong form, or a day not after 1970-01-01 (the
+	// contract stores days as Unix seconds, 0 meaning "none"). It wraps
+	// healthagents.ErrInvalidAttestation, which V1 answers with 400.
+	ErrInvalid = fmt.Errorf("pharmacy: invalid attestation: %w", healthagents.ErrInvalidAttestation)
 )
 
 type options struct {

@@ -117,10 +117,15 @@ func TestOracleRefusals(t *testing.T) {
 		{PharmacyNPI: "124531959", NDC: "00071015523", AvailableOn: day("2026-11-24")},
 		{PharmacyNPI: "1245319599", NDC: "0071015523", AvailableOn: day("2026-11-24")},
 		{PharmacyNPI: "1245319599", NDC: "00071015523"},
+		{PharmacyNPI: "1245319599", NDC: "00071015523", AvailableOn: day("1970-01-01")},
+		{PharmacyNPI: "1245319599", NDC: "00071015523", AvailableOn: day("1969-12-31")},
 	} {
 		_, err := o.Attest(ctx, a)
 		require.ErrorIs(t, err, pharmacy.ErrInvalid)
+		require.ErrorIs(t, err, healthagents.ErrInvalidAttestation, "V1 answers it with 400")
 	}
+	_, _, err = o.Availability(ctx, "1245319599", "0071015523")
+	require.ErrorIs(t, err, healthagents.ErrInvalidAttestation)
 	_, err = pharmacy.New(ctx, c, owner, common.HexToAddress("0x1234"))
 	require.ErrorIs(t, err, pharmacy.ErrNoContract)
 }

@@ -48,10 +48,10 @@ var (
 )
 
 const (
-	v1EligibilityErrors = "Errors carry a v1 code in front of detail: 404 `PATIENT_NOT_FOUND: ...`, 422 `NO_INSURANCE: ...` (no coverage block, coverage not active on the service date, or member_id not the record's), 500 `PROOF_INVALID: ...` (proof generation failed or the verifier rejected it), 503 `NETWORK_ERROR: Service temporarily unavailable` (the chain did not answer). 400 for a provider_npi failing the NPI check digit; 404 `Procedure code X not found`."
+	v1EligibilityErrors = "Errors carry a v1 code in front of detail: 404 `PATIENT_NOT_FOUND: ...` (no record registered under this id by the caller's owner), 422 `NO_INSURANCE: ...` (no coverage block, coverage not active on the service date, or member_id not the record's), 500 `PROOF_INVALID: ...` (proof generation failed or the verifier rejected it), 422 `PROOF_INVALID: the record cannot be proven: ...` (the record exceeds the ZK circuit's bounds), 503 `NETWORK_ERROR: Service temporarily unavailable` (the chain did not answer). 400 for a provider_npi failing the NPI check digit; 404 `Procedure code X not found`."
 	v1PrescriptionDoc   = "Medications are resolved by NDC (4-4-2, 5-3-2, 5-4-1 or 11 digits, normalized to 11) and, for NDCs outside the catalogue, by name; each is checked against the patient's current medications, the other new medications, and the patient's allergies and conditions. " +
 		"validation_status: `rejected` for a major or contraindicated finding, `requires_review` for moderate findings, prior authorization (specialty formulary tier) or no active coverage, else `approved`. " +
-		"INTERACTION_FOUND, CONTRAINDICATED and INELIGIBLE are findings listed in `codes` of a 200 result (the result is stored and readable by id). Errors: 400 for bounds (quantity 1-5000, days_supply 1-365, refills 0-11, at most 10 medications) or a failed NPI check, 404 `PATIENT_NOT_FOUND: ...` or `Drug code X not found`, 500 `PROOF_FAILED: ...`, 503 `PROOF_FAILED: ...` when the chain does not answer, 503 `PHARMACY_ERROR: ...` when the oracle cannot be read. " +
+		"INTERACTION_FOUND, CONTRAINDICATED and INELIGIBLE are findings listed in `codes` of a 200 result (the result is stored and readable by id). Errors: 400 for bounds (quantity 1-5000, days_supply 1-365, refills 0-11, at most 10 medications), the same NDC on two lines (in any form) or a failed NPI check, 404 `PATIENT_NOT_FOUND: ...` or `Drug code X not found`, 500 `PROOF_FAILED: ...`, 422 `PROOF_FAILED: the record cannot be proven: ...`, 503 `PROOF_FAILED: ...` when the chain does not answer, 503 `PHARMACY_ERROR: ...` when the oracle cannot be read. " +
 		"pharmacy_confirmation is read from the PharmacyOracle contract: `confirmed` with a date only when the pharmacy attested every NDC; otherwise `unconfirmed`. An approved prescription emits prescription.approved."
 )
 
@@ -63,13 +63,13 @@ func (s *srv) v1Routes() []route {
 	return []route{
 		{Method: "PUT", Path: "/api/v1/patients/{patient_id}", Handler: http.HandlerFunc(s.putPatient), Doc: auth(openapi.Operation{
 			OperationID: "putPatient", Tags: []string{"v1"}, Summary: "Register a patient's encrypted record",
-			Description: "Our extension: the v1 operations name a patient but carry no envelope, so the envelope is registered here first. It is checked like any envelope (hash, CID, decryption, record, patient_id) and stored exactly as received, still encrypted, replacing the previous one. Needs the patients scope.",
+			Description: "Our extension: the v1 operations name a patient but carry no envelope, so the envelope is registered here first. It is checked like any envelope (hash, CID, decryption, record, patient_id) and stored exactly as received, still encrypted, replacing the caller's previous one. Records belong to the caller's owner (the key's organization, else its rotation chain): a patient_id names a record only within its owner, so other organizations can neither read, replace nor delete it, and their PUT of the same id registers a record of their own. Needs the patients scope.",
 			PathParams:  patientIDParam, Request: healthagents.PatientData{}, Responses: ok("Stored.", PatientRegistered{}),
 			Errors: []int{400, 401, 403, 413, 429, 503},
 		})},
 		{Method: "DELETE", Path: "/api/v1/patients/{patient_id}", Handler: http.HandlerFunc(s.deletePatient), Doc: auth(openapi.Operation{
 			OperationID: "deletePatient", Tags: []string{"v1"}, Summary: "Delete a patient's registered record",
-			Description: "Removes the envelope (retention rules require deletion). 404 `PATIENT_NOT_FOUND: ...` when none is registered.",
+			Description: "Removes the caller's envelope (retention rules require deletion). 404 `PATIENT_NOT_FOUND: ...` when the caller's owner has none registered under this id (another organization's record of the same id is neither visible nor touched).",
 			PathParams:  patientIDParam, Responses: ok("Deleted.", PatientDeleted{}),
 			Errors: []int{400, 401, 403, 404, 429, 503},
 		})},
@@ -83,7 +83,7 @@ func (s *srv) v1Routes() []route {
 			OperationID: "validatePrescriptionV1", Tags: []string{"v1"}, Summary: "Validate a multi-medication prescription",
 			Description: v1PrescriptionDoc + " Needs the prescription scope.",
 			Request:     healthagents.V1PrescriptionRequest{}, Responses: ok("The validation, stored under prescription_id.", healthagents.V1PrescriptionResult{}),
-			Errors: []int{400, 401, 403, 404, 413, 429, 500, 503},
+			Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503},
 		})},
 		{Method: "POST", Path: "/api/v1/prescriptions/batch-validate", Handler: http.HandlerFunc(s.v1BatchValidate), Doc: auth(openapi.Operation{
 			OperationID: "batchValidatePrescriptions", Tags: []string{"v1"}, Summary: "Validate up to 25 prescriptions",
@@ -99,7 +99,7 @@ func (s *srv) v1Routes() []route {
 		})},
 		{Method: "POST", Path: "/api/v1/pharmacy/attestations", Handler: http.HandlerFunc(s.v1AttestAvailability), Doc: auth(openapi.Operation{
 			OperationID: "attestPharmacyAvailability", Tags: []string{"v1"}, Summary: "Publish a pharmacy availability attestation",
-			Description: "Writes (pharmacy_npi, NDC, estimated availability) to the PharmacyOracle contract in a mined transaction; prescription validation reads it back from the chain. Needs the prescription scope. 503 `PHARMACY_ERROR: ...` when no oracle is configured or the chain does not answer.",
+			Description: "Writes (pharmacy_npi, NDC, estimated availability) to the PharmacyOracle contract in a mined transaction; prescription validation reads it back from the chain. Needs the prescription scope. estimated_availability must be a date after 1970-01-01 and at most 366 days after today (UTC), else 400 `Validation error: field 'estimated_availability' must be after 1970-01-01 and at most 366 days after today (UTC)`. 400 `PHARMACY_ERROR: ...` when the oracle refuses the attestation as malformed; 503 `PHARMACY_ERROR: ...` when no oracle is configured or the chain does not answer.",
 			Request:     healthagents.V1Attestation{}, Responses: map[int]openapi.Response{http.StatusCreated: {Description: "Written to the chain.", Body: healthagents.V1AttestationResult{}}},
 			Errors: []int{400, 401, 403, 413, 429, 500, 503},
 		})},
@@ -115,8 +115,11 @@ func (s *srv) v1OrFail(w http.ResponseWriter) (*healthagents.V1, bool) {
 	return s.deps.V1, true
 }
 
-// v1Owner is who may read a stored validation back: the key's organization,
-// or else its rotation chain (as webhooks scope their endpoints).
+// v1Owner is the owner of the caller's v1 data: the key's organization, or
+// else its rotation chain (as webhooks scope their endpoints). Registered
+// patients are keyed by (owner, patient_id) and stored validations are
+// readable by their owner only, so one organization never reaches
+// another's records.
 func v1Owner(r *http.Request) string {
 	k := requestKey(r)
 	if k == nil {
@@ -139,7 +142,7 @@ func (s *srv) putPatient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("patient_id")
-	if err := v1.PutPatient(r.Context(), id, &env); err != nil {
+	if err := v1.PutPatient(r.Context(), v1Owner(r), id, &env); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -152,7 +155,7 @@ func (s *srv) deletePatient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("patient_id")
-	if err := v1.DeletePatient(r.Context(), id); err != nil {
+	if err := v1.DeletePatient(r.Context(), v1Owner(r), id); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -170,7 +173,7 @@ func (s *srv) v1VerifyEligibility(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	notePatient(r, req.PatientID)
-	res, err := v1.VerifyEligibility(r.Context(), req)
+	res, err := v1.VerifyEligibility(r.Context(), v1Owner(r), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -69,9 +69,10 @@ func testBatchCostsN(t *testing.T) {
 	require.NoError(t, err)
 	e := newV1EnvWithLimiter(t, db, lim)
 	ks := &keyServer{url: e.url}
-	c := e.client(t, apikey.CreateParams{})
+	// The registry is per owner: the keys below share an organization.
+	c := e.client(t, apikey.CreateParams{Organization: "clinic-b"})
 	require.NoError(t, c.PutPatient(t.Context(), e.seal(t, v1Record("PT-B1", func(r *record.Record) { r.Medications = []string{"11289"} })))) // warfarin
-	key, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev})
+	key, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-b"})
 	require.NoError(t, err)
 	batch := func(n int) map[string]any {
 		rxs := make([]healthagents.V1PrescriptionRequest, n)
@@ -106,7 +107,7 @@ func testBatchCostsN(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, r.status)
 
 	// A batch larger than the limit can never fit: 400, nothing run.
-	other, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev})
+	other, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-b"})
 	require.NoError(t, err)
 	r = ks.call(t, "POST", "/api/v1/prescriptions/batch-validate", other, batch(11))
 	assert.Equal(t, http.StatusBadRequest, r.status)

@@ -1,12 +1,19 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
+	"encoding/json"
+	"io"
 	"log/slog"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,6 +99,12 @@ func (s *v1Sink) count(typ string) int {
 
 func newV1Env(t *testing.T, db *store.DB, opts ...healthagents.V1Option) *v1Env {
 	t.Helper()
+	return newV1EnvWithAttestor(t, db, v1Attestor(t, v1SharedApp(t)), opts...)
+}
+
+// newV1EnvWithAttestor is newV1Env proving with att.
+func newV1EnvWithAttestor(t *testing.T, db *store.DB, att healthagents.Attestor, opts ...healthagents.V1Option) *v1Env {
+	t.Helper()
 	a := v1SharedApp(t)
 	ks, err := store.NewKeyStore(db)
 	require.NoError(t, err)
@@ -102,7 +115,7 @@ func newV1Env(t *testing.T, db *store.DB, opts ...healthagents.V1Option) *v1Env 
 	require.NoError(t, err)
 	sink := &v1Sink{}
 	// The app's own service, with a sink of ours for the events.
-	svc, err := healthagents.New(a.Keyring, healthagents.WithAttestor(v1Attestor(t, a)), healthagents.WithEvents(sink))
+	svc, err := healthagents.New(a.Keyring, healthagents.WithAttestor(att), healthagents.WithEvents(sink))
 	require.NoError(t, err)
 	ps, err := store.NewPatientStore(db)
 	require.NoError(t, err)
@@ -245,7 +258,8 @@ func TestV1AuthScopesAndQuota(t *testing.T) {
 	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
 	e := newV1Env(t, db)
 	ctx := t.Context()
-	admin := e.client(t, apikey.CreateParams{})
+	// The registry is per owner: the keys below share an organization.
+	admin := e.client(t, apikey.CreateParams{Organization: "clinic-q"})
 	require.NoError(t, admin.PutPatient(ctx, e.seal(t, v1Record("PT-Q", nil))))
 
 	anon, err := client.New(e.url, client.WithMaxAttempts(1))
@@ -268,7 +282,7 @@ func TestV1AuthScopesAndQuota(t *testing.T) {
 	// The Pro tier's daily quota of v1 eligibility verifications, here
 	// overridden to 2 for the key (the 10,000 figure is ratelimit's policy,
 	// tested there).
-	pro := e.client(t, apikey.CreateParams{Tier: apikey.Pro, DailyQuota: 2})
+	pro := e.client(t, apikey.CreateParams{Tier: apikey.Pro, DailyQuota: 2, Organization: "clinic-q"})
 	for range 2 {
 		_, err := pro.VerifyEligibilityV1(ctx, req)
 		require.NoError(t, err)
@@ -373,6 +387,16 @@ func TestV1PrescriptionsRoundTrip(t *testing.T) {
 			assert.Equal(t, 400, status, "%v", err)
 		})
 	}
+	// The same package twice (two NDC forms of 00071015523): 400, nothing
+	// validated or stored.
+	validated := e.events.count(healthagents.EventPrescriptionValidated)
+	_, err = c.ValidatePrescriptionV1(ctx, rx("PT-R3", v1Med("0071-0155-23", "atorvastatin"), v1Med("00071-155-23", "atorvastatin")))
+	var dup *client.Error
+	require.ErrorAs(t, err, &dup)
+	assert.Equal(t, http.StatusBadRequest, dup.StatusCode)
+	assert.Equal(t, "Validation error: fields 'medications[0].ndc_code' and 'medications[1].ndc_code' are the same NDC; list each package once (one line carries its whole quantity)", dup.Detail)
+	assert.Equal(t, validated, e.events.count(healthagents.EventPrescriptionValidated))
+
 	_, err = c.ValidatePrescriptionV1(ctx, rx("PT-NONE", v1Med("0071-0155-23", "atorvastatin")))
 	status, code := v1Code(t, err)
 	assert.Equal(t, 404, status)
@@ -477,6 +501,18 @@ func TestV1PharmacyOracleRoundTrip(t *testing.T) {
 
 	_, err = c.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0071-0155-23", EstimatedAvailability: "next week"})
 	assert.True(t, client.IsInvalid(err))
+	// Dates the oracle cannot store (on or before 1970-01-01: it keeps Unix
+	// days, 0 meaning none) or beyond the horizon: 400, nothing written.
+	for _, date := range []string{"1969-12-31", "1970-01-01", "2999-01-01"} {
+		_, err = c.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0003-0894-21", EstimatedAvailability: date})
+		var ce *client.Error
+		require.ErrorAs(t, err, &ce, date)
+		assert.Equal(t, http.StatusBadRequest, ce.StatusCode, date)
+		assert.Equal(t, "Validation error: field 'estimated_availability' must be after 1970-01-01 and at most 366 days after today (UTC)", ce.Detail, date)
+	}
+	_, found, err := oracle.Availability(ctx, v1Pharmacy, "00003089421")
+	require.NoError(t, err)
+	assert.False(t, found, "no refused date reached the chain")
 
 	validate := func(pharmacyNPI string, meds ...healthagents.V1Medication) healthagents.V1PharmacyConfirmation {
 		res, err := c.ValidatePrescriptionV1(ctx, healthagents.V1PrescriptionRequest{PatientID: "PT-PH", ProviderNPI: v1Provider, PharmacyNPI: pharmacyNPI, Medications: meds})
@@ -497,4 +533,267 @@ func TestV1PharmacyOracleRoundTrip(t *testing.T) {
 	pc = validate("", v1Med("00071-0155-23", "atorvastatin"))
 	assert.Equal(t, "unconfirmed", pc.Status)
 	assert.False(t, pc.CrossChainVerified, "no pharmacy named: the chain was not asked")
+}
+
+// TestV1PatientsScopedToOwner: the registry is per owner (organization,
+// else the key's rotation chain). A key of organization B can neither read
+// organization A's patient (through eligibility, prescription validation
+// or a batch), nor replace it, nor delete it; B's PUT of the same id makes
+// B's own record. Run on both databases.
+func TestV1PatientsScopedToOwner(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		e := newV1Env(t, db)
+		ctx := t.Context()
+		orgA := e.client(t, apikey.CreateParams{Organization: "hospital-a"})
+		orgA2 := e.client(t, apikey.CreateParams{Organization: "hospital-a"})
+		orgB := e.client(t, apikey.CreateParams{Organization: "hospital-b"})
+		noOrg := e.client(t, apikey.CreateParams{})
+		require.NoError(t, orgA.PutPatient(ctx, e.seal(t, v1Record("PT-OWN", nil))))
+
+		elig := healthagents.V1EligibilityRequest{PatientID: "PT-OWN", MemberID: "W123456789", ProcedureCode: "PROC004", ProviderNPI: v1Provider}
+		rx := healthagents.V1PrescriptionRequest{PatientID: "PT-OWN", ProviderNPI: v1Provider,
+			Medications: []healthagents.V1Medication{v1Med("12345-6789-0", "ibuprofen")}}
+		notFound := func(t *testing.T, err error, what string) {
+			t.Helper()
+			status, code := v1Code(t, err)
+			assert.Equal(t, http.StatusNotFound, status, what)
+			assert.Equal(t, client.V1PatientNotFound, code, what)
+		}
+		for name, c := range map[string]*client.Client{"another organization": orgB, "a key without organization": noOrg} {
+			_, err := c.VerifyEligibilityV1(ctx, elig)
+			notFound(t, err, name+" reads it through eligibility")
+			_, err = c.ValidatePrescriptionV1(ctx, rx)
+			notFound(t, err, name+" reads it through prescription validation")
+			items, err := c.BatchValidatePrescriptions(ctx, []healthagents.V1PrescriptionRequest{rx})
+			require.NoError(t, err)
+			notFound(t, items[0].Err, name+" reads it through a batch")
+			notFound(t, c.DeletePatient(ctx, "PT-OWN"), name+" deletes it")
+		}
+		res, err := orgA2.VerifyEligibilityV1(ctx, elig)
+		require.NoError(t, err, "another key of the same organization reads it")
+		assert.InDelta(t, 25.0, res.CopayAmount, 1e-9)
+
+		// B registers the same id: its own record, A's is untouched.
+		require.NoError(t, orgB.PutPatient(ctx, e.seal(t, v1Record("PT-OWN", func(r *record.Record) {
+			r.Coverage.MemberID, r.Coverage.Copay = "B-MEMBER-1", 40
+		}))))
+		res, err = orgA.VerifyEligibilityV1(ctx, elig)
+		require.NoError(t, err, "B's PUT did not replace A's record")
+		assert.InDelta(t, 25.0, res.CopayAmount, 1e-9)
+		_, err = orgB.VerifyEligibilityV1(ctx, elig)
+		status, code := v1Code(t, err)
+		assert.Equal(t, http.StatusUnprocessableEntity, status, "B's record has B's member id")
+		assert.Equal(t, client.V1NoInsurance, code)
+		bElig := elig
+		bElig.MemberID = "B-MEMBER-1"
+		res, err = orgB.VerifyEligibilityV1(ctx, bElig)
+		require.NoError(t, err)
+		assert.InDelta(t, 40.0, res.CopayAmount, 1e-9, "B reads its own record")
+
+		// B deletes its record; A's stays.
+		require.NoError(t, orgB.DeletePatient(ctx, "PT-OWN"))
+		notFound(t, orgB.DeletePatient(ctx, "PT-OWN"), "B's record is gone")
+		rxRes, err := orgA.ValidatePrescriptionV1(ctx, rx)
+		require.NoError(t, err, "A's record survived B's DELETE")
+		assert.Equal(t, "approved", rxRes.ValidationStatus)
+
+		require.NoError(t, orgA2.DeletePatient(ctx, "PT-OWN"), "the organization's keys share its records")
+		_, err = orgA.VerifyEligibilityV1(ctx, elig)
+		notFound(t, err, "deleted")
+	})
+}
+
+// v1Raw sends a JSON body with the key and returns the status and the raw
+// response body (what a caller receives, every field included).
+func v1Raw(t *testing.T, url, method, path, key string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		require.NoError(t, err)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, url+path, rd)
+	require.NoError(t, err)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, raw
+}
+
+// TestV1ResultFieldsRoundTrip: result values the other round trips leave
+// at one setting — deductible_met false, requires_authorization false, a
+// copay other than 25, a plan override of the coverage percentage, a
+// partial formulary coverage, INELIGIBLE and CONTRAINDICATED findings —
+// over HTTP.
+func TestV1ResultFieldsRoundTrip(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	e := newV1Env(t, db)
+	ctx := t.Context()
+	key, _, err := e.keys.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-f"})
+	require.NoError(t, err)
+	c, err := client.New(e.url, client.WithAPIKey(key), client.WithMaxAttempts(1))
+	require.NoError(t, err)
+
+	t.Run("eligibility: deductible not met, no authorization, copay 40, override 50", func(t *testing.T) {
+		require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-F1", func(r *record.Record) {
+			r.Coverage.Copay = 40
+			r.Coverage.DeductibleMet = 1499.99 // of 1500
+			r.Coverage.CoverageOverrides = map[string]int{"PROC002": 50}
+		}))))
+		res, err := c.VerifyEligibilityV1(ctx, healthagents.V1EligibilityRequest{PatientID: "PT-F1", MemberID: "W123456789", ProcedureCode: "PROC002", ProviderNPI: v1Provider})
+		require.NoError(t, err)
+		assert.True(t, res.Eligible)
+		assert.Equal(t, 50, res.CoveragePercentage, "the plan's override, not the X-ray class's 60")
+		assert.False(t, res.RequiresAuthorization, "X-rays need no prior authorization")
+		assert.False(t, res.DeductibleMet, "1499.99 of 1500")
+		assert.InDelta(t, 40.0, res.CopayAmount, 1e-9)
+		require.NotNil(t, res.VerificationProof)
+	})
+
+	t.Run("prescription: half the medications on the formulary", func(t *testing.T) {
+		require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-F2", nil))))
+		res, err := c.ValidatePrescriptionV1(ctx, healthagents.V1PrescriptionRequest{PatientID: "PT-F2", ProviderNPI: v1Provider,
+			Medications: []healthagents.V1Medication{v1Med("0071-0155-23", "atorvastatin"), v1Med("11111-2222-33", "phentermine")}})
+		require.NoError(t, err)
+		assert.Equal(t, "eligible", res.Checks.Eligibility.Status)
+		assert.Equal(t, 50, res.Checks.Eligibility.Coverage, "phentermine is off the formulary")
+		assert.False(t, res.Checks.Eligibility.RequiresPriorAuth)
+	})
+
+	t.Run("prescription: INELIGIBLE for cancelled or lapsed coverage", func(t *testing.T) {
+		require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-F3", func(r *record.Record) { r.Coverage.Status = "cancelled" }))))
+		require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-F4", func(r *record.Record) { r.Coverage.Start, r.Coverage.End = "2020-01-01", "2020-12-31" }))))
+		for _, pid := range []string{"PT-F3", "PT-F4"} {
+			res, err := c.ValidatePrescriptionV1(ctx, healthagents.V1PrescriptionRequest{PatientID: pid, ProviderNPI: v1Provider,
+				Medications: []healthagents.V1Medication{v1Med("0071-0155-23", "atorvastatin")}})
+			require.NoError(t, err, pid)
+			assert.Equal(t, "requires_review", res.ValidationStatus, pid)
+			assert.Equal(t, []string{client.V1Ineligible}, res.Codes, pid)
+			assert.Equal(t, "ineligible", res.Checks.Eligibility.Status, pid)
+			assert.Equal(t, 0, res.Checks.Eligibility.Coverage, pid)
+			assert.Equal(t, "clear", res.Checks.DrugInteractions.Status, pid)
+		}
+	})
+
+	t.Run("prescription: CONTRAINDICATED, the allergy and condition never named", func(t *testing.T) {
+		require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-F5", func(r *record.Record) {
+			r.Allergies = []string{"Penicillin"}
+			r.Conditions = []string{"N18.5"} // chronic kidney disease, stage 5
+		}))))
+		status, raw := v1Raw(t, e.url, "POST", "/api/v1/prescriptions/validate", key, healthagents.V1PrescriptionRequest{
+			PatientID: "PT-F5", ProviderNPI: v1Provider,
+			Medications: []healthagents.V1Medication{v1Med("1234-5678-90", "amoxicillin"), v1Med("2345-6789-01", "metformin")}})
+		require.Equal(t, http.StatusOK, status, "%s", raw)
+		var res healthagents.V1PrescriptionResult
+		require.NoError(t, json.Unmarshal(raw, &res))
+		assert.Equal(t, "rejected", res.ValidationStatus)
+		assert.Equal(t, []string{client.V1Contraindicated}, res.Codes)
+		assert.Equal(t, "blocked", res.Checks.DrugInteractions.Status)
+		require.Len(t, res.Checks.DrugInteractions.Warnings, 2)
+		for _, w := range res.Checks.DrugInteractions.Warnings {
+			assert.Equal(t, "contraindication", w.Type)
+			assert.Equal(t, "contraindicated", w.Severity)
+			assert.NotEmpty(t, w.Mechanism)
+			assert.NotEmpty(t, w.Management)
+		}
+		assert.Nil(t, res.ZKProof, "rejected: not proven")
+		noPHI := func(body []byte) {
+			t.Helper()
+			lower := strings.ToLower(string(body))
+			for _, word := range []string{"penicillin", "n18", "kidney", "egfr", "beta-lactam", "lactic"} {
+				assert.NotContains(t, lower, word, "the response names the patient's allergy or condition")
+			}
+		}
+		noPHI(raw)
+		status, raw = v1Raw(t, e.url, "GET", "/api/v1/prescriptions/"+res.PrescriptionID, key, nil)
+		require.Equal(t, http.StatusOK, status, "%s", raw)
+		noPHI(raw)
+	})
+}
+
+// TestV1ProofErrorsRoundTrip: real attestors that fail, over HTTP. A
+// prover with a 1 µs deadline cannot finish a proof: eligibility answers
+// 500 PROOF_INVALID, prescriptions 500 PROOF_FAILED. A chain that stopped
+// answering (the embedded chain served over JSON-RPC, then closed):
+// eligibility 503 NETWORK_ERROR, prescriptions 503 PROOF_FAILED. Nothing
+// is stored or announced.
+func TestV1ProofErrorsRoundTrip(t *testing.T) {
+	t.Parallel()
+	a := v1SharedApp(t)
+	ctx := t.Context()
+
+	slow, err := zkp.NewProver(a.ZK, zkp.WithTimeout(time.Microsecond))
+	require.NoError(t, err)
+	timingOut, err := attest.New(slow, a.Ledger)
+	require.NoError(t, err)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	rpcAddr := ln.Addr().String()
+	ln.Close()
+	nodeKey, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	node, err := chain.NewSimulated(ctx, chain.WithHTTP(rpcAddr), chain.WithKey(nodeKey))
+	require.NoError(t, err)
+	require.NoError(t, attest.Register(ctx, node, a.ZK))
+	remote, err := chain.Dial(ctx, "http://"+rpcAddr, chain.DialConfig{Key: hex.EncodeToString(crypto.FromECDSA(nodeKey)), Registry: node.Registry().Hex()},
+		chain.WithSubmitTimeout(2*time.Second))
+	require.NoError(t, err)
+	t.Cleanup(func() { remote.Close() })
+	require.NoError(t, node.Close(), "the chain stops answering")
+	prover, err := zkp.NewProver(a.ZK)
+	require.NoError(t, err)
+	chainDown, err := attest.New(prover, remote)
+	require.NoError(t, err)
+
+	tests := []struct {
+		name                 string
+		att                  healthagents.Attestor
+		status               int
+		eligDetail, rxDetail string
+	}{
+		{"proof generation fails", timingOut, http.StatusInternalServerError,
+			"PROOF_INVALID: ZK proof generation timed out", "PROOF_FAILED: ZK proof generation timed out"},
+		{"chain unreachable", chainDown, http.StatusServiceUnavailable,
+			"NETWORK_ERROR: Service temporarily unavailable", "PROOF_FAILED: Service temporarily unavailable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+			e := newV1EnvWithAttestor(t, db, tc.att)
+			key, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-p"})
+			require.NoError(t, err)
+			c, err := client.New(e.url, client.WithAPIKey(key), client.WithMaxAttempts(1))
+			require.NoError(t, err)
+			require.NoError(t, c.PutPatient(t.Context(), e.seal(t, v1Record("PT-P", nil))))
+
+			status, raw := v1Raw(t, e.url, "POST", "/api/v1/eligibility/verify", key,
+				healthagents.V1EligibilityRequest{PatientID: "PT-P", MemberID: "W123456789", ProcedureCode: "PROC004", ProviderNPI: v1Provider})
+			assert.Equal(t, tc.status, status, "%s", raw)
+			assert.JSONEq(t, `{"detail":`+strconv.Quote(tc.eligDetail)+`}`, string(raw))
+
+			status, raw = v1Raw(t, e.url, "POST", "/api/v1/prescriptions/validate", key, healthagents.V1PrescriptionRequest{
+				PatientID: "PT-P", ProviderNPI: v1Provider, Medications: []healthagents.V1Medication{v1Med("0071-0155-23", "atorvastatin")}})
+			assert.Equal(t, tc.status, status, "%s", raw)
+			assert.JSONEq(t, `{"detail":`+strconv.Quote(tc.rxDetail)+`}`, string(raw))
+
+			// The SDK reads the code back.
+			_, err = c.VerifyEligibilityV1(t.Context(), healthagents.V1EligibilityRequest{PatientID: "PT-P", MemberID: "W123456789", ProcedureCode: "PROC004", ProviderNPI: v1Provider})
+			gotStatus, code := v1Code(t, err)
+			assert.Equal(t, tc.status, gotStatus)
+			assert.Equal(t, strings.SplitN(tc.eligDetail, ":", 2)[0], code)
+			assert.Zero(t, e.events.count(healthagents.EventEligibilityVerified))
+			assert.Zero(t, e.events.count(healthagents.EventPrescriptionValidated))
+		})
+	}
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/healthagents/healthagents"
 )
 
-// PatientStore is the v1 patient registry (migration 0005_v1_prescriptions.sql):
-// envelopes exactly as received, still encrypted. It implements
-// healthagents.PatientRegistry.
+// PatientStore is the v1 patient registry (migrations
+// 0005_v1_prescriptions.sql and 0008_v1_patient_owner.sql): envelopes
+// exactly as received, still encrypted, each under (owner, patient_id). It
+// implements healthagents.PatientRegistry.
 type PatientStore struct {
 	db  *DB
 	now func() time.Time
@@ -29,13 +30,14 @@ func NewPatientStore(db *DB) (*PatientStore, error) {
 }
 
 // PutPatient implements healthagents.PatientRegistry: it inserts or replaces
-// the envelope under env.PatientID.
-func (s *PatientStore) PutPatient(ctx context.Context, env healthagents.PatientData) error {
-	_, err := s.db.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO v1_patients (patient_id, encrypted_data, ipfs_cid, data_hash, updated_at)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (patient_id) DO UPDATE SET encrypted_data = excluded.encrypted_data,
+// the envelope under (owner, env.PatientID). Another owner's envelope of the
+// same patient_id is a different row and is left alone.
+func (s *PatientStore) PutPatient(ctx context.Context, owner string, env healthagents.PatientData) error {
+	_, err := s.db.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO v1_patients (owner, patient_id, encrypted_data, ipfs_cid, data_hash, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (owner, patient_id) DO UPDATE SET encrypted_data = excluded.encrypted_data,
 			ipfs_cid = excluded.ipfs_cid, data_hash = excluded.data_hash, updated_at = excluded.updated_at`),
-		env.PatientID, env.EncryptedData, env.IPFSCID, env.DataHash, Micros(s.now()))
+		owner, env.PatientID, env.EncryptedData, env.IPFSCID, env.DataHash, Micros(s.now()))
 	if err != nil {
 		return fmt.Errorf("store: writing patient: %w", err)
 	}
@@ -43,10 +45,10 @@ func (s *PatientStore) PutPatient(ctx context.Context, env healthagents.PatientD
 }
 
 // Patient implements healthagents.PatientRegistry.
-func (s *PatientStore) Patient(ctx context.Context, patientID string) (healthagents.PatientData, error) {
+func (s *PatientStore) Patient(ctx context.Context, owner, patientID string) (healthagents.PatientData, error) {
 	env := healthagents.PatientData{PatientID: patientID}
-	err := s.db.db.QueryRowContext(ctx, s.db.Rebind(`SELECT encrypted_data, ipfs_cid, data_hash FROM v1_patients WHERE patient_id = ?`),
-		patientID).Scan(&env.EncryptedData, &env.IPFSCID, &env.DataHash)
+	err := s.db.db.QueryRowContext(ctx, s.db.Rebind(`SELECT encrypted_data, ipfs_cid, data_hash FROM v1_patients WHERE owner = ? AND patient_id = ?`),
+		owner, patientID).Scan(&env.EncryptedData, &env.IPFSCID, &env.DataHash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return healthagents.PatientData{}, fmt.Errorf("store: %w", healthagents.ErrPatientNotFound)
 	}
@@ -57,8 +59,8 @@ func (s *PatientStore) Patient(ctx context.Context, patientID string) (healthage
 }
 
 // DeletePatient implements healthagents.PatientRegistry.
-func (s *PatientStore) DeletePatient(ctx context.Context, patientID string) error {
-	res, err := s.db.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM v1_patients WHERE patient_id = ?`), patientID)
+func (s *PatientStore) DeletePatient(ctx context.Context, owner, patientID string) error {
+	res, err := s.db.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM v1_patients WHERE owner = ? AND patient_id = ?`), owner, patientID)
 	if err != nil {
 		return fmt.Errorf("store: deleting patient: %w", err)
 	}
