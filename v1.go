@@ -468,7 +468,7 @@ type V1PrescriptionResult struct {
 	PrescriptionID   string    `json:"prescription_id" example:"rx_k3j5m7n9p1q3r5s7t9v1w3x5"`
 	Codes            []string  `json:"codes" doc:"Findings: INTERACTION_FOUND, CONTRAINDICATED, INELIGIBLE."`
 	Checks           V1Checks  `json:"checks"`
-	ZKProof          *V1Proof  `json:"zk_proof" doc:"Proof of the first medication's formulary coverage under the patient's plan; null when rejected, when the record holds no coverage, or without proofs."`
+	ZKProof          *V1Proof  `json:"zk_proof" doc:"Proof of the first medication's coverage statement under the patient's plan (its last public input is 1 when the plan covers the drug on the service date, 0 when not); null when rejected, when the record holds no coverage, or without proofs."`
 	ZKProofs         []V1Proof `json:"zk_proofs,omitempty" doc:"One coverage proof per medication, in request order."`
 	CreatedAt        time.Time `json:"created_at"`
 }
@@ -615,7 +615,9 @@ func (v *V1) ValidatePrescription(ctx context.Context, owner string, req V1Presc
 		return nil, err
 	}
 
+	zkVerified := false
 	if v.svc.attestor != nil && !rejected && rec.Coverage != nil {
+		covered := true
 		for _, d := range batch.Decisions {
 			att, err := v.svc.attestor.AttestPrescription(ctx, rec, d, now)
 			if err != nil {
@@ -623,11 +625,13 @@ func (v *V1) ValidatePrescription(ctx context.Context, owner string, req V1Presc
 			}
 			if p := v1Proof(att); p != nil {
 				res.ZKProofs = append(res.ZKProofs, *p)
+				covered = covered && provesCoverage(att)
 			}
 		}
 		if len(res.ZKProofs) == len(batch.Decisions) && len(res.ZKProofs) > 0 {
 			p := res.ZKProofs[0]
 			res.ZKProof = &p
+			zkVerified = covered
 		}
 	}
 
@@ -638,7 +642,10 @@ func (v *V1) ValidatePrescription(ctx context.Context, owner string, req V1Presc
 	if err != nil {
 		return nil, v.svc.internal(ctx, prescriptionPrefix, err)
 	}
-	data := map[string]any{"valid": !rejected, "zk_proof_verified": res.ZKProof != nil,
+	// As on the root family, zk_proof_verified means eligibility was
+	// verified cryptographically: every medication's proof verified on chain
+	// and states coverage. A proof of "not covered" verifies just the same.
+	data := map[string]any{"valid": !rejected, "zk_proof_verified": zkVerified,
 		"prescription_id": res.PrescriptionID, "validation_status": res.ValidationStatus}
 	events := []Event{{Type: EventPrescriptionValidated, Time: now, PatientID: req.PatientID, Data: data}}
 	if res.ValidationStatus == StatusApproved {

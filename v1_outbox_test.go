@@ -96,3 +96,38 @@ func registerPatient(t *testing.T, v1 *healthagents.V1, kr *cipher.Keyring, r *r
 	require.NoError(t, err)
 	require.NoError(t, v1.PutPatient(t.Context(), testOwner, r.PatientID, &env))
 }
+
+// TestV1EventZKVerifiedMeansCovered: the prescription.validated event's
+// zk_proof_verified is true only when every medication's verified proof
+// states coverage, as on the root family. A lapsed policy still gets its
+// proofs (of "not covered") in the result, but the event says false.
+func TestV1EventZKVerifiedMeansCovered(t *testing.T) {
+	t.Parallel()
+	svc, kr := newService(t, healthagents.WithAttestor(stubAttestor{}), healthagents.WithEvents(&recordingSink{}))
+	rx := &memOutbox{}
+	v1, err := healthagents.NewV1(svc, &memPatients{}, rx)
+	require.NoError(t, err)
+	registerPatient(t, v1, kr, patient("PT-C", nil, nil))
+	lapsed := patient("PT-L", nil, nil)
+	lapsed.Coverage.End = "2026-06-30"
+	registerPatient(t, v1, kr, lapsed)
+
+	for _, tc := range []struct {
+		patient string
+		status  string
+		want    bool
+	}{
+		{"PT-C", healthagents.StatusApproved, true},
+		{"PT-L", healthagents.StatusRequiresReview, false},
+	} {
+		before := len(rx.events)
+		res, err := v1.ValidatePrescription(t.Context(), testOwner, healthagents.V1PrescriptionRequest{
+			PatientID: tc.patient, ProviderNPI: providerNPI,
+			Medications: []healthagents.V1Medication{med("00071015523", "atorvastatin")}})
+		require.NoError(t, err)
+		require.Equal(t, tc.status, res.ValidationStatus, tc.patient)
+		require.NotNil(t, res.ZKProof, "%s: the proof is kept either way", tc.patient)
+		require.Greater(t, len(rx.events), before)
+		assert.Equal(t, tc.want, rx.events[before].Data["zk_proof_verified"], tc.patient)
+	}
+}
