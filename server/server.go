@@ -116,7 +116,7 @@ type srv struct {
 	routes []route
 
 	idem *idempotency
-	gate *admission // shed.go
+	gates map[gateClass]*admission // shed.go
 
 	healthMu       sync.Mutex
 	healthAt       time.Time
@@ -147,10 +147,10 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 	}
 	s.routes = routes
 	s.idem = newIdempotency()
-	s.gate = newAdmission(s.opts.admission)
+	s.gates = newGates(s.opts.admission)
 	for _, rt := range s.routes {
-		if heavyRoutes[rt.Method+" "+rt.Path] {
-			rt.Handler = s.gate.admit(rt.Handler) // inside guard, outside body reading
+		if class, heavy := heavyRoutes[rt.Method+" "+rt.Path]; heavy {
+			rt.Handler = s.gates[class].admit(rt.Handler) // inside guard, outside body reading
 		}
 		if rt.Method == http.MethodPost {
 			// Outside the gate: a retry waiting for its first attempt's
