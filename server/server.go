@@ -115,7 +115,7 @@ type srv struct {
 	mux    *http.ServeMux
 	routes []route
 
-	idem *idempotency
+	idem  *idempotency
 	gates map[gateClass]*admission // shed.go
 
 	healthMu       sync.Mutex
