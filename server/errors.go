@@ -6,7 +6,10 @@ import (
 	"github.com/healthagents/healthagents"
 )
 
-// statusOf is the one code → status table of the server.
+// statusOf is the one code → status table of the server. A timeout is a
+// 500 with the operation's detail: the spec's section 7 table has no 504,
+// and spec 4.1 gives 500 to a federated training error, its Timeout
+// included (TestTimeoutIs500).
 var statusOf = map[healthagents.Code]int{
 	healthagents.CodeInvalid:       http.StatusBadRequest,
 	healthagents.CodeUnauthorized:  http.StatusUnauthorized,
@@ -18,7 +21,7 @@ var statusOf = map[healthagents.Code]int{
 	healthagents.CodeRateLimited:   http.StatusTooManyRequests,
 	healthagents.CodeInternal:      http.StatusInternalServerError,
 	healthagents.CodeUnavailable:   http.StatusServiceUnavailable,
-	healthagents.CodeTimeout:       http.StatusGatewayTimeout,
+	healthagents.CodeTimeout:       http.StatusInternalServerError,
 }
 
 // StatusOf returns the HTTP status for an error code (500 for unknown codes).
