@@ -182,3 +182,49 @@ func TestIdempotencyKeyReadsNoBodyBeforeTheGate(t *testing.T) {
 	att.releaseAll()
 	assert.Equal(t, http.StatusOK, <-done)
 }
+
+// TestV1MedicationsBound: a v1 prescription of more than 10 medications is
+// refused before any lookup; 10 pass that check (the unknown patient is
+// what answers then).
+func TestV1MedicationsBound(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	kst, err := store.NewKeyStore(db)
+	require.NoError(t, err)
+	keys, err := apikey.New(kst)
+	require.NoError(t, err)
+	t.Cleanup(func() { keys.Close(context.Background()) })
+	fk, err := cipher.GenerateKey()
+	require.NoError(t, err)
+	kr, err := cipher.ParseKeyring(fk)
+	require.NoError(t, err)
+	svc, err := healthagents.New(kr)
+	require.NoError(t, err)
+	ps, err := store.NewPatientStore(db)
+	require.NoError(t, err)
+	rs, err := store.NewPrescriptionStore(db)
+	require.NoError(t, err)
+	v1, err := healthagents.NewV1(svc, ps, rs)
+	require.NoError(t, err)
+	h, err := server.New(server.Deps{Service: svc, Keys: keys, V1: v1})
+	require.NoError(t, err)
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	key, _, err := keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-a", Scopes: []apikey.Scope{apikey.ScopePrescription}})
+	require.NoError(t, err)
+
+	rx := func(n int) map[string]any {
+		meds := make([]map[string]any, n)
+		for i := range meds {
+			meds[i] = map[string]any{"ndc_code": "0071-0155-23", "name": "atorvastatin", "strength": "10 mg", "quantity": 30, "days_supply": 30, "refills": 0}
+		}
+		return map[string]any{"patient_id": "PT-000123", "provider_npi": "1234567893", "medications": meds}
+	}
+	c := &keyServer{url: ts.URL}
+	r := c.call(t, "POST", "/api/v1/prescriptions/validate", key, rx(healthagents.MaxMedications+1))
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Equal(t, "Validation error: field 'medications' holds more than 10 medications", r.detail())
+	r = c.call(t, "POST", "/api/v1/prescriptions/validate", key, rx(healthagents.MaxMedications))
+	assert.NotContains(t, r.detail(), "medications", "10 medications pass the bound: %v", r.body)
+	assert.Equal(t, http.StatusNotFound, r.status, r.body)
+}
