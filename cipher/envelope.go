@@ -17,6 +17,12 @@ import (
 // plaintext whose token would exceed it.
 const MaxEncryptedSize = 1 << 20
 
+// MaxPatientIDLength bounds the envelope's patient_id, in bytes: 64, the
+// bound of the service's other codes. A patient_id names the record in
+// logs-free places (the keyed hash of webhooks and the audit log, the
+// patient registry), never carries data, and must match the record inside.
+const MaxPatientIDLength = 64
+
 // Envelope is the spec's PatientData object; its JSON tags are the wire format.
 type Envelope struct {
 	PatientID     string `json:"patient_id"`
@@ -38,12 +44,16 @@ func DataHash(plaintext []byte) string {
 // holding exactly that text, and data_hash is [DataHash] of plaintext.
 //
 // Errors: a *FieldError (ErrMissingField) for an empty patientID, an
-// *EnvelopeError wrapping ErrInvalidEncoding when the token would exceed
+// *EnvelopeError wrapping ErrInvalidPatientID for a patientID [Keyring.Open]
+// would refuse, one wrapping ErrInvalidEncoding when the token would exceed
 // MaxEncryptedSize, and a plain error for a keyring without keys or a failing
 // random source.
 func Seal(patientID string, plaintext []byte, k *Keyring) (Envelope, error) {
 	if patientID == "" {
 		return Envelope{}, &FieldError{Field: FieldPatientID}
+	}
+	if err := checkPatientID(patientID); err != nil {
+		return Envelope{}, err
 	}
 	if k.Len() == 0 {
 		return Envelope{}, errNoKeys
@@ -72,7 +82,10 @@ func Seal(patientID string, plaintext []byte, k *Keyring) (Envelope, error) {
 // an *EnvelopeError naming the field at fault; each wraps one sentinel:
 //
 //  1. ErrMissingField: patient_id, encrypted_data, ipfs_cid, data_hash empty
-//     (in that order);
+//     (in that order); ErrInvalidPatientID: patient_id longer than
+//     MaxPatientIDLength bytes or holding a control character (Reason says
+//     which, in the words of the service's 400 details: "is longer than 64
+//     characters", "contains control characters");
 //  2. ErrInvalidHashFormat: data_hash is not 64 lowercase hex digits;
 //  3. ErrInvalidCID: ipfs_cid does not parse as a CID (v0 "Qm...", or v1 in
 //     any multibase);
@@ -102,6 +115,9 @@ func (k *Keyring) Open(ctx context.Context, env Envelope) ([]byte, error) {
 		if f.value == "" {
 			return nil, &FieldError{Field: f.name}
 		}
+	}
+	if err := checkPatientID(env.PatientID); err != nil {
+		return nil, err
 	}
 	want, ok := parseDataHash(env.DataHash)
 	if !ok {
@@ -139,6 +155,21 @@ func (k *Keyring) Open(ctx context.Context, env Envelope) ([]byte, error) {
 		return nil, &EnvelopeError{Field: FieldDataHash, Err: ErrHashMismatch}
 	}
 	return plain, nil
+}
+
+// checkPatientID refuses a patient_id longer than MaxPatientIDLength bytes
+// or holding a control character (C0 or DEL), as the service refuses such
+// codes. Reason never repeats the id.
+func checkPatientID(id string) error {
+	if len(id) > MaxPatientIDLength {
+		return &EnvelopeError{Field: FieldPatientID, Err: ErrInvalidPatientID, Reason: "is longer than 64 characters"}
+	}
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f {
+			return &EnvelopeError{Field: FieldPatientID, Err: ErrInvalidPatientID, Reason: "contains control characters"}
+		}
+	}
+	return nil
 }
 
 // ctxError wraps the context's error so the message says where it happened.

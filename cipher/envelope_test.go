@@ -212,6 +212,11 @@ func TestOpenErrors(t *testing.T) {
 		{"fail/missing ipfs_cid", with(func(e *Envelope) { e.IPFSCID = "" }), ErrMissingField, FieldIPFSCID},
 		{"fail/missing data_hash", with(func(e *Envelope) { e.DataHash = "" }), ErrMissingField, FieldDataHash},
 		{"fail/all missing reports patient_id first", Envelope{}, ErrMissingField, FieldPatientID},
+		{"fail/patient_id over 64 bytes", with(func(e *Envelope) { e.PatientID = strings.Repeat("P", MaxPatientIDLength+1) }), ErrInvalidPatientID, FieldPatientID},
+		{"fail/patient_id of 33 two-byte characters", with(func(e *Envelope) { e.PatientID = strings.Repeat("é", 33) }), ErrInvalidPatientID, FieldPatientID},
+		{"fail/patient_id with a newline", with(func(e *Envelope) { e.PatientID = "PT-1\nforged log line" }), ErrInvalidPatientID, FieldPatientID},
+		{"fail/patient_id with DEL", with(func(e *Envelope) { e.PatientID = "PT-\x7f" }), ErrInvalidPatientID, FieldPatientID},
+		{"fail/patient_id checked before the hash", with(func(e *Envelope) { e.PatientID = "a\tb"; e.DataHash = "XYZ" }), ErrInvalidPatientID, FieldPatientID},
 		{"fail/hash uppercase", with(func(e *Envelope) { e.DataHash = strings.ToUpper(e.DataHash) }), ErrInvalidHashFormat, FieldDataHash},
 		{"fail/hash short", with(func(e *Envelope) { e.DataHash = e.DataHash[:63] }), ErrInvalidHashFormat, FieldDataHash},
 		{"fail/hash long", with(func(e *Envelope) { e.DataHash += "0" }), ErrInvalidHashFormat, FieldDataHash},
@@ -241,7 +246,7 @@ func TestOpenErrors(t *testing.T) {
 		{"fail/hash of other data", with(func(e *Envelope) { e.DataHash = strings.Repeat("ab", 32) }), ErrHashMismatch, FieldDataHash},
 		{"fail/cid mismatch before hash mismatch", with(func(e *Envelope) { e.IPFSCID = foreign.IPFSCID; e.DataHash = strings.Repeat("ab", 32) }), ErrCIDMismatch, FieldIPFSCID},
 	}
-	sentinels := []error{ErrMissingField, ErrInvalidHashFormat, ErrInvalidCID, ErrInvalidEncoding, ErrDecrypt, ErrCIDMismatch, ErrHashMismatch}
+	sentinels := []error{ErrMissingField, ErrInvalidPatientID, ErrInvalidHashFormat, ErrInvalidCID, ErrInvalidEncoding, ErrDecrypt, ErrCIDMismatch, ErrHashMismatch}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -288,6 +293,30 @@ func TestOpenContext(t *testing.T) {
 	env.DataHash = "bad"
 	_, err = k.Open(ctx, env)
 	require.ErrorIs(t, err, ErrInvalidHashFormat)
+}
+
+// TestPatientIDBound: 64 bytes open, 65 do not; the error names the field
+// and the reason, never the id.
+func TestPatientIDBound(t *testing.T) {
+	t.Parallel()
+	k := testRing(t)
+	id := strings.Repeat("P", MaxPatientIDLength)
+	env, err := Seal(id, []byte(testRecord), k)
+	require.NoError(t, err)
+	_, err = k.Open(t.Context(), env)
+	require.NoError(t, err, "64 bytes are accepted")
+
+	env.PatientID = id + "Q"
+	_, err = k.Open(t.Context(), env)
+	require.ErrorIs(t, err, ErrInvalidPatientID)
+	assert.Equal(t, "cipher: patient_id: invalid patient_id (is longer than 64 characters)", err.Error())
+	env.PatientID = "PT\x00SECRET"
+	_, err = k.Open(t.Context(), env)
+	require.ErrorIs(t, err, ErrInvalidPatientID)
+	assert.Equal(t, "cipher: patient_id: invalid patient_id (contains control characters)", err.Error())
+
+	_, err = Seal(id+"Q", []byte(testRecord), k)
+	require.ErrorIs(t, err, ErrInvalidPatientID, "Seal makes nothing Open refuses")
 }
 
 func TestSealErrors(t *testing.T) {

@@ -13,6 +13,9 @@ import (
 var (
 	// ErrMissingField: a required envelope field is empty.
 	ErrMissingField = errors.New("missing field")
+	// ErrInvalidPatientID: patient_id is longer than MaxPatientIDLength
+	// bytes or holds a control character.
+	ErrInvalidPatientID = errors.New("invalid patient_id")
 	// ErrInvalidHashFormat: data_hash is not exactly 64 lowercase hex digits.
 	ErrInvalidHashFormat = errors.New("invalid data_hash format")
 	// ErrInvalidCID: ipfs_cid is not a CID.

@@ -29,7 +29,7 @@ func FuzzOpen(f *testing.F) {
 	add(Envelope{PatientID: "p", EncryptedData: base64.RawURLEncoding.EncodeToString(raw[:73]), IPFSCID: valid.IPFSCID, DataHash: valid.DataHash})
 	add(Envelope{PatientID: "p", EncryptedData: "%%%", IPFSCID: "bafy", DataHash: "XYZ"})
 	add(Envelope{PatientID: "p", EncryptedData: "gAAAAA", IPFSCID: "zb2rhe5P4gXftAwvA4eXQ5HJwsER2owDyS9sKaQRRVQPn93bA", DataHash: valid.DataHash})
-	sentinels := []error{ErrMissingField, ErrInvalidHashFormat, ErrInvalidCID, ErrInvalidEncoding, ErrDecrypt, ErrCIDMismatch, ErrHashMismatch}
+	sentinels := []error{ErrMissingField, ErrInvalidPatientID, ErrInvalidHashFormat, ErrInvalidCID, ErrInvalidEncoding, ErrDecrypt, ErrCIDMismatch, ErrHashMismatch}
 	keyText := testKey(11).Encode()
 
 	f.Fuzz(func(t *testing.T, patientID, encryptedData, ipfsCID, dataHash string) {

@@ -1,12 +1,17 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/cipher"
 )
 
-// statusOf is the one code → status table of the server.
+// statusOf is the one code → status table of the server. A timeout is a
+// 500 with the operation's detail: the spec's section 7 table has no 504,
+// and spec 4.1 gives 500 to a federated training error, its Timeout
+// included (TestTimeoutIs500).
 var statusOf = map[healthagents.Code]int{
 	healthagents.CodeInvalid:       http.StatusBadRequest,
 	healthagents.CodeUnauthorized:  http.StatusUnauthorized,
@@ -18,7 +23,7 @@ var statusOf = map[healthagents.Code]int{
 	healthagents.CodeRateLimited:   http.StatusTooManyRequests,
 	healthagents.CodeInternal:      http.StatusInternalServerError,
 	healthagents.CodeUnavailable:   http.StatusServiceUnavailable,
-	healthagents.CodeTimeout:       http.StatusGatewayTimeout,
+	healthagents.CodeTimeout:       http.StatusInternalServerError,
 }
 
 // StatusOf returns the HTTP status for an error code (500 for unknown codes).
@@ -36,6 +41,7 @@ type ErrorBody struct {
 
 // writeError renders err as {"detail": ...} with the status of its code.
 func (s *srv) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	err = envelopeFieldError(err)
 	code := healthagents.ErrorCode(err)
 	status := StatusOf(code)
 	if status >= 500 && code == healthagents.CodeInternal {
@@ -47,4 +53,17 @@ func (s *srv) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // writeDetail renders a status and detail.
 func writeDetail(w http.ResponseWriter, status int, detail string) {
 	writeJSON(w, status, ErrorBody{Detail: detail})
+}
+
+// envelopeFieldError turns an envelope refused for its patient_id (cipher's
+// field checks: over 64 bytes, control characters) into the 400 the
+// service gives an over-long or control-laden code. The service's envelope
+// error table does not name cipher.ErrInvalidPatientID yet, so the error
+// arrives here as an internal one with the cipher error as its cause.
+func envelopeFieldError(err error) error {
+	var ee *cipher.EnvelopeError
+	if !errors.Is(err, cipher.ErrInvalidPatientID) || !errors.As(err, &ee) {
+		return err
+	}
+	return healthagents.WrapError(healthagents.CodeInvalid, err, "Validation error: field '"+ee.Field+"' "+ee.Reason)
 }

@@ -390,7 +390,7 @@ func TestSubmitFederatedUpdateErrors(t *testing.T) {
 	slow := newFedServer(t, storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)}), testFedConfig(), s.kr, nil,
 		func(f *server.FederatedAPI) { f.SubmitTimeout = time.Nanosecond })
 	res := slow.ks.call(t, "POST", "/submit-federated-update", "", map[string]any{"patient_data_list": good, "round_number": 0})
-	assert.Equal(t, http.StatusGatewayTimeout, res.status)
+	assert.Equal(t, http.StatusInternalServerError, res.status, "spec 4.1: a training error is a 500; the spec has no 504")
 	assert.Equal(t, "Federated learning submission failed: Timeout", res.detail())
 }
 

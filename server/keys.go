@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"errors"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -218,9 +217,9 @@ func (s *srv) createKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req CreateKeyRequest
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<10))
+	body, err := readBody(w, r, SmallBodyBytes)
 	if err != nil {
-		s.writeError(w, r, healthagents.Errorf(healthagents.CodeInvalid, "Invalid request format: could not read body"))
+		s.writeError(w, r, err)
 		return
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
@@ -539,7 +538,7 @@ func (s *srv) whitelistKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req WhitelistRequest
-	if err := read(w, r, 64<<10, &req, "ips"); err != nil {
+	if err := read(w, r, SmallBodyBytes, &req, "ips"); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

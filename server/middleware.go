@@ -92,7 +92,7 @@ func (r *responseRecorder) Unwrap() http.ResponseWriter { return r.ResponseWrite
 func (s *srv) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-ID")
-		if id == "" || len(id) > 64 {
+		if !validRequestID(id) {
 			var b [8]byte
 			_, _ = rand.Read(b[:])
 			id = hex.EncodeToString(b[:])
@@ -112,6 +112,24 @@ func (s *srv) logRequests(next http.Handler) http.Handler {
 			"method", r.Method, "route", pattern, "status", rec.status,
 			"duration_ms", float64(time.Since(start).Microseconds())/1000, "request_id", id)
 	})
+}
+
+// validRequestID accepts a client's X-Request-ID: 1 to 64 characters of
+// [A-Za-z0-9._-]. The id goes into the request log and the audit log, so
+// anything else (spaces, quotes, control characters, other scripts, long
+// text that could carry data) is replaced by a fresh id.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // recoverPanics turns a panic in a handler into a 500 with a generic detail.

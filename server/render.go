@@ -29,23 +29,37 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(buf)
 }
 
-// read decodes the JSON request body into v under a size limit. required
-// lists the top-level fields that must be present and not null; a missing one
-// gives `Invalid request format: missing field 'x'`. Unknown fields are
-// ignored, as the spec's reference implementation does.
+// read decodes the JSON request body into v under a size limit: the
+// smaller of limit and the route's own (limits.go). required lists the
+// top-level fields that must be present and not null; a missing one gives
+// `Invalid request format: missing field 'x'`. Unknown fields are ignored,
+// as the spec's reference implementation does.
 func read(w http.ResponseWriter, r *http.Request, limit int64, v any, required ...string) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
 		return healthagents.Errorf(healthagents.CodeInvalid, "Invalid request format: Content-Type must be application/json")
+	}
+	body, err := readBody(w, r, limit)
+	if err != nil {
+		return err
+	}
+	return decode(body, v, required...)
+}
+
+// readBody reads the whole body under the smaller of limit and the route's
+// limit: 413 beyond it, 400 if the body cannot be read.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if rl := routeBodyLimit(r); rl > 0 && rl < limit {
+		limit = rl
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return healthagents.Errorf(healthagents.CodeTooLarge, "Request body too large: the limit is %d bytes", limit)
+			return nil, healthagents.Errorf(healthagents.CodeTooLarge, "Request body too large: the limit is %d bytes", limit)
 		}
-		return healthagents.Errorf(healthagents.CodeInvalid, "Invalid request format: could not read body")
+		return nil, healthagents.Errorf(healthagents.CodeInvalid, "Invalid request format: could not read body")
 	}
-	return decode(body, v, required...)
+	return body, nil
 }
 
 // decode is read without the transport (FuzzDecode drives it).

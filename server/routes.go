@@ -30,6 +30,11 @@ func (s *srv) routeTable() ([]route, error) {
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.auditRoutes()...)
 	rs = s.withAudit(rs) // audit.go
+	for i := range rs {
+		if rs[i].Doc.Request != nil {
+			rs[i].Doc.Errors = withTooLarge(rs[i].Doc.Errors) // limits.go
+		}
+	}
 	docs, err := s.docRoutes(rs)
 	if err != nil {
 		return nil, err

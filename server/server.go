@@ -82,7 +82,8 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithMaxBodyBytes bounds request bodies of the single-record endpoints
-// (default DefaultMaxBodyBytes). Larger bodies get 413.
+// (default DefaultMaxBodyBytes). Larger bodies get 413. Other routes have
+// limits of their own (limits.go).
 func WithMaxBodyBytes(n int64) Option {
 	return func(o *options) error {
 		if n <= 0 {
@@ -115,8 +116,8 @@ type srv struct {
 	mux    *http.ServeMux
 	routes []route
 
-	idem *idempotency
-	gate *admission // shed.go
+	idem  *idempotency
+	gates map[gateClass]*admission // shed.go
 
 	healthMu       sync.Mutex
 	healthAt       time.Time
@@ -147,17 +148,20 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 	}
 	s.routes = routes
 	s.idem = newIdempotency()
-	s.gate = newAdmission(s.opts.admission)
+	s.gates = newGates(s.opts.admission)
 	for _, rt := range s.routes {
-		if heavyRoutes[rt.Method+" "+rt.Path] {
-			rt.Handler = s.gate.admit(rt.Handler) // inside guard, outside body reading
+		if class, heavy := heavyRoutes[rt.Method+" "+rt.Path]; heavy {
+			rt.Handler = s.gates[class].admit(rt.Handler) // inside guard, outside body reading
 		}
 		if rt.Method == http.MethodPost {
 			// Outside the gate: a retry waiting for its first attempt's
-			// answer (or replaying it) holds no admission slot. Only
-			// requests with an Idempotency-Key have their body (at most
-			// maxBody) read before the gate.
+			// answer (or replaying it) holds no admission slot, and no
+			// body: the layer hashes bodies as they stream, never
+			// buffering one.
 			rt.Handler = s.idempotent(rt.Handler)
+		}
+		if limit := s.bodyLimit(rt); limit > 0 {
+			rt.Handler = limitBody(limit, rt.Handler) // limits.go
 		}
 		s.mux.Handle(rt.Method+" "+rt.Path, s.guard(rt))
 	}

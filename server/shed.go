@@ -16,12 +16,18 @@ import (
 // everyone. Instead, a fixed number of heavy requests run at once, a short
 // queue absorbs bursts, and beyond that the server answers 503
 // `Service temporarily unavailable` with Retry-After at once. Cheap routes
-// (/health, /status, keys, documentation) never pass through the gate.
+// (/health, /status, keys, documentation) never pass through a gate.
 //
-// The gate sits inside authentication and rate limiting (a caller over its
+// There is one gate per class of heavy route, each with its own slots and
+// queue: the proof routes wait on the prover and on the chain (up to 10 s
+// for a submission), the federated routes on neither, so a stalled chain
+// that holds every proof slot never sheds a federated submission.
+//
+// A gate sits inside authentication and rate limiting (a caller over its
 // limit still gets 429, and a refused key never occupies a slot) and
-// outside body reading (a queued request holds no body), so memory is
-// bounded by maxInFlight × the body limit plus the connections themselves.
+// outside body reading (a queued request holds no body), so the bodies of
+// heavy requests without an Idempotency-Key are bounded by the slots of
+// each class × its route's body limit (see limits.go for the others).
 
 // Admission defaults, per GOMAXPROCS: one heavy request per core in flight
 // (a proof already uses every core; more in flight only adds latency) and a
@@ -37,20 +43,32 @@ const (
 	shedRetryAfter = "1"
 )
 
-// heavyRoutes are the CPU-bound routes behind the admission gate: each
-// proves, verifies on the chain or trains. TestHeavyRoutesExist keeps the
-// list in step with the route table.
-var heavyRoutes = map[string]bool{
-	"POST /verify-eligibility":                  true,
-	"POST /validate-prescription":               true,
-	"POST /api/v1/eligibility/verify":           true,
-	"POST /api/v1/prescriptions/validate":       true,
-	"POST /api/v1/prescriptions/batch-validate": true,
-	"POST /submit-federated-update":             true,
-	"POST /api/v1/federated/gradients":          true,
+// gateClass names an admission gate. Routes of one class share its slots
+// and queue; classes never wait for each other.
+type gateClass string
+
+const (
+	// classProof: the routes that prove and verify on the chain.
+	classProof gateClass = "proof"
+	// classFederated: the federated routes that decrypt, train or store
+	// masked updates, with no proof and no chain.
+	classFederated gateClass = "federated"
+)
+
+// heavyRoutes are the CPU-bound routes behind an admission gate, by class:
+// each proves, verifies on the chain or trains. TestHeavyRoutesExist keeps
+// the list in step with the route table.
+var heavyRoutes = map[string]gateClass{
+	"POST /verify-eligibility":                  classProof,
+	"POST /validate-prescription":               classProof,
+	"POST /api/v1/eligibility/verify":           classProof,
+	"POST /api/v1/prescriptions/validate":       classProof,
+	"POST /api/v1/prescriptions/batch-validate": classProof,
+	"POST /submit-federated-update":             classFederated,
+	"POST /api/v1/federated/gradients":          classFederated,
 }
 
-// HeavyRoutes lists the routes ("METHOD /path") that pass through the
+// HeavyRoutes lists the routes ("METHOD /path") that pass through an
 // admission gate.
 func HeavyRoutes() []string {
 	out := make([]string, 0, len(heavyRoutes))
@@ -68,9 +86,11 @@ type admissionOptions struct {
 	maxWait     time.Duration
 }
 
-// WithMaxInFlight sets how many heavy requests (proofs, federated
-// submissions) run at once (default GOMAXPROCS). Unless WithAdmissionQueue
-// says otherwise, the queue is twice as deep.
+// WithMaxInFlight sets how many heavy requests of each class run at once
+// (default GOMAXPROCS): n proof requests (eligibility, prescriptions) and,
+// separately, n federated submissions, so at most 2n heavy requests in all.
+// Unless WithAdmissionQueue says otherwise, each class's queue is twice as
+// deep.
 func WithMaxInFlight(n int) Option {
 	return func(o *options) error {
 		if n < 1 {
@@ -81,8 +101,8 @@ func WithMaxInFlight(n int) Option {
 	}
 }
 
-// WithAdmissionQueue sets how many heavy requests may wait for a slot
-// (0: none, shed at once) and for how long at most (default
+// WithAdmissionQueue sets how many heavy requests of each class may wait
+// for a slot (0: none, shed at once) and for how long at most (default
 // DefaultAdmissionWait). A request beyond the queue, or waiting longer,
 // gets 503 with Retry-After.
 func WithAdmissionQueue(n int, maxWait time.Duration) Option {
@@ -98,12 +118,17 @@ func WithAdmissionQueue(n int, maxWait time.Duration) Option {
 	}
 }
 
-// admission is the gate in front of the heavy routes.
+// admission is the gate in front of the heavy routes of one class.
 type admission struct {
 	slots    chan struct{}
 	waiting  atomic.Int64
 	maxQueue int64
 	maxWait  time.Duration
+}
+
+// newGates returns one gate per class, each sized by o.
+func newGates(o admissionOptions) map[gateClass]*admission {
+	return map[gateClass]*admission{classProof: newAdmission(o), classFederated: newAdmission(o)}
 }
 
 func newAdmission(o admissionOptions) *admission {

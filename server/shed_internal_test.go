@@ -141,11 +141,22 @@ func TestHeavyRoutesExist(t *testing.T) {
 	for _, rt := range rs {
 		have[rt.Method+" "+rt.Path] = true
 	}
-	for r := range heavyRoutes {
+	for r, class := range heavyRoutes {
 		assert.True(t, have[r], "heavy route %s is not served", r)
+		assert.Contains(t, []gateClass{classProof, classFederated}, class, r)
 	}
 	for _, cheap := range []string{"GET /health", "GET /status", "GET /openapi.json", "POST /auth/keys"} {
 		assert.True(t, have[cheap], cheap)
-		assert.False(t, heavyRoutes[cheap], "%s must stay outside the gate", cheap)
+		_, heavy := heavyRoutes[cheap]
+		assert.False(t, heavy, "%s must stay outside the gates", cheap)
 	}
+	// The federated routes need no chain: they must not share the proof
+	// routes' gate, which a stalled chain can hold for 10 s per request.
+	for _, r := range []string{"POST /submit-federated-update", "POST /api/v1/federated/gradients"} {
+		assert.Equal(t, classFederated, heavyRoutes[r], r)
+	}
+
+	gates := newGates(admissionOptions{maxInFlight: 1})
+	require.Len(t, gates, 2)
+	assert.NotSame(t, gates[classProof], gates[classFederated], "each class has its own slots")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -13,10 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/eligibility"
 	"github.com/healthagents/healthagents/prescription"
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/server"
+	"github.com/healthagents/healthagents/store/storetest"
 )
 
 // blockingAttestor stands in for the prover in the load-shedding test: its
@@ -229,5 +232,62 @@ func TestIdempotentRetryHoldsNoSlot(t *testing.T) {
 	case <-att.entered:
 		t.Fatal("the retry reached the prover")
 	default:
+	}
+}
+
+// TestStalledProofsDoNotShedFederated: with every proof slot held by an
+// attestation that never returns (as behind a chain RPC that hangs), a
+// federated submission, which needs no proof and no chain, is still served:
+// the two classes of heavy route have separate gates. A further proof
+// request is shed, so the proof gate really is full.
+func TestStalledProofsDoNotShedFederated(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	fed, err := app.OpenFederated(t.Context(), db, testFedConfig(), nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { fed.Close() })
+	const slots = 1
+	att := &blockingAttestor{entered: make(chan struct{}, 4), release: make(chan struct{})}
+	f := setup(t, setupOpts{
+		svcOpts: []healthagents.Option{healthagents.WithAttestor(att)},
+		deps: func(d *server.Deps) {
+			d.FederatedAPI, d.Federated = fed.API, fed.API
+		},
+		serverOpts: []server.Option{server.WithMaxInFlight(slots), server.WithAdmissionQueue(0, time.Second)},
+	})
+	t.Cleanup(att.releaseAll)
+	body := map[string]any{"patient_data": f.seal(t, baseRecord()), "procedure_code": "PROC001"}
+	running := make(chan int, slots)
+	for range slots {
+		go func() {
+			status, _, _ := f.do(t, "POST", "/verify-eligibility", body)
+			running <- status
+		}()
+	}
+	for range slots {
+		<-att.entered // every proof slot holds a stalled attestation
+	}
+	status, h, out := f.do(t, "POST", "/validate-prescription", map[string]any{"patient_data": body["patient_data"], "drug_code": "6809"})
+	requireDetail(t, status, out, http.StatusServiceUnavailable, "Service temporarily unavailable")
+	assert.Equal(t, "1", h.Get("Retry-After"))
+
+	envs := make([]*healthagents.PatientData, 0, 20)
+	for i := range 20 {
+		r := baseRecord()
+		r.PatientID = fmt.Sprintf("PT-FED-%03d", i)
+		r.Diagnosis = map[bool]string{true: "positive", false: "negative"}[i%2 == 0]
+		envs = append(envs, f.seal(t, r))
+	}
+	status, _, out = f.do(t, "POST", "/submit-federated-update", map[string]any{"patient_data_list": envs, "round_number": 0})
+	require.Equal(t, http.StatusOK, status, "a federated submission while every proof slot is stalled: %v", out)
+	assert.EqualValues(t, 1, out["participants"])
+	select {
+	case <-running:
+		t.Fatal("the stalled proof finished before its release")
+	default:
+	}
+	att.releaseAll()
+	for range slots {
+		assert.Equal(t, http.StatusOK, <-running)
 	}
 }

@@ -30,6 +30,11 @@ type benchTarget struct {
 	name, method, path string
 	body               func() []byte
 	spec               string
+	// prepare, when set, gives request i its body and bearer before its
+	// clock starts, and observe sees its answer (the federated target
+	// follows the rounds with them).
+	prepare func(ctx context.Context, i int64) (body []byte, bearer string, err error)
+	observe func(status int, body []byte)
 }
 
 // benchResult is what one endpoint measured.
@@ -65,14 +70,16 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 	rate := fs.Float64("rate", 0, "open loop: send at this many requests/s whatever the answers, instead of -c workers back to back")
 	spread := fs.Int("spread", 0, "send X-Forwarded-For from this many client addresses, as a load balancer would (the server needs TRUSTED_PROXIES=127.0.0.1)")
 	pid := fs.Int("pid", 0, "server process id: report its peak resident memory (VmHWM, Linux)")
-	only := fs.String("endpoints", "health,status,verify-eligibility,validate-prescription", "comma-separated endpoints")
+	only := fs.String("endpoints", "health,status,verify-eligibility,validate-prescription", "comma-separated endpoints (also: submit-federated-update)")
 	recordPath := fs.String("record", "testdata/record.json", "plaintext record to seal for the POST endpoints")
 	apiKey := fs.String("key", "", "API key to send as a bearer token (optional)")
+	records := fs.Int("records", 1000, "records per /submit-federated-update request (the spec advises at most 1000)")
+	adminToken := fs.String("admin-token", cfg.AdminToken, "bearer that may create keys (ADMIN_TOKEN by default): submit-federated-update creates an organization key per request")
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("bench: %w (flags: -url -n -c -rate -spread -pid -endpoints -record -key)", err)
+		return fmt.Errorf("bench: %w (flags: -url -n -c -rate -spread -pid -endpoints -record -key -records -admin-token)", err)
 	}
-	if *n < 1 || *n > 1000000 || *c < 1 || *c > 4096 || *rate < 0 || *spread < 0 || *spread > 1<<24 || *pid < 0 {
-		return errors.New("bench: -n must be 1..1000000, -c 1..4096, -rate and -pid not negative, -spread 0..16777216")
+	if *n < 1 || *n > 1000000 || *c < 1 || *c > 4096 || *rate < 0 || *spread < 0 || *spread > 1<<24 || *pid < 0 || *records < 1 || *records > 5000 {
+		return errors.New("bench: -n must be 1..1000000, -c 1..4096, -rate and -pid not negative, -spread 0..16777216, -records 1..5000")
 	}
 	plaintext, err := os.ReadFile(*recordPath)
 	if err != nil {
@@ -95,13 +102,25 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 		return func() []byte { return b }
 	}
 	targets := []benchTarget{
-		{"health", "GET", "/health", nil, "1 / 5 / 10 ms"},
-		{"status", "GET", "/status", nil, "2 / 10 / 20 ms"},
-		{"verify-eligibility", "POST", "/verify-eligibility", post("procedure_code", "PROC001"), "200 / 400 / 1000 ms"},
-		{"validate-prescription", "POST", "/validate-prescription", post("drug_code", "6809"), "400 / 800 / 1300 ms"},
+		{name: "health", method: "GET", path: "/health", spec: "1 / 5 / 10 ms"},
+		{name: "status", method: "GET", path: "/status", spec: "2 / 10 / 20 ms"},
+		{name: "verify-eligibility", method: "POST", path: "/verify-eligibility", body: post("procedure_code", "PROC001"), spec: "200 / 400 / 1000 ms"},
+		{name: "validate-prescription", method: "POST", path: "/validate-prescription", body: post("drug_code", "6809"), spec: "400 / 800 / 1300 ms"},
 	}
 	want := strings.Split(*only, ",")
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *c}}
+	if slices.Contains(want, "submit-federated-update") {
+		admin := *adminToken
+		if admin == "" {
+			admin = *apiKey
+		}
+		fb, err := newFedBench(ctx, client, *base, admin, rec, *records, *n, kr)
+		if err != nil {
+			return err
+		}
+		targets = append(targets, benchTarget{name: "submit-federated-update", method: "POST", path: "/submit-federated-update",
+			spec: "500 / 2000 / 5000 ms", prepare: fb.prepare, observe: fb.observe})
+	}
 	run := benchRun{base: *base, key: *apiKey, n: *n, c: *c, rate: *rate, spread: *spread}
 	hwmBefore := peakRSS(*pid)
 	var results []benchResult
@@ -141,7 +160,10 @@ func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTa
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	one := func(i int64, t0 time.Time) {
-		status, err := send(ctx, client, run, t, i)
+		status, started, err := send(ctx, client, run, t, i)
+		if run.rate == 0 {
+			t0 = started // closed loop: from the request, after any preparation
+		}
 		d := time.Since(t0)
 		mu.Lock()
 		defer mu.Unlock()
@@ -203,19 +225,27 @@ func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTa
 	return res, nil
 }
 
-// send makes request i and returns its status.
-func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget, i int64) (int, error) {
+// send makes request i and returns its status and when it was sent.
+func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget, i int64) (int, time.Time, error) {
 	var body io.Reader
-	if t.body != nil {
+	bearer := run.key
+	if t.prepare != nil {
+		b, key, err := t.prepare(ctx, i)
+		if err != nil {
+			return 0, time.Now(), err
+		}
+		body, bearer = bytes.NewReader(b), key
+	} else if t.body != nil {
 		body = bytes.NewReader(t.body())
 	}
+	started := time.Now()
 	req, err := http.NewRequestWithContext(ctx, t.method, run.base+t.path, body)
 	if err != nil {
-		return 0, err
+		return 0, started, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if run.key != "" {
-		req.Header.Set("Authorization", "Bearer "+run.key)
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
 	if run.spread > 0 {
 		a := i % int64(run.spread)
@@ -223,11 +253,15 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, started, err
+	}
+	if t.observe != nil {
+		out, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		t.observe(resp.StatusCode, out)
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode, nil
+	return resp.StatusCode, started, nil
 }
 
 // processCPU reads the user plus system CPU time of a process from

@@ -36,12 +36,14 @@ import (
 // command, see TestServeChild), drives it with concurrent writes (API keys
 // created with the ADMIN_TOKEN, eligibility checks whose webhook events queue
 // behind a receiver that does not answer, federated submissions entering a
-// round), kills it with SIGKILL in the middle, checks the database, restarts
-// it on the same DATA_DIR and database, and asserts that every acknowledged
-// write survived: each key authenticates, each acknowledged federated
-// submission is in its round, and each acknowledged eligibility check's
-// event is delivered, signed, the deliveries interrupted by the crash under
-// the webhook-id they had before. SQLite always; PostgreSQL (a fresh schema)
+// round, one of them in flight at the kill), kills it with SIGKILL in the
+// middle, checks the database, restarts it on the same DATA_DIR and
+// database, and asserts that every acknowledged write survived: each key
+// authenticates, exactly the acknowledged federated submissions are in
+// their round, the audit log's hash chain verifies and holds every
+// acknowledged access, and each acknowledged eligibility check's event is
+// delivered, signed, the deliveries interrupted by the crash under the
+// webhook-id they had before. SQLite always; PostgreSQL (a fresh schema)
 // when HEALTHAGENTS_TEST_POSTGRES is set.
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
@@ -419,10 +421,16 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	wg.Go(func() { submit("fed-b") })
-	time.Sleep(150 * time.Millisecond)
+	// The second federated submission is in flight at the kill: its
+	// request is sent but for the last byte of its body, which only
+	// follows the kill, so the server cannot have acknowledged or entered
+	// it, whatever the timing.
+	got.add(&got.orgsTried, "fed-b")
+	inFlight := inFlightRequest(t, srv.url+"/submit-federated-update", fedKeys["fed-b"],
+		map[string]any{"patient_data_list": fedBatch, "round_number": 0})
 	dead.Store(true)
 	srv.kill(t)
+	require.Error(t, inFlight(), "a request cut off by the kill has no answer")
 	wg.Wait()
 	keys, patients, orgs := got.counts()
 	t.Logf("acknowledged before SIGKILL: %d keys, %d eligibility checks (%d tried), %d federated submissions (%d tried)",
@@ -456,8 +464,7 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 	}
 	require.NoError(t, json.Unmarshal(mustCall(t, "GET", srv.url+"/status", "", nil, http.StatusOK), &st))
 	assert.Equal(t, 0, st.FL.Round)
-	assert.GreaterOrEqual(t, st.FL.Participants, orgs)
-	assert.LessOrEqual(t, st.FL.Participants, len(got.orgsTried))
+	assert.Equal(t, orgs, st.FL.Participants, "the acknowledged submissions are in the round, the one in flight is not")
 	for _, org := range got.orgs {
 		status, out, err := call(t.Context(), "POST", srv.url+"/submit-federated-update", fedKeys[org],
 			map[string]any{"patient_data_list": fedBatch[:1], "round_number": 0})
@@ -465,6 +472,23 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 		assert.Equal(t, http.StatusConflict, status, "%s", out)
 		assert.Contains(t, string(out), "already takes part in round 0")
 	}
+
+	// The audit log survived whole: its hash chain verifies, and it holds
+	// an entry for every acknowledged eligibility check and federated
+	// submission (each was written before its answer).
+	auditor, status, err := createKey(t.Context(), srv.url, admin, map[string]any{
+		"name": "auditor", "tier": "enterprise", "scopes": []string{"keys:admin"}})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, status)
+	var verified struct {
+		Valid          bool   `json:"valid"`
+		Entries        int64  `json:"entries"`
+		FirstBrokenSeq *int64 `json:"first_broken_seq"`
+	}
+	require.NoError(t, json.Unmarshal(mustCall(t, "GET", srv.url+"/api/v1/audit/verify", auditor, nil, http.StatusOK), &verified))
+	assert.True(t, verified.Valid, "the audit chain is intact after the crash (first broken: %v)", verified.FirstBrokenSeq)
+	assert.GreaterOrEqual(t, verified.Entries, int64(patients+orgs), "every acknowledged access has its entry")
+	t.Logf("audit log after the restart: %d entries, chain valid %v", verified.Entries, verified.Valid)
 
 	// Every acknowledged event is delivered, signed, and each delivery held
 	// open at the crash again under its webhook-id. Deliveries in flight at
@@ -512,6 +536,39 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 		assert.True(t, tried[d.patientID], "delivery %s is of an eligibility check that was sent", d.id)
 	}
 	t.Logf("%d deliveries after the restart, %d held open at the crash", len(rc.delivered), len(rc.held))
+}
+
+// inFlightRequest starts a POST of body and sends all of it but the last
+// byte, returning once the rest of the request is on its way; the returned
+// func finishes the body and waits for the answer's error (nil if the
+// server answered).
+func inFlightRequest(t *testing.T, url, bearer string, body any) func() error {
+	t.Helper()
+	b, err := json.Marshal(body)
+	require.NoError(t, err)
+	pr, pw := io.Pipe()
+	req, err := http.NewRequestWithContext(t.Context(), "POST", url, pr)
+	require.NoError(t, err)
+	req.ContentLength = int64(len(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	done := make(chan error, 1)
+	go func() {
+		resp, err := crashClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	_, err = pw.Write(b[:len(b)-1]) // returns once the client has taken it
+	require.NoError(t, err)
+	return func() error {
+		go func() { // the transport may never read it once the connection is gone
+			_, _ = pw.Write(b[len(b)-1:])
+			_ = pw.Close()
+		}()
+		return <-done
+	}
 }
 
 // checkDatabase opens the database the killed server used (as the restart

@@ -188,11 +188,16 @@ func TestChainDeployThenServe(t *testing.T) {
 	assert.False(t, b.V1.HasOracle())
 }
 
-// TestBench drives an in-process server with the load command.
+// TestBench drives an in-process server with the load command, every
+// endpoint it knows, and checks the table: a row per endpoint with the
+// latency percentiles and the spec's typical times beside them.
 func TestBench(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	settings := env(map[string]string{"DATA_DIR": dir})
+	// Requests come from many addresses through a trusted proxy, as behind
+	// a load balancer, so the public limit (10/min per address) does not
+	// answer first.
+	settings := env(map[string]string{"DATA_DIR": dir, "ADMIN_TOKEN": "bench-admin-token-0123456789", "TRUSTED_PROXIES": "127.0.0.1"})
 	cfg, err := app.ConfigFromEnv(settings)
 	require.NoError(t, err)
 	a, err := app.Open(t.Context(), cfg, nil)
@@ -201,16 +206,35 @@ func TestBench(t *testing.T) {
 	ts := httptest.NewServer(a.Handler)
 	defer ts.Close()
 	var out bytes.Buffer
-	err = run(t.Context(), []string{"bench", "-url", ts.URL, "-n", "6", "-c", "2", "-record", "../../testdata/record.json"}, settings, nil, &out, io.Discard)
+	err = run(t.Context(), []string{"bench", "-url", ts.URL, "-n", "6", "-c", "2", "-spread", "1000", "-record", "../../testdata/record.json"}, settings, nil, &out, io.Discard)
 	require.NoError(t, err)
-	for _, name := range []string{"health", "status", "verify-eligibility", "validate-prescription"} {
-		assert.Contains(t, out.String(), name)
+	// Federated rounds take each organization once and three per round:
+	// closed loop, one at a time, 50 records per submission to keep it short.
+	err = run(t.Context(), []string{"bench", "-url", ts.URL, "-n", "7", "-c", "1", "-endpoints", "submit-federated-update", "-records", "50",
+		"-record", "../../testdata/record.json"}, settings, nil, &out, io.Discard)
+	require.NoError(t, err)
+	t.Log(out.String())
+	table := out.String()
+	assert.Regexp(t, `endpoint\s+p50\s+p95\s+p99\s+ok/s\s+all/s\s+shed p50\s+shed p99\s+statuses\s+errors\s+dropped\s+server CPU/req\s+spec typical \(min / avg / max\)`, table)
+	ms := `[0-9]+\.[0-9]{2} ms`
+	for name, row := range map[string]struct{ ok, spec string }{
+		"health":                  {"200×6", "1 / 5 / 10 ms"},
+		"status":                  {"200×6", "2 / 10 / 20 ms"},
+		"verify-eligibility":      {"200×6", "200 / 400 / 1000 ms"},
+		"validate-prescription":   {"200×6", "400 / 800 / 1300 ms"},
+		"submit-federated-update": {"200×7", "500 / 2000 / 5000 ms"},
+	} {
+		// name, p50, p95, p99 (milliseconds), …, statuses, …, spec.
+		assert.Regexp(t, `(?m)^\s*`+name+`\s+`+ms+`\s+`+ms+`\s+`+ms+`\s.*\s`+row.ok+`\s.*`+regexp.QuoteMeta(row.spec), table, name)
 	}
-	assert.Contains(t, out.String(), "200×6")
-	assert.NotContains(t, out.String(), "500×")
+	assert.NotContains(t, table, "500×")
+	assert.NotContains(t, table, "409×", "every federated submission found its round open")
 
 	err = run(t.Context(), []string{"bench", "-n", "0"}, settings, nil, io.Discard, io.Discard)
 	assert.Error(t, err)
+	err = run(t.Context(), []string{"bench", "-url", ts.URL, "-endpoints", "submit-federated-update", "-admin-token", "", "-record", "../../testdata/record.json"},
+		env(map[string]string{"DATA_DIR": dir}), nil, io.Discard, io.Discard)
+	assert.ErrorContains(t, err, "-admin-token", "the federated target says what it needs")
 }
 
 // TestKeysCommand creates, lists and revokes a key offline, on the database

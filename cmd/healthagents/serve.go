@@ -14,14 +14,49 @@ import (
 	"github.com/healthagents/healthagents/app"
 )
 
-// Server timeouts: bounded so slow clients cannot hold connections forever.
-const (
-	readHeaderTimeout = 5 * time.Second
-	readTimeout       = 30 * time.Second
-	writeTimeout      = 60 * time.Second
-	idleTimeout       = 120 * time.Second
-	shutdownTimeout   = 20 * time.Second
-)
+// httpLimits are the limits of the binary's HTTP server: bounded so slow
+// or idle clients cannot hold connections forever.
+type httpLimits struct {
+	readHeader     time.Duration // the request line and headers
+	read           time.Duration // the whole request, body included
+	write          time.Duration // from the end of the headers to the end of the answer
+	idle           time.Duration // a keep-alive connection between requests
+	maxHeaderBytes int
+}
+
+// defaultHTTPLimits: 5 s for the headers (a slowloris client is cut off
+// then), 30 s for a whole request (the spec's client timeout), 60 s to
+// answer, 75 s idle. The idle timeout stays above the 60 s that common
+// load balancers keep pooled connections open, so they, not we, close
+// them; idle connections no longer need a short timeout to make room, the
+// connection limiter closes the idlest at the cap.
+func defaultHTTPLimits() httpLimits {
+	return httpLimits{readHeader: 5 * time.Second, read: 30 * time.Second, write: 60 * time.Second, idle: 75 * time.Second, maxHeaderBytes: 64 << 10}
+}
+
+const shutdownTimeout = 20 * time.Second
+
+// newHTTPServer is the binary's http.Server around h, with lim, its error
+// log on logger and, with conns, the connection limiter told of every
+// connection's state.
+func newHTTPServer(h http.Handler, logger *slog.Logger, lim httpLimits, conns *connLimiter) *http.Server {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: lim.readHeader,
+		ReadTimeout:       lim.read,
+		WriteTimeout:      lim.write,
+		IdleTimeout:       lim.idle,
+		MaxHeaderBytes:    lim.maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		// TLS 1.2 is the floor (NIST SP 800-52r2, which HIPAA guidance
+		// points to), stated here so no GODEBUG setting can lower it.
+		TLSConfig: &tls.Config{MinVersion: tls.VersionTLS12},
+	}
+	if conns != nil {
+		srv.ConnState = conns.track
+	}
+	return srv
+}
 
 // serve runs the service until ctx is cancelled (SIGTERM/SIGINT), then shuts
 // down gracefully. If ready is not nil, the listening address is sent on it.
@@ -40,19 +75,9 @@ func serve(ctx context.Context, cfg app.Config, logger *slog.Logger, ready chan<
 	if maxConns == 0 {
 		maxConns = defaultMaxConnections
 	}
-	ln = limitConnections(ln, maxConns)
-	srv := &http.Server{
-		Handler:           a.Handler,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		// TLS 1.2 is the floor (NIST SP 800-52r2, which HIPAA guidance
-		// points to), stated here so no GODEBUG setting can lower it.
-		TLSConfig: &tls.Config{MinVersion: tls.VersionTLS12},
-	}
+	conns := limitConnections(ln, maxConns)
+	srv := newHTTPServer(a.Handler, logger, defaultHTTPLimits(), conns)
+	ln = conns
 	scheme := "http"
 	if cfg.TLSCertFile != "" {
 		scheme = "https"

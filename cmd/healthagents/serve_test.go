@@ -1,0 +1,64 @@
+package main
+
+import (
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestHTTPServerSettings: the server serve runs has every timeout and the
+// header limit set, TLS 1.2 as the floor, and the connection limiter told
+// of every connection's state.
+func TestHTTPServerSettings(t *testing.T) {
+	t.Parallel()
+	lim := defaultHTTPLimits()
+	assert.Equal(t, httpLimits{readHeader: 5 * time.Second, read: 30 * time.Second, write: 60 * time.Second, idle: 75 * time.Second, maxHeaderBytes: 64 << 10}, lim)
+	conns := limitConnections(nil, 1)
+	srv := newHTTPServer(http.NotFoundHandler(), slog.New(slog.DiscardHandler), lim, conns)
+	assert.Equal(t, 5*time.Second, srv.ReadHeaderTimeout)
+	assert.Equal(t, 30*time.Second, srv.ReadTimeout)
+	assert.Equal(t, 60*time.Second, srv.WriteTimeout)
+	assert.Equal(t, 75*time.Second, srv.IdleTimeout)
+	assert.Equal(t, 64<<10, srv.MaxHeaderBytes)
+	require.NotNil(t, srv.TLSConfig)
+	assert.Equal(t, uint16(tls.VersionTLS12), srv.TLSConfig.MinVersion)
+	assert.NotNil(t, srv.ConnState, "the limiter tracks connection states")
+	assert.NotNil(t, srv.ErrorLog)
+	assert.NotNil(t, srv.Handler)
+}
+
+// TestSlowlorisIsCutOff: a client that sends part of its headers and then
+// nothing is disconnected once the read-header timeout passes (shortened
+// here), while a client sending whole requests is served meanwhile. The
+// minute-long client deadline only guards against a hang.
+func TestSlowlorisIsCutOff(t *testing.T) {
+	t.Parallel()
+	lim := defaultHTTPLimits()
+	lim.readHeader = 50 * time.Millisecond
+	lim.read = time.Hour // so only the read-header timeout can cut it off within the guard
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	conns, addr := limitedServer(t, ok, lim, 8)
+
+	slow := dial(t, addr)
+	_, err := fmt.Fprint(slow, "GET / HTTP/1.1\r\nHost: test\r\nX-Slow: ")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNoContent, dial(t, addr).get(t, "/"), "others are served meanwhile")
+	assert.True(t, slow.closedByServer(t), "the partial request is cut off, not left open")
+	assert.Zero(t, conns.evicted.Load(), "by the timeout, not to make room")
+	require.Eventually(t, func() bool { return conns.open() <= 1 }, time.Minute, time.Millisecond, "its place is given back")
+
+	// Headers over the limit are refused outright (431).
+	big := dial(t, addr)
+	_, err = fmt.Fprintf(big, "GET / HTTP/1.1\r\nHost: test\r\nX-Big: %0*d\r\n\r\n", 80<<10, 0)
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(big.r, nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, resp.StatusCode)
+}

@@ -1,0 +1,230 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/apikey"
+	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/server"
+	"github.com/healthagents/healthagents/store"
+	"github.com/healthagents/healthagents/store/storetest"
+	"github.com/healthagents/healthagents/webhook"
+)
+
+// padded is a JSON object of exactly n bytes.
+func padded(n int) json.RawMessage {
+	const frame = len(`{"pad":""}`)
+	return json.RawMessage(`{"pad":"` + strings.Repeat("a", n-frame) + `"}`)
+}
+
+func tooLarge(limit int) string {
+	return fmt.Sprintf("Request body too large: the limit is %d bytes", limit)
+}
+
+// TestSmallRoutesHaveSmallBodyLimits: the routes that take a few short
+// fields read at most 64 KiB (the round share and reveal messages 1 MiB),
+// not the 2 MiB of a single-record route, with or without an
+// Idempotency-Key; a body at the limit is read whole.
+func TestSmallRoutesHaveSmallBodyLimits(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	ks := newKeyServer(t, db, keyServerOpts{noLimiter: true})
+	key, keyID := ks.create(t, server.CreateKeyRequest{})
+	fed := newFedServer(t, storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)}), testFedConfig(), nil, nil, nil)
+	fed.register(t, "hospital-a")
+	fedKey := fed.keys["hospital-a"]
+	hooks, hookKey := webhookServer(t)
+
+	for _, tc := range []struct {
+		name, base, path, token string
+		limit                   int
+	}{
+		{"key creation", ks.url, "/auth/keys", adminToken, server.SmallBodyBytes},
+		{"whitelist", ks.url, "/api/keys/" + keyID + "/whitelist", key, server.SmallBodyBytes},
+		{"organizations", fed.url, "/api/v1/federated/organizations", fedKey, server.SmallBodyBytes},
+		{"round keys", fed.url, "/api/v1/federated/rounds/0/keys", fedKey, server.SmallBodyBytes},
+		{"round shares", fed.url, "/api/v1/federated/rounds/0/shares", fedKey, server.RoundBodyBytes},
+		{"round reveals", fed.url, "/api/v1/federated/rounds/0/reveals", fedKey, server.RoundBodyBytes},
+		{"webhook registration", hooks.url, "/webhooks", hookKey, server.SmallBodyBytes},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &keyServer{url: tc.base}
+			for _, idem := range [][]string{nil, {"Idempotency-Key: over-" + tc.name}} {
+				r := c.call(t, "POST", tc.path, tc.token, padded(tc.limit+1), idem...)
+				assert.Equal(t, http.StatusRequestEntityTooLarge, r.status, "%s %v", idem, r.body)
+				assert.Equal(t, tooLarge(tc.limit), r.detail())
+			}
+			// At the limit the body is read and judged on its content.
+			for _, idem := range [][]string{nil, {"Idempotency-Key: at-" + tc.name}} {
+				r := c.call(t, "POST", tc.path, tc.token, padded(tc.limit), idem...)
+				assert.NotEqual(t, http.StatusRequestEntityTooLarge, r.status, "%s %v", idem, r.body)
+			}
+		})
+	}
+
+	// 1000 allow-list entries, the most a key takes, fit the limit even as
+	// IPv6 prefixes in their longest form; the 1001st is refused.
+	ips := make([]string, 1001)
+	ips[0] = "127.0.0.1/32" // the test client, so the key still works
+	for i := 1; i < len(ips); i++ {
+		ips[i] = fmt.Sprintf("fd00:ffff:ffff:ffff:ffff:ffff:ffff:%04x/128", i)
+	}
+	r := ks.call(t, "POST", "/api/keys/"+keyID+"/whitelist", key, map[string]any{"ips": ips[:1000]})
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	assert.Len(t, r.body["ips"], 1000)
+	r = ks.call(t, "POST", "/api/keys/"+keyID+"/whitelist", key, map[string]any{"ips": ips})
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Equal(t, "Validation error: at most 1000 allow-list entries", r.detail())
+}
+
+// webhookServer is a server with a webhook registry and a key that may
+// register endpoints.
+func webhookServer(t *testing.T) (*keyServer, string) {
+	t.Helper()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	kst, err := store.NewKeyStore(db)
+	require.NoError(t, err)
+	keys, err := apikey.New(kst, apikey.WithAdminToken(adminToken))
+	require.NoError(t, err)
+	t.Cleanup(func() { keys.Close(context.Background()) })
+	ws, err := store.NewWebhookStore(db)
+	require.NoError(t, err)
+	reg, err := webhook.NewRegistry(ws, webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithOwner(server.WebhookOwner))
+	require.NoError(t, err)
+	fk, err := cipher.GenerateKey()
+	require.NoError(t, err)
+	kr, err := cipher.ParseKeyring(fk)
+	require.NoError(t, err)
+	svc, err := healthagents.New(kr)
+	require.NoError(t, err)
+	h, err := server.New(server.Deps{Service: svc, Keys: keys, Webhooks: reg})
+	require.NoError(t, err)
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	srv := &keyServer{url: ts.URL, keys: keys}
+	key, _ := srv.create(t, server.CreateKeyRequest{Organization: "clinic-a"})
+	return srv, key
+}
+
+// TestFederatedBodyLimits: a submission of more than 5000 records is 413
+// naming the count, a body beyond 39 MiB is 413 naming the limit, and a
+// gradient body beyond its limit (16 MiB by default) is 413.
+func TestFederatedBodyLimits(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	s := newFedServer(t, db, testFedConfig(), nil, nil, func(f *server.FederatedAPI) { f.MaxGradientBytes = 1 << 20 })
+	s.register(t, "hospital-a")
+	res := s.ks.call(t, "POST", "/submit-federated-update", "", padded(server.MaxFederatedBodyBytes+1))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, res.status)
+	assert.Equal(t, tooLarge(server.MaxFederatedBodyBytes), res.detail())
+
+	res = s.ks.call(t, "POST", "/api/v1/federated/gradients", s.keys["hospital-a"], padded(1<<20+1))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, res.status)
+	assert.Equal(t, tooLarge(1<<20), res.detail())
+	res = s.ks.call(t, "POST", "/api/v1/federated/gradients", s.keys["hospital-a"], padded(1<<20))
+	assert.Equal(t, http.StatusBadRequest, res.status, "at the limit the body is read: %v", res.body)
+
+	// The default gradient limit, 16 MiB.
+	d := newFedServer(t, storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)}), testFedConfig(), nil, nil, nil)
+	d.register(t, "hospital-a")
+	res = d.ks.call(t, "POST", "/api/v1/federated/gradients", d.keys["hospital-a"], padded(server.DefaultMaxGradientBytes+1))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, res.status)
+	assert.Equal(t, tooLarge(server.DefaultMaxGradientBytes), res.detail())
+}
+
+// TestIdempotencyKeyReadsNoBodyBeforeTheGate: a request with an
+// Idempotency-Key that is shed at the admission gate is answered 503
+// without the server reading its body; the client here never sends the
+// body it announced, so a server that buffered it first would never
+// answer. (The deadline only catches that hang; nothing is timed.)
+func TestIdempotencyKeyReadsNoBodyBeforeTheGate(t *testing.T) {
+	t.Parallel()
+	att := &blockingAttestor{entered: make(chan struct{}, 4), release: make(chan struct{})}
+	f := setup(t, setupOpts{
+		svcOpts:    []healthagents.Option{healthagents.WithAttestor(att)},
+		serverOpts: []server.Option{server.WithMaxInFlight(1), server.WithAdmissionQueue(0, time.Second)},
+	})
+	t.Cleanup(att.releaseAll)
+	body := map[string]any{"patient_data": f.seal(t, baseRecord()), "procedure_code": "PROC001"}
+	done := make(chan int, 1)
+	go func() {
+		status, _, _ := f.do(t, "POST", "/verify-eligibility", body)
+		done <- status
+	}()
+	<-att.entered // the only proof slot is taken
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(f.url, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(time.Minute)))
+	_, err = fmt.Fprintf(conn, "POST /verify-eligibility HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+
+		"Idempotency-Key: unsent-body\r\nContent-Length: 1000000\r\n\r\n")
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err, "no answer: the server waited for the body")
+	defer resp.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
+
+	att.releaseAll()
+	assert.Equal(t, http.StatusOK, <-done)
+}
+
+// TestV1MedicationsBound: a v1 prescription of more than 10 medications is
+// refused before any lookup; 10 pass that check (the unknown patient is
+// what answers then).
+func TestV1MedicationsBound(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	kst, err := store.NewKeyStore(db)
+	require.NoError(t, err)
+	keys, err := apikey.New(kst)
+	require.NoError(t, err)
+	t.Cleanup(func() { keys.Close(context.Background()) })
+	fk, err := cipher.GenerateKey()
+	require.NoError(t, err)
+	kr, err := cipher.ParseKeyring(fk)
+	require.NoError(t, err)
+	svc, err := healthagents.New(kr)
+	require.NoError(t, err)
+	ps, err := store.NewPatientStore(db)
+	require.NoError(t, err)
+	rs, err := store.NewPrescriptionStore(db)
+	require.NoError(t, err)
+	v1, err := healthagents.NewV1(svc, ps, rs)
+	require.NoError(t, err)
+	h, err := server.New(server.Deps{Service: svc, Keys: keys, V1: v1})
+	require.NoError(t, err)
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	key, _, err := keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-a", Scopes: []apikey.Scope{apikey.ScopePrescription}})
+	require.NoError(t, err)
+
+	rx := func(n int) map[string]any {
+		meds := make([]map[string]any, n)
+		for i := range meds {
+			meds[i] = map[string]any{"ndc_code": "0071-0155-23", "name": "atorvastatin", "strength": "10 mg", "quantity": 30, "days_supply": 30, "refills": 0}
+		}
+		return map[string]any{"patient_id": "PT-000123", "provider_npi": "1234567893", "medications": meds}
+	}
+	c := &keyServer{url: ts.URL}
+	r := c.call(t, "POST", "/api/v1/prescriptions/validate", key, rx(healthagents.MaxMedications+1))
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Equal(t, "Validation error: field 'medications' holds more than 10 medications", r.detail())
+	r = c.call(t, "POST", "/api/v1/prescriptions/validate", key, rx(healthagents.MaxMedications))
+	assert.NotContains(t, r.detail(), "medications", "10 medications pass the bound: %v", r.body)
+	assert.Equal(t, http.StatusNotFound, r.status, r.body)
+}
