@@ -251,9 +251,14 @@ func (s *Service) OpenRecord(ctx context.Context, env *PatientData, prefix strin
 // envelopeError maps cipher errors to the spec's messages.
 func envelopeError(err error, prefix string) error {
 	var fe *cipher.FieldError
+	var ee *cipher.EnvelopeError
 	switch {
 	case errors.As(err, &fe):
 		return WrapError(CodeInvalid, err, fmt.Sprintf("Validation error: field '%s' is required", fe.Field))
+	case errors.Is(err, cipher.ErrInvalidPatientID) && errors.As(err, &ee):
+		// Over 64 bytes or control characters: worded as checkCode words
+		// an over-long or control-laden code.
+		return WrapError(CodeInvalid, err, fmt.Sprintf("Validation error: field '%s' %s", ee.Field, ee.Reason))
 	case errors.Is(err, cipher.ErrInvalidHashFormat):
 		return WrapError(CodeInvalid, err, prefix+": Invalid data_hash")
 	case errors.Is(err, cipher.ErrHashMismatch):

@@ -197,3 +197,29 @@ func TestProofErrorsNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvelopePatientIDRefused: an in-process caller gets the same 400
+// detail as an HTTP one for an envelope whose patient_id is over 64 bytes or
+// carries control characters (cipher refuses it before decrypting).
+func TestEnvelopePatientIDRefused(t *testing.T) {
+	t.Parallel()
+	svc, kr := newService(t)
+	for name, tc := range map[string]struct{ id, detail string }{
+		"fail/too long":          {strings.Repeat("P", 65), "Validation error: field 'patient_id' is longer than 64 characters"},
+		"fail/control in id":     {"PT-1\nforged", "Validation error: field 'patient_id' contains control characters"},
+		"fail/DEL in the id":     {"PT-\x7f", "Validation error: field 'patient_id' contains control characters"},
+		"fail/33 two-byte runes": {strings.Repeat("é", 33), "Validation error: field 'patient_id' is longer than 64 characters"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env := envelope(t, kr)
+			env.PatientID = tc.id
+			_, err := svc.VerifyEligibility(t.Context(), env, "PROC001")
+			assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
+			assert.Equal(t, tc.detail, healthagents.ErrorDetail(err))
+			_, err = svc.ValidatePrescription(t.Context(), env, "6809")
+			assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
+			assert.Equal(t, tc.detail, healthagents.ErrorDetail(err))
+		})
+	}
+}

@@ -31,9 +31,9 @@ type Config struct {
 	// TrustedProxies (TRUSTED_PROXIES, comma-separated addresses or CIDR
 	// ranges) are believed about X-Forwarded-For and X-Forwarded-Proto.
 	TrustedProxies []string
-	// MaxInFlight (MAX_IN_FLIGHT) is how many heavy requests (proofs,
-	// federated submissions) run at once; 0 = GOMAXPROCS. See
-	// server.WithMaxInFlight.
+	// MaxInFlight (MAX_IN_FLIGHT) is how many heavy requests of each class
+	// (proof routes; federated submissions) run at once; 0 = GOMAXPROCS.
+	// See server.WithMaxInFlight.
 	MaxInFlight int
 	// MaxConnections (MAX_CONNECTIONS) caps open client connections of
 	// `healthagents serve`; 0 = 4096.

@@ -165,7 +165,8 @@ type FederatedRound struct {
 // enters it into round (the open round, see Status). Errors: 400 for a
 // wrong round (the detail names the current one) or an envelope that does
 // not check out, 409 when the round no longer takes participants or the
-// organization already takes part, 413 beyond 5000 records, 504 on timeout.
+// organization already takes part, 413 beyond 5000 records, 500 with the
+// detail "Federated learning submission failed: Timeout" on timeout.
 func (c *Client) SubmitFederatedUpdate(ctx context.Context, envs []*healthagents.PatientData, round int) (*FederatedUpdateResult, error) {
 	var out FederatedUpdateResult
 	body := struct {

@@ -1,11 +1,9 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/healthagents/healthagents"
-	"github.com/healthagents/healthagents/cipher"
 )
 
 // statusOf is the one code → status table of the server. A timeout is a
@@ -41,7 +39,6 @@ type ErrorBody struct {
 
 // writeError renders err as {"detail": ...} with the status of its code.
 func (s *srv) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	err = envelopeFieldError(err)
 	code := healthagents.ErrorCode(err)
 	status := StatusOf(code)
 	if status >= 500 && code == healthagents.CodeInternal {
@@ -53,17 +50,4 @@ func (s *srv) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // writeDetail renders a status and detail.
 func writeDetail(w http.ResponseWriter, status int, detail string) {
 	writeJSON(w, status, ErrorBody{Detail: detail})
-}
-
-// envelopeFieldError turns an envelope refused for its patient_id (cipher's
-// field checks: over 64 bytes, control characters) into the 400 the
-// service gives an over-long or control-laden code. The service's envelope
-// error table does not name cipher.ErrInvalidPatientID yet, so the error
-// arrives here as an internal one with the cipher error as its cause.
-func envelopeFieldError(err error) error {
-	var ee *cipher.EnvelopeError
-	if !errors.Is(err, cipher.ErrInvalidPatientID) || !errors.As(err, &ee) {
-		return err
-	}
-	return healthagents.WrapError(healthagents.CodeInvalid, err, "Validation error: field '"+ee.Field+"' "+ee.Reason)
 }

@@ -22,6 +22,10 @@ const (
 	// aggregation round: one entry per other participant, under 1 KiB each
 	// with 256-byte organization ids, so about a thousand participants.
 	RoundBodyBytes = 1 << 20
+	// BatchBodyBytes bounds a v1 batch validation: 25 prescriptions of at
+	// most 10 medications, every string at its length limit and written
+	// as \u escapes, take about 300 KiB.
+	BatchBodyBytes = 1 << 20
 )
 
 // bodyLimits names the routes whose limit is not the single-record one
@@ -39,19 +43,20 @@ var bodyLimits = map[string]int64{
 	"POST /api/v1/federated/rounds/{round}/reveals": RoundBodyBytes,
 	"POST /submit-federated-update":                 MaxFederatedBodyBytes,
 	"POST /api/v1/federated/gradients":              0, // FederatedAPI.MaxGradientBytes
+	// The v1 routes that carry no envelope: a few bounded fields (a
+	// prescription: at most 10 medications, under 16 KiB however escaped).
+	"POST /api/v1/eligibility/verify":           SmallBodyBytes,
+	"POST /api/v1/prescriptions/validate":       SmallBodyBytes,
+	"POST /api/v1/prescriptions/batch-validate": BatchBodyBytes,
+	"POST /api/v1/pharmacy/attestations":        SmallBodyBytes,
 }
 
-// singleRecordRoutes carry one envelope (or, on the v1 routes, a few
-// fields the v1 handlers bound themselves) and read up to the
-// single-record limit.
+// singleRecordRoutes carry one envelope and read up to the single-record
+// limit.
 var singleRecordRoutes = []string{
 	"POST /verify-eligibility",
 	"POST /validate-prescription",
 	"PUT /api/v1/patients/{patient_id}",
-	"POST /api/v1/eligibility/verify",
-	"POST /api/v1/prescriptions/validate",
-	"POST /api/v1/prescriptions/batch-validate",
-	"POST /api/v1/pharmacy/attestations",
 }
 
 // bodyLimit is the most a route reads, or 0 for a route without a body

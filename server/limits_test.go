@@ -216,7 +216,7 @@ func TestV1MedicationsBound(t *testing.T) {
 	rx := func(n int) map[string]any {
 		meds := make([]map[string]any, n)
 		for i := range meds {
-			meds[i] = map[string]any{"ndc_code": "0071-0155-23", "name": "atorvastatin", "strength": "10 mg", "quantity": 30, "days_supply": 30, "refills": 0}
+			meds[i] = map[string]any{"ndc_code": fmt.Sprintf("0071-0155-%02d", 20+i), "name": "atorvastatin", "strength": "10 mg", "quantity": 30, "days_supply": 30, "refills": 0}
 		}
 		return map[string]any{"patient_id": "PT-000123", "provider_npi": "1234567893", "medications": meds}
 	}
@@ -227,4 +227,60 @@ func TestV1MedicationsBound(t *testing.T) {
 	r = c.call(t, "POST", "/api/v1/prescriptions/validate", key, rx(healthagents.MaxMedications))
 	assert.NotContains(t, r.detail(), "medications", "10 medications pass the bound: %v", r.body)
 	assert.Equal(t, http.StatusNotFound, r.status, r.body)
+}
+
+// TestV1BodyLimits: the v1 routes that carry no envelope read at most what
+// their bounded fields can take (64 KiB; a batch 1 MiB), PUT
+// /api/v1/patients one maximal envelope. A body one byte over is 413 with
+// the limit named; the largest legitimate body (every string at its length
+// limit, every character written as a \u escape) stays under the limit.
+func TestV1BodyLimits(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	e := newV1Env(t, db)
+	key, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-l"})
+	require.NoError(t, err)
+	c := &keyServer{url: e.url}
+
+	// Go's encoder writes '<' as \u003c: six bytes a character.
+	worst := func(n int) string { return strings.Repeat("<", n) }
+	maxMeds := make([]healthagents.V1Medication, 10)
+	for i := range maxMeds {
+		maxMeds[i] = healthagents.V1Medication{NDCCode: worst(64), Name: worst(64), Strength: worst(64),
+			Quantity: 5000, DaysSupply: 365, Refills: 11}
+	}
+	maxRx := healthagents.V1PrescriptionRequest{PatientID: worst(64), ProviderNPI: worst(64),
+		Medications: maxMeds, Indication: worst(256), PharmacyNPI: worst(64)}
+	batch := make([]healthagents.V1PrescriptionRequest, healthagents.MaxBatch)
+	for i := range batch {
+		batch[i] = maxRx
+	}
+	envelope := healthagents.PatientData{PatientID: "PT-1", EncryptedData: strings.Repeat("A", cipher.MaxEncryptedSize),
+		IPFSCID: worst(128), DataHash: worst(64)}
+
+	for _, tc := range []struct {
+		name, method, path string
+		limit              int
+		largest            any // the largest legitimate body
+	}{
+		{"eligibility", "POST", "/api/v1/eligibility/verify", server.SmallBodyBytes,
+			healthagents.V1EligibilityRequest{PatientID: worst(64), MemberID: worst(64), ProcedureCode: worst(64), ProviderNPI: worst(64)}},
+		{"prescription", "POST", "/api/v1/prescriptions/validate", server.SmallBodyBytes, maxRx},
+		{"batch", "POST", "/api/v1/prescriptions/batch-validate", server.BatchBodyBytes, map[string]any{"prescriptions": batch}},
+		{"pharmacy attestation", "POST", "/api/v1/pharmacy/attestations", server.SmallBodyBytes,
+			map[string]any{"pharmacy_npi": worst(64), "ndc_code": worst(64), "estimated_availability": worst(64)}},
+		{"patient registration", "PUT", "/api/v1/patients/PT-1", server.DefaultMaxBodyBytes, envelope},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := c.call(t, tc.method, tc.path, key, padded(tc.limit+1))
+			assert.Equal(t, http.StatusRequestEntityTooLarge, r.status, "%v", r.body)
+			assert.Equal(t, tooLarge(tc.limit), r.detail())
+
+			b, err := json.Marshal(tc.largest)
+			require.NoError(t, err)
+			require.Less(t, len(b), tc.limit, "the largest legitimate body fits")
+			r = c.call(t, tc.method, tc.path, key, json.RawMessage(b))
+			assert.NotEqual(t, http.StatusRequestEntityTooLarge, r.status, "%v", r.body)
+		})
+	}
 }

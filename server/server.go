@@ -11,6 +11,7 @@ import (
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/audit"
+	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/webhook"
 )
@@ -106,8 +107,11 @@ func WithHealthCache(d time.Duration) Option {
 	return func(o *options) error { o.healthTTL = d; return nil }
 }
 
-// DefaultMaxBodyBytes is the default limit on single-record request bodies.
-const DefaultMaxBodyBytes = 2 << 20
+// DefaultMaxBodyBytes is the default limit on single-record request
+// bodies: one envelope at cipher.MaxEncryptedSize, with 64 KiB for the
+// other fields and JSON escaping (an encoder that writes '/' as "\/" adds
+// about 1.6 % to Base64 text).
+const DefaultMaxBodyBytes = cipher.MaxEncryptedSize + SmallBodyBytes
 
 type srv struct {
 	deps   Deps

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -322,7 +323,7 @@ func TestVerifyEligibilityErrors(t *testing.T) {
 		{"not an object", `[1,2]`, 400, "Invalid request format: body must be a JSON object"},
 		{"empty body", ``, 400, "Invalid request format: missing field 'patient_data'"},
 		{"too deep", strings.Repeat("[", 100) + strings.Repeat("]", 100), 400, "Invalid request format: JSON nested deeper than 32 levels"},
-		{"too large", `{"patient_data":{"patient_id":"` + strings.Repeat("x", server.DefaultMaxBodyBytes) + `"}}`, 413, "Request body too large: the limit is 2097152 bytes"},
+		{"too large", `{"patient_data":{"patient_id":"` + strings.Repeat("x", server.DefaultMaxBodyBytes) + `"}}`, 413, fmt.Sprintf("Request body too large: the limit is %d bytes", server.DefaultMaxBodyBytes)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
