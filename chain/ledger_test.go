@@ -20,8 +20,10 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -377,6 +379,30 @@ func TestJSONRPCEndpoint(t *testing.T) {
 	got, err := remote.Statement(ctx, rc.TxHash)
 	require.NoError(t, err)
 	assert.Equal(t, fixtureKind, got.Kind)
+
+	// A consumer with its own client finds the statements this account
+	// recorded by the indexed submitter topic alone (eth_getLogs), and none
+	// under another account (docs/decisions/zkp.md: filter on the
+	// service's submitter). The topic comes from the event's canonical
+	// signature, not from our bindings.
+	consumer, err := ethclient.DialContext(ctx, endpoint)
+	require.NoError(t, err)
+	defer consumer.Close()
+	signature := crypto.Keccak256Hash([]byte("StatementVerified(bytes32,bytes32,address,uint256[])"))
+	bySubmitter := func(submitter common.Address) []common.Hash {
+		found, err := consumer.FilterLogs(ctx, ethereum.FilterQuery{
+			FromBlock: big.NewInt(0), Addresses: []common.Address{addrs.Registry},
+			Topics: [][]common.Hash{{signature}, nil, nil, {common.BytesToHash(submitter.Bytes())}},
+		})
+		require.NoError(t, err)
+		var txs []common.Hash
+		for _, lg := range found {
+			txs = append(txs, lg.TxHash)
+		}
+		return txs
+	}
+	assert.Equal(t, []common.Hash{rc.TxHash}, bySubmitter(remote.Account()))
+	assert.Empty(t, bySubmitter(common.HexToAddress("0x000000000000000000000000000000000000dEaD")))
 
 	bad := clone(st.proof)
 	bad[0], bad[6] = bad[6], bad[0]

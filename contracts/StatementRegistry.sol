@@ -26,7 +26,7 @@ contract StatementRegistry {
     event OwnershipTransferred(address indexed previousOwner, address indexed newOwner);
     event VerifierRegistered(bytes32 indexed kind, address indexed verifier);
     /// @notice A proof for `kind` over `inputs` was verified; inputsHash = keccak256(abi.encodePacked(inputs)).
-    event StatementVerified(bytes32 indexed kind, bytes32 indexed inputsHash, address submitter, uint256[] inputs);
+    event StatementVerified(bytes32 indexed kind, bytes32 indexed inputsHash, address indexed submitter, uint256[] inputs);
 
     error NotOwner();
     error NotAContract(address account);

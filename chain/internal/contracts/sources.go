@@ -4,7 +4,7 @@ package contracts
 
 // SourcesSHA256 is the SHA-256 of the Solidity sources, compile.js and
 // package.json these bindings were generated from.
-const SourcesSHA256 = "377f1cc50e24054f80be6c108b816d7510aa5a39726604c90666cdf0a0d50bfe"
+const SourcesSHA256 = "7e175dee6a92cc6627a0be85ad0d458dc815492c324e7c32989a3632f1e79914"
 
 // SolcVersion is the compiler that produced the bytecode.
 const SolcVersion = "0.8.28+commit.7893614a.Emscripten.clang"
