@@ -320,8 +320,9 @@ type PrescriptionData struct {
 
 // Emit implements healthagents.EventSink: it builds the payload and writes
 // it to the outbox, one row per subscribed endpoint, before returning. The
-// patient id is replaced by its keyed hash, and only the fields of the
-// event's data type are kept: nothing else from e.Data leaves the service.
+// patient id is replaced by its keyed pseudonym for the receiving owner,
+// and only the fields of the event's data type are kept: nothing else from
+// e.Data leaves the service.
 func (r *Registry) Emit(ctx context.Context, e healthagents.Event) error {
 	m, ok, err := r.Prepare(ctx, e)
 	if err != nil || !ok {
