@@ -71,6 +71,9 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("DATA_DIR: %w", err)
 	}
+	if !cfg.Production {
+		logger.Warn(developmentWarning)
+	}
 	a = &App{Config: cfg, logger: logger, bootstrapOut: out}
 	opened := a // the error returns below set a to nil
 	defer func() {
@@ -120,7 +123,7 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if a.V1, err = openV1(a.Service, a.DB, a.Webhooks, a.IPFS, logger, a.v1Options()...); err != nil {
 		return nil, err
 	}
-	if a.Audit, err = openAudit(a.DB); err != nil {
+	if a.Audit, err = openAudit(a.DB, store.WithKeySealer(a.Keyring)); err != nil {
 		return nil, err
 	}
 	deps := server.Deps{
@@ -157,9 +160,12 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 // openWebhooks builds the webhook registry and starts its dispatcher.
 // Events reach only the endpoints of the requester's owner. Outside
 // production, http:// and loopback endpoint URLs are accepted (private,
-// link-local and metadata addresses never are).
+// link-local and metadata addresses never are); Open warns of it.
 func (a *App) openWebhooks(ctx context.Context, cfg Config, logger *slog.Logger) error {
-	st, err := store.NewWebhookStore(a.DB)
+	// The pseudonym key (shared with the audit log) is kept sealed with
+	// the Fernet keyring; one kept in clear by an earlier version is
+	// sealed on first use.
+	st, err := store.NewWebhookStore(a.DB, store.WithKeySealer(a.Keyring))
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,10 @@ import (
 )
 
 // openAudit opens the access audit log in db. A read by prescription id
-// finds its patient in the stored validations.
-func openAudit(db *store.DB) (*audit.Log, error) {
-	st, err := store.NewAuditStore(db)
+// finds its patient in the stored validations. opts must hold the
+// WebhookStore's key sealer: the two share the pseudonym key.
+func openAudit(db *store.DB, opts ...store.KeyOption) (*audit.Log, error) {
+	st, err := store.NewAuditStore(db, opts...)
 	if err != nil {
 		return nil, err
 	}

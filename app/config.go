@@ -49,6 +49,14 @@ type Config struct {
 	ChainReplaceVerifiers bool
 }
 
+// developmentWarning is logged at every start outside production: an
+// unset HEALTHAGENTS_ENV means development, which the README's quick start
+// relies on, and must never go unnoticed on a server others can reach.
+const developmentWarning = "DEVELOPMENT MODE (HEALTHAGENTS_ENV is unset or development): " +
+	"webhook endpoints may use http:// URLs and resolve to loopback addresses (127.0.0.0/8, ::1), " +
+	"sk_dev_ keys are issued and accepted, and a one-time bootstrap admin token is printed when ADMIN_TOKEN is unset. " +
+	"Set HEALTHAGENTS_ENV=production on any server others can reach."
+
 // ConfigFromEnv reads the settings through getenv (os.Getenv in the binary).
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{

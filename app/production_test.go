@@ -38,6 +38,9 @@ func TestProductionRules(t *testing.T) {
 		assert.Empty(t, out.String(), "production never prints a bootstrap token")
 		assert.NotContains(t, logs.String(), "hab_")
 	})
+	t.Run("no development-mode warning", func(t *testing.T) {
+		assert.NotContains(t, logs.String(), "DEVELOPMENT MODE")
+	})
 
 	all := apikey.AllScopes
 	live, _, err := a.Keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Live, Scopes: all})

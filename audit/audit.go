@@ -200,7 +200,8 @@ type Store interface {
 	// Scan calls fn with every entry in sequence order.
 	Scan(ctx context.Context, fn func(Entry) error) error
 	// PseudonymKey returns the deployment's key for hashing patient ids,
-	// storing candidate if none is stored yet (the webhook payloads' key).
+	// storing candidate if none is stored yet (the key webhook pseudonyms
+	// are derived from).
 	PseudonymKey(ctx context.Context, candidate []byte) ([]byte, error)
 }
 
@@ -308,8 +309,9 @@ func (l *Log) Record(ctx context.Context, as ...Access) error {
 }
 
 // PatientRef returns the reference entries carry for a patient id: the hex
-// HMAC-SHA256 of the id under the deployment's pseudonym key, the same
-// value webhook payloads carry as patient_id.
+// HMAC-SHA256 of the id under the deployment's pseudonym key. Webhook
+// payloads carry a per-owner pseudonym derived from it
+// (webhook.OwnerPseudonym(ref, owner)), not this value.
 func (l *Log) PatientRef(ctx context.Context, patientID string) (string, error) {
 	key, err := l.pseudonymKey(ctx)
 	if err != nil {

@@ -138,6 +138,10 @@ var (
 	ErrWebhookTimestamp = errors.New("client: webhook timestamp outside the tolerance")
 	// ErrWebhookSignature: no signature in webhook-signature matches.
 	ErrWebhookSignature = errors.New("client: webhook signature does not match")
+	// ErrWebhookTolerance: WithWebhookTolerance was given zero or less. To
+	// verify without the timestamp check, say so with
+	// WithoutWebhookTimestampCheck.
+	ErrWebhookTolerance = errors.New("client: webhook tolerance must be positive (WithoutWebhookTimestampCheck turns the check off)")
 )
 
 // DefaultWebhookTolerance is how far webhook-timestamp may be from now.
@@ -148,14 +152,24 @@ type WebhookOption func(*webhookVerifier)
 
 type webhookVerifier struct {
 	tolerance time.Duration
+	noCheck   bool
 	now       func() time.Time
 }
 
 // WithWebhookTolerance sets how far the timestamp may be from now, either
-// way (default 5 min). Zero or less turns the check off — only for replaying
-// stored deliveries in tests.
+// way (default 5 min). It must be positive: zero or less makes every
+// verification fail with ErrWebhookTolerance rather than silently skip the
+// replay check. Sub-second values work: the timestamp has whole seconds,
+// so a delivery passes if any instant of its second is within d of now.
 func WithWebhookTolerance(d time.Duration) WebhookOption {
 	return func(v *webhookVerifier) { v.tolerance = d }
+}
+
+// WithoutWebhookTimestampCheck verifies the signature only, accepting a
+// delivery of any age. Only for replaying stored deliveries (tests, audits):
+// a live receiver that uses it accepts replays of captured deliveries.
+func WithoutWebhookTimestampCheck() WebhookOption {
+	return func(v *webhookVerifier) { v.noCheck = true }
 }
 
 // WithWebhookClock sets the clock the timestamp is compared with (default
@@ -169,13 +183,17 @@ func WithWebhookClock(now func() time.Time) WebhookOption {
 // possibly several, space-separated, as during secret rotation) matching
 // "{webhook-id}.{webhook-timestamp}.{body}" under the Base64-decoded part of
 // secret after "whsec_", compared in constant time; and webhook-timestamp
-// must be within the tolerance of now. Pass the body exactly as received,
+// must be within the tolerance of now (5 min unless WithWebhookTolerance
+// says otherwise). Pass the body exactly as received,
 // before any JSON decoding. Deliveries are at least once: deduplicate on
 // webhook-id.
 func VerifyWebhook(secret string, headers http.Header, body []byte, opts ...WebhookOption) error {
 	v := webhookVerifier{tolerance: DefaultWebhookTolerance, now: time.Now}
 	for _, o := range opts {
 		o(&v)
+	}
+	if !v.noCheck && v.tolerance <= 0 {
+		return ErrWebhookTolerance
 	}
 	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
 	if err != nil || len(key) == 0 {
@@ -189,10 +207,12 @@ func VerifyWebhook(secret string, headers http.Header, body []byte, opts ...Webh
 	if err != nil {
 		return ErrWebhookHeaders
 	}
-	if v.tolerance > 0 {
-		now := v.now().Unix()
-		tol := int64(v.tolerance / time.Second)
-		if sec < now-tol || sec > now+tol {
+	if !v.noCheck {
+		// The sender signed at some instant of second sec: accept when one
+		// of [sec, sec+1s) is within the tolerance of now.
+		signed := time.Unix(sec, 0)
+		now := v.now()
+		if now.Sub(signed.Add(time.Second)) >= v.tolerance || signed.Sub(now) > v.tolerance {
 			return ErrWebhookTimestamp
 		}
 	}

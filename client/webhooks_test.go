@@ -37,6 +37,9 @@ func TestVerifyWebhook(t *testing.T) {
 	at := func(sec int64) client.WebhookOption {
 		return client.WithWebhookClock(func() time.Time { return time.Unix(sec, 0) })
 	}
+	atNano := func(sec, nsec int64) client.WebhookOption {
+		return client.WithWebhookClock(func() time.Time { return time.Unix(sec, nsec) })
+	}
 	other := "whsec_c2VjcmV0LW9mLWFub3RoZXItZW5kcG9pbnQtMTIzNA=="
 	tests := []struct {
 		name   string
@@ -64,6 +67,17 @@ func TestVerifyWebhook(t *testing.T) {
 			return h
 		}(), vecBody, nil, client.ErrWebhookHeaders},
 		{"fail/bad secret", "whsec_***", hookHeaders(vecID, vecTS, vecSig), vecBody, []client.WebhookOption{at(vecTS)}, client.ErrWebhookSecret},
+		{"fail/zero tolerance", vecSecret, hookHeaders(vecID, vecTS, vecSig), vecBody, []client.WebhookOption{at(vecTS), client.WithWebhookTolerance(0)}, client.ErrWebhookTolerance},
+		{"fail/negative tolerance", vecSecret, hookHeaders(vecID, vecTS, vecSig), vecBody, []client.WebhookOption{at(vecTS + 86400), client.WithWebhookTolerance(-time.Second)}, client.ErrWebhookTolerance},
+		{"ok/explicitly unchecked", vecSecret, hookHeaders(vecID, vecTS, vecSig), vecBody, []client.WebhookOption{at(vecTS + 86400), client.WithoutWebhookTimestampCheck()}, nil},
+		{"fail/unchecked still verifies", vecSecret, hookHeaders(vecID, vecTS, vecSig), `{}`, []client.WebhookOption{client.WithoutWebhookTimestampCheck()}, client.ErrWebhookSignature},
+		// A sub-second tolerance is not exact-second matching: the sender
+		// signed somewhere within the header's second.
+		{"ok/sub-second tolerance, same second", vecSecret, hookHeaders(vecID, vecTS, vecSig), vecBody, []client.WebhookOption{atNano(vecTS, 700e6), client.WithWebhookTolerance(500 * time.Millisecond)}, nil},
+		{"ok/sub-second tolerance, next second", vecSecret, hookHeaders(vecID, vecTS, vecSig), vecBody, []client.WebhookOption{atNano(vecTS+1, 300e6), client.WithWebhookTolerance(500 * time.Millisecond)}, nil},
+		{"ok/sub-second tolerance, a bit early", vecSecret, hookHeaders(vecID, vecTS, vecSig), vecBody, []client.WebhookOption{atNano(vecTS-1, 600e6), client.WithWebhookTolerance(500 * time.Millisecond)}, nil},
+		{"fail/sub-second tolerance, too late", vecSecret, hookHeaders(vecID, vecTS, vecSig), vecBody, []client.WebhookOption{atNano(vecTS+1, 600e6), client.WithWebhookTolerance(500 * time.Millisecond)}, client.ErrWebhookTimestamp},
+		{"fail/sub-second tolerance, too early", vecSecret, hookHeaders(vecID, vecTS, vecSig), vecBody, []client.WebhookOption{atNano(vecTS-1, 400e6), client.WithWebhookTolerance(500 * time.Millisecond)}, client.ErrWebhookTimestamp},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,7 +32,7 @@ type AuditEntry struct {
 	Organization string    `json:"organization,omitempty" doc:"The key's organization."`
 	ClientIP     string    `json:"client_ip,omitempty" doc:"The caller's address as the server saw it (X-Forwarded-For only from a trusted proxy)."`
 	Action       string    `json:"action" enum:"eligibility.verify,prescription.validate,patient.put,patient.delete,v1.eligibility.verify,v1.prescription.validate,v1.prescription.read,federated.submit"`
-	PatientRef   string    `json:"patient_ref,omitempty" doc:"HMAC-SHA256 of the patient id under the deployment's pseudonym key (the patient_id of webhook payloads); absent when the access named no single patient."`
+	PatientRef   string    `json:"patient_ref,omitempty" doc:"HMAC-SHA256 of the patient id under the deployment's pseudonym key, the same for every account (webhook payloads carry a per-account pseudonym derived from it, webhook.OwnerPseudonym); absent when the access named no single patient."`
 	Resource     string    `json:"resource,omitempty" doc:"Another object the access named, e.g. prescription:rx_..."`
 	Records      int       `json:"records,omitempty" doc:"Records carried by a federated submission."`
 	Outcome      string    `json:"outcome" enum:"success,denied,error" doc:"success below 400, denied for 401/403, error otherwise."`

@@ -21,7 +21,6 @@ import (
 	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
-	"github.com/healthagents/healthagents/webhook"
 )
 
 // padded is a JSON object of exactly n bytes.
@@ -46,7 +45,8 @@ func TestSmallRoutesHaveSmallBodyLimits(t *testing.T) {
 	fed := newFedServer(t, storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)}), testFedConfig(), nil, nil, nil)
 	fed.register(t, "hospital-a")
 	fedKey := fed.keys["hospital-a"]
-	hooks, hookKey := webhookServer(t)
+	hooks := webhookServer(t, storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)}))
+	hookKey, _ := hooks.create(t, server.CreateKeyRequest{Organization: "clinic-a"})
 
 	for _, tc := range []struct {
 		name, base, path, token string
@@ -88,35 +88,6 @@ func TestSmallRoutesHaveSmallBodyLimits(t *testing.T) {
 	r = ks.call(t, "POST", "/api/keys/"+keyID+"/whitelist", key, map[string]any{"ips": ips})
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	assert.Equal(t, "Validation error: at most 1000 allow-list entries", r.detail())
-}
-
-// webhookServer is a server with a webhook registry and a key that may
-// register endpoints.
-func webhookServer(t *testing.T) (*keyServer, string) {
-	t.Helper()
-	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
-	kst, err := store.NewKeyStore(db)
-	require.NoError(t, err)
-	keys, err := apikey.New(kst, apikey.WithAdminToken(adminToken))
-	require.NoError(t, err)
-	t.Cleanup(func() { keys.Close(context.Background()) })
-	ws, err := store.NewWebhookStore(db)
-	require.NoError(t, err)
-	reg, err := webhook.NewRegistry(ws, webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithOwner(server.WebhookOwner))
-	require.NoError(t, err)
-	fk, err := cipher.GenerateKey()
-	require.NoError(t, err)
-	kr, err := cipher.ParseKeyring(fk)
-	require.NoError(t, err)
-	svc, err := healthagents.New(kr)
-	require.NoError(t, err)
-	h, err := server.New(server.Deps{Service: svc, Keys: keys, Webhooks: reg})
-	require.NoError(t, err)
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	srv := &keyServer{url: ts.URL, keys: keys}
-	key, _ := srv.create(t, server.CreateKeyRequest{Organization: "clinic-a"})
-	return srv, key
 }
 
 // TestFederatedBodyLimits: a submission of more than 5000 records is 413

@@ -38,7 +38,8 @@ func (s *srv) webhookRoutes() []route {
 		{Method: "POST", Path: "/webhooks", Handler: http.HandlerFunc(s.createWebhook), Doc: openapi.Operation{
 			OperationID: "createWebhook", Tags: []string{"webhooks"}, Summary: "Register a webhook endpoint",
 			Description: "Needs a key with the webhooks scope. Events of requests made with keys of the same owner (organization, or the key's rotation chain) are POSTed to url, signed as the Standard Webhooks specification says. " +
-				"400 for an unknown event, a non-HTTPS URL in production, or a host resolving to a loopback, private, link-local, CGNAT, multicast or metadata address. The secret is shown once.",
+				"400 for an unknown event, a non-HTTPS URL in production, an IPv4 host not written as four decimal numbers, a host resolving to a loopback, private, link-local, CGNAT, multicast or metadata address, or an account's 101st endpoint. " +
+				"The secret is shown once; a retry with the same Idempotency-Key from the same key within an hour replays this answer, secret included.",
 			Request: webhook.CreateRequest{}, Responses: map[int]openapi.Response{http.StatusCreated: {Description: "The endpoint and its signing secret, shown once.", Body: webhook.Created{}}},
 			Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 		}},
@@ -73,8 +74,9 @@ func webhookDocs() map[string]openapi.Operation {
 	const desc = "Sent with the Standard Webhooks headers webhook-id (the same for every attempt of one event to one endpoint), " +
 		"webhook-timestamp (Unix seconds of the attempt) and webhook-signature (`v1,` + Base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` " +
 		"keyed with the Base64-decoded part of the endpoint secret after `whsec_`). Verify it, e.g. with the SDK's client.VerifyWebhook, and reject timestamps older than a few minutes. " +
-		"Any 2xx acknowledges; 410 disables the endpoint; anything else, a timeout (10 s) or a redirect is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, later if Retry-After asks (capped at 1 h). " +
-		"Delivery is at least once: deduplicate on webhook-id."
+		"Any 2xx acknowledges; 410 disables the endpoint; anything else, a timeout (10 s) or a redirect is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each spread by up to ±20 %), later if Retry-After asks (capped at 1 h). " +
+		"At most two deliveries to one endpoint are in flight at once. Delivery is at least once: deduplicate on webhook-id. " +
+		"data.patient_id is a pseudonym per patient and receiving account: two accounts never get the same one for a patient."
 	replies := map[int]openapi.Response{
 		http.StatusOK:   {Description: "Any 2xx status acknowledges the event."},
 		http.StatusGone: {Description: "The endpoint is gone: it is disabled and gets no more events."},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -158,4 +159,99 @@ func mustRecord(t *testing.T) []byte {
 	b, err := baseRecord().Marshal()
 	require.NoError(t, err)
 	return b
+}
+
+// webhookServer is a server with a webhook registry over db whose clock
+// moves a millisecond per reading, so endpoints have distinct creation
+// times.
+func webhookServer(t *testing.T, db *store.DB) *keyServer {
+	t.Helper()
+	ks, err := store.NewKeyStore(db)
+	require.NoError(t, err)
+	keys, err := apikey.New(ks, apikey.WithAdminToken(adminToken))
+	require.NoError(t, err)
+	t.Cleanup(func() { keys.Close(context.Background()) })
+	ws, err := store.NewWebhookStore(db)
+	require.NoError(t, err)
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	reg, err := webhook.NewRegistry(ws, webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithClock(func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Millisecond)
+		return now
+	}))
+	require.NoError(t, err)
+	fk, err := cipher.GenerateKey()
+	require.NoError(t, err)
+	kr, err := cipher.ParseKeyring(fk)
+	require.NoError(t, err)
+	svc, err := healthagents.New(kr)
+	require.NoError(t, err)
+	h, err := server.New(server.Deps{Service: svc, Keys: keys, Webhooks: reg})
+	require.NoError(t, err)
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return &keyServer{url: ts.URL, keys: keys}
+}
+
+// GET /webhooks pages through more endpoints than fit on one page: each
+// page holds the next ones in creation order, total counts them all, and
+// the pages together hold each endpoint once.
+func TestWebhookListPages(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		srv := webhookServer(t, db)
+		key, _ := srv.create(t, server.CreateKeyRequest{Organization: "clinic-pages"})
+		other, _ := srv.create(t, server.CreateKeyRequest{Organization: "clinic-other"})
+		var created []string
+		for i := range 5 {
+			r := srv.call(t, "POST", "/webhooks", key, map[string]any{"url": "http://127.0.0.1:9/" + strconv.Itoa(i), "events": []string{"eligibility.verified"}})
+			require.Equal(t, 201, r.status, r.body)
+			created = append(created, r.body["id"].(string))
+		}
+		require.Equal(t, 201, srv.call(t, "POST", "/webhooks", other, map[string]any{"url": "http://127.0.0.1:9/x", "events": []string{"eligibility.verified"}}).status)
+
+		var paged []string
+		for _, p := range []struct{ offset, want int }{{0, 2}, {2, 2}, {4, 1}, {5, 0}, {9, 0}} {
+			r := srv.call(t, "GET", "/webhooks?offset="+strconv.Itoa(p.offset)+"&limit=2", key, nil)
+			require.Equal(t, 200, r.status, r.body)
+			assert.EqualValues(t, 5, r.body["total"], "offset %d", p.offset)
+			assert.EqualValues(t, p.offset, r.body["offset"])
+			assert.EqualValues(t, 2, r.body["limit"])
+			page := r.body["webhooks"].([]any)
+			require.Len(t, page, p.want, "offset %d", p.offset)
+			for _, e := range page {
+				paged = append(paged, e.(map[string]any)["id"].(string))
+			}
+		}
+		assert.Equal(t, created, paged, "the pages, in order, are the endpoints oldest first")
+
+		c, err := client.New(srv.url, client.WithAPIKey(key))
+		require.NoError(t, err)
+		page, err := c.ListWebhooksPage(t.Context(), 3, 2)
+		require.NoError(t, err)
+		assert.Equal(t, 5, page.Total)
+		require.Len(t, page.Items, 2)
+		assert.Equal(t, created[3:5], []string{page.Items[0].ID, page.Items[1].ID})
+	})
+}
+
+// A retried POST /webhooks with the same Idempotency-Key, from the same
+// key, replays the first answer, secret included (documented in
+// docs/decisions/webhooks.md): one endpoint is created, not two.
+func TestWebhookCreateReplayReturnsTheSameSecret(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	srv := webhookServer(t, db)
+	key, _ := srv.create(t, server.CreateKeyRequest{Organization: "clinic-idem"})
+	body := map[string]any{"url": "http://127.0.0.1:9/h", "events": []string{"eligibility.verified"}}
+	first := srv.call(t, "POST", "/webhooks", key, body, "Idempotency-Key: create-hook-1")
+	require.Equal(t, 201, first.status, first.body)
+	again := srv.call(t, "POST", "/webhooks", key, body, "Idempotency-Key: create-hook-1")
+	require.Equal(t, 201, again.status, again.body)
+	assert.Equal(t, "true", again.header.Get("Idempotent-Replayed"))
+	assert.Equal(t, first.body["id"], again.body["id"])
+	assert.Equal(t, first.body["secret"], again.body["secret"])
+	assert.EqualValues(t, 1, srv.call(t, "GET", "/webhooks", key, nil).body["total"])
 }

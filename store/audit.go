@@ -13,16 +13,24 @@ import (
 // AuditStore keeps the access audit log (migration 0007_audit_log.*.sql).
 // It implements audit.Store. It has no update or delete, and the database
 // refuses both with triggers.
-type AuditStore struct{ db *DB }
+type AuditStore struct {
+	db   *DB
+	keys keyKeeper
+}
 
 var _ audit.Store = (*AuditStore)(nil)
 
-// NewAuditStore returns the audit store over db.
-func NewAuditStore(db *DB) (*AuditStore, error) {
+// NewAuditStore returns the audit store over db. Give it the
+// WithKeySealer the WebhookStore has: the two share the pseudonym key.
+func NewAuditStore(db *DB, opts ...KeyOption) (*AuditStore, error) {
 	if db == nil {
 		return nil, errors.New("store: nil DB")
 	}
-	return &AuditStore{db: db}, nil
+	s := &AuditStore{db: db}
+	for _, o := range opts {
+		o(&s.keys)
+	}
+	return s, nil
 }
 
 // auditLockKey is the first half of the PostgreSQL advisory lock that
@@ -178,9 +186,10 @@ func (s *AuditStore) Scan(ctx context.Context, fn func(audit.Entry) error) error
 	}
 }
 
-// PseudonymKey implements audit.Store with the key webhook payloads use
-// (webhook_settings.pseudonym_key), so an entry's patient_ref equals the
-// patient_id of the webhook events the same access emitted.
+// PseudonymKey implements audit.Store with the key webhook payloads are
+// derived from (webhook_settings.pseudonym_key), so the patient_id of a
+// webhook event is webhook.OwnerPseudonym(patient_ref, owner) of the entry
+// of the access that emitted it.
 func (s *AuditStore) PseudonymKey(ctx context.Context, candidate []byte) ([]byte, error) {
-	return (&WebhookStore{db: s.db}).PseudonymKey(ctx, candidate)
+	return (&WebhookStore{db: s.db, keys: s.keys}).PseudonymKey(ctx, candidate)
 }

@@ -239,36 +239,61 @@ func BenchmarkAuditAppend(b *testing.B) {
 	}
 }
 
-// TestAuditPatientRefIsTheWebhookPseudonym: an entry's patient_ref equals
-// the patient_id of the webhook payloads the same deployment sends, so an
-// admin can match a delivery to the access behind it.
-func TestAuditPatientRefIsTheWebhookPseudonym(t *testing.T) {
+// TestWebhookPseudonymDerivesFromTheAuditPatientRef: the audit log keeps
+// one deployment-wide patient_ref per patient (it is admin-only), while the
+// patient_id of a webhook payload is webhook.OwnerPseudonym(patient_ref,
+// owner): different for each owner, so two tenants cannot link a patient,
+// and still computable by an admin from an audit entry. The key both come
+// from is kept sealed, and the audit store opens it with the same sealer.
+func TestWebhookPseudonymDerivesFromTheAuditPatientRef(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, b storetest.Backend, db *store.DB) {
 		ctx := t.Context()
-		ws, err := store.NewWebhookStore(db)
+		kr := newKeyring(t)
+		ws, err := store.NewWebhookStore(db, store.WithKeySealer(kr))
 		require.NoError(t, err)
-		reg, err := webhook.NewRegistry(ws, webhook.AllowHTTP(), webhook.AllowLoopback())
+		type ownerKey struct{}
+		reg, err := webhook.NewRegistry(ws, webhook.AllowHTTP(), webhook.AllowLoopback(),
+			webhook.WithOwner(func(ctx context.Context) (string, bool) {
+				o, ok := ctx.Value(ownerKey{}).(string)
+				return o, ok
+			}))
 		require.NoError(t, err)
-		_, err = reg.Create(ctx, "org:a", webhook.CreateRequest{URL: "http://127.0.0.1:9/a", Events: []string{healthagents.EventEligibilityVerified}})
-		require.NoError(t, err)
-		require.NoError(t, reg.Emit(ctx, healthagents.Event{Type: healthagents.EventEligibilityVerified, PatientID: "PT-PSEUDO"}))
-		var payload string
-		require.NoError(t, db.SQL().QueryRowContext(ctx, `SELECT payload FROM webhook_deliveries`).Scan(&payload))
-		var p struct {
-			Data struct {
-				PatientID string `json:"patient_id"`
-			} `json:"data"`
+		for _, o := range []string{"org:a", "org:b"} {
+			_, err = reg.Create(ctx, o, webhook.CreateRequest{URL: "http://127.0.0.1:9/" + o, Events: []string{healthagents.EventEligibilityVerified}})
+			require.NoError(t, err)
+			require.NoError(t, reg.Emit(context.WithValue(ctx, ownerKey{}, o),
+				healthagents.Event{Type: healthagents.EventEligibilityVerified, PatientID: "PT-PSEUDO"}))
 		}
-		require.NoError(t, json.Unmarshal([]byte(payload), &p))
+		rows, err := db.SQL().QueryContext(ctx, `SELECT e.owner, d.payload FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id`)
+		require.NoError(t, err)
+		got := map[string]string{}
+		for rows.Next() {
+			var owner, payload string
+			require.NoError(t, rows.Scan(&owner, &payload))
+			var p struct {
+				Data struct {
+					PatientID string `json:"patient_id"`
+				} `json:"data"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(payload), &p))
+			got[owner] = p.Data.PatientID
+		}
+		require.NoError(t, rows.Err())
+		require.NoError(t, rows.Close())
+		require.Len(t, got, 2)
+		assert.NotEqual(t, got["org:a"], got["org:b"], "one patient, a different pseudonym per owner")
 
-		st, err := store.NewAuditStore(db)
+		st, err := store.NewAuditStore(db, store.WithKeySealer(kr))
 		require.NoError(t, err)
 		log, err := audit.New(st)
 		require.NoError(t, err)
 		ref, err := log.PatientRef(ctx, "PT-PSEUDO")
 		require.NoError(t, err)
 		assert.Len(t, ref, 64)
-		assert.Equal(t, p.Data.PatientID, ref)
+		for o, pid := range got {
+			assert.NotEqual(t, ref, pid, "the audit reference is not what tenants see")
+			assert.Equal(t, webhook.OwnerPseudonym(ref, o), pid, "an admin derives %s's pseudonym from the entry", o)
+		}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,9 +15,12 @@ import (
 )
 
 // WebhookStore keeps webhook endpoints, the delivery outbox and its attempts
-// (migration 0004_webhooks.sql). It implements webhook.Store and
-// webhook.Queue.
-type WebhookStore struct{ db *DB }
+// (migrations 0004_webhooks.sql, 0009_webhook_claims.sql). It implements
+// webhook.Store and webhook.Queue.
+type WebhookStore struct {
+	db   *DB
+	keys keyKeeper
+}
 
 var (
 	_ webhook.Store = (*WebhookStore)(nil)
@@ -23,18 +28,59 @@ var (
 )
 
 // NewWebhookStore returns the webhook store over db.
-func NewWebhookStore(db *DB) (*WebhookStore, error) {
+func NewWebhookStore(db *DB, opts ...KeyOption) (*WebhookStore, error) {
 	if db == nil {
 		return nil, errors.New("store: nil DB")
 	}
-	return &WebhookStore{db: db}, nil
+	s := &WebhookStore{db: db}
+	for _, o := range opts {
+		o(&s.keys)
+	}
+	return s, nil
 }
+
+// Sealer encrypts a value kept at rest and opens it again; *cipher.Keyring
+// is one. Decrypt is called with ttl 0 (no age limit).
+type Sealer interface {
+	Encrypt(plaintext []byte) ([]byte, error)
+	Decrypt(token []byte, ttl time.Duration) ([]byte, error)
+}
+
+// KeyOption configures how a WebhookStore or an AuditStore keeps the
+// deployment's pseudonym key (webhook_settings.pseudonym_key).
+type KeyOption func(*keyKeeper)
+
+// WithKeySealer keeps the pseudonym key sealed with s ("sealed:<token>").
+// A key stored in clear (hex) before is sealed in place the first time it
+// is read. Give every store of a deployment the same sealer (a keyring
+// holding every key ever used): one without it cannot read a sealed key.
+func WithKeySealer(s Sealer) KeyOption {
+	return func(k *keyKeeper) { k.sealer = s }
+}
+
+type keyKeeper struct{ sealer Sealer }
 
 const endpointColumns = `id, owner, url, events, secret, created_at, disabled_at, disabled_reason`
 
-// InsertEndpoint implements webhook.Store.
-func (s *WebhookStore) InsertEndpoint(ctx context.Context, e webhook.StoredEndpoint) error {
+// InsertEndpoint implements webhook.Store. The owner's count and the insert
+// happen in one transaction that holds, on PostgreSQL, an advisory lock per
+// owner (SQLite's write lock serializes it already), so concurrent inserts
+// never take an owner past limit.
+func (s *WebhookStore) InsertEndpoint(ctx context.Context, e webhook.StoredEndpoint, limit int) error {
 	return s.db.inTx(ctx, func(tx *sql.Tx) error {
+		if s.db.dialect == Postgres {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || ':' || $2))`,
+				endpointLockKey, e.Owner); err != nil {
+				return fmt.Errorf("store: locking the owner's endpoints: %w", err)
+			}
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, s.db.Rebind(`SELECT COUNT(*) FROM webhook_endpoints WHERE owner = ?`), e.Owner).Scan(&n); err != nil {
+			return fmt.Errorf("store: counting webhook endpoints: %w", err)
+		}
+		if n >= limit {
+			return webhook.ErrTooManyEndpoints
+		}
 		if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO webhook_endpoints (`+endpointColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
 			e.ID, e.Owner, e.URL, strings.Join(e.Events, " "), e.Secret, Micros(e.CreatedAt),
@@ -50,6 +96,10 @@ func (s *WebhookStore) InsertEndpoint(ctx context.Context, e webhook.StoredEndpo
 		return nil
 	})
 }
+
+// endpointLockKey is the first half of the PostgreSQL advisory lock that
+// serializes the endpoint inserts of one owner ("hook").
+const endpointLockKey = 0x686f6f6b
 
 func scanEndpoint(r scanner) (webhook.StoredEndpoint, error) {
 	var (
@@ -183,64 +233,127 @@ func enqueue(ctx context.Context, db *DB, x execer, m webhook.Message) (int, err
 	return int(n), nil
 }
 
-// PseudonymKey implements webhook.Store.
+// PseudonymKey implements webhook.Store (and audit.Store, through
+// AuditStore): the first caller's candidate is kept, sealed with the
+// WithKeySealer sealer if there is one, and every caller gets the kept key.
+// A key kept in clear by an earlier version is sealed in place on first use
+// (a compare-and-swap, so concurrent callers agree).
 func (s *WebhookStore) PseudonymKey(ctx context.Context, candidate []byte) ([]byte, error) {
+	stored, err := s.keys.seal(candidate)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := s.db.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO webhook_settings (name, value) VALUES ('pseudonym_key', ?)
-		ON CONFLICT (name) DO NOTHING`), hex.EncodeToString(candidate)); err != nil {
+		ON CONFLICT (name) DO NOTHING`), stored); err != nil {
 		return nil, fmt.Errorf("store: storing the pseudonym key: %w", err)
 	}
 	var v string
 	if err := s.db.db.QueryRowContext(ctx, `SELECT value FROM webhook_settings WHERE name = 'pseudonym_key'`).Scan(&v); err != nil {
 		return nil, fmt.Errorf("store: reading the pseudonym key: %w", err)
 	}
-	key, err := hex.DecodeString(v)
+	key, sealed, err := s.keys.open(v)
 	if err != nil {
-		return nil, errors.New("store: the stored pseudonym key is corrupt")
+		return nil, err
+	}
+	if !sealed && s.keys.sealer != nil {
+		// Kept in clear by an earlier version: seal it now. Whoever loses
+		// the race finds it sealed already, with the same key inside.
+		enc, err := s.keys.seal(key)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.db.db.ExecContext(ctx, s.db.Rebind(`UPDATE webhook_settings SET value = ? WHERE name = 'pseudonym_key' AND value = ?`),
+			enc, v); err != nil {
+			return nil, fmt.Errorf("store: sealing the pseudonym key: %w", err)
+		}
 	}
 	return key, nil
 }
 
-// Claim implements webhook.Queue. On PostgreSQL the due rows are selected
-// FOR UPDATE SKIP LOCKED, so concurrent claimers take disjoint sets without
-// waiting; on SQLite the transaction holds the write lock (BEGIN IMMEDIATE).
-// Either way the lease written here keeps the rows from every other claimer
-// until it expires.
-func (s *WebhookStore) Claim(ctx context.Context, holder string, now, leaseUntil time.Time, limit int) ([]webhook.Job, error) {
-	var jobs []webhook.Job
-	lock := ""
-	if s.db.dialect == Postgres {
-		lock = ` FOR UPDATE OF d SKIP LOCKED`
+// sealedKeyPrefix marks a pseudonym key kept sealed.
+const sealedKeyPrefix = "sealed:"
+
+// seal returns the stored form of key: sealed with the sealer, else hex.
+func (k keyKeeper) seal(key []byte) (string, error) {
+	if k.sealer == nil {
+		return hex.EncodeToString(key), nil
 	}
+	tok, err := k.sealer.Encrypt(key)
+	if err != nil {
+		return "", fmt.Errorf("store: sealing the pseudonym key: %w", err)
+	}
+	return sealedKeyPrefix + string(tok), nil
+}
+
+// open returns the key of a stored form, and whether it was sealed.
+func (k keyKeeper) open(v string) (key []byte, sealed bool, err error) {
+	tok, sealed := strings.CutPrefix(v, sealedKeyPrefix)
+	if !sealed {
+		key, err := hex.DecodeString(v)
+		if err != nil {
+			return nil, false, errors.New("store: the stored pseudonym key is corrupt")
+		}
+		return key, false, nil
+	}
+	if k.sealer == nil {
+		return nil, true, errors.New("store: the pseudonym key is sealed and this store has no sealer (store.WithKeySealer)")
+	}
+	key, err = k.sealer.Decrypt([]byte(tok), 0)
+	if err != nil {
+		return nil, true, fmt.Errorf("store: opening the sealed pseudonym key: %w", err)
+	}
+	return key, true, nil
+}
+
+// Claim implements webhook.Queue in one transaction:
+//
+//  1. For each active endpoint, the time its oldest due delivery became due
+//     and how many of its deliveries are leased (by anyone) now.
+//  2. Slots are handed out one at a time to the least loaded owner (its
+//     deliveries in flight plus the slots it got in this claim; ties to
+//     the oldest due delivery), and within it to its least loaded endpoint
+//     with something due and fewer than p.PerEndpoint in flight. So one
+//     owner's backlog, however many endpoints it spans, never keeps another
+//     owner's deliveries waiting for more than a free slot.
+//  3. Each chosen endpoint's oldest due deliveries are leased. On
+//     PostgreSQL the endpoint row is locked first (FOR NO KEY UPDATE, in id
+//     order, so claimers never deadlock) and its leased deliveries counted
+//     again, so concurrent claimers never exceed p.PerEndpoint; the rows are
+//     selected FOR UPDATE SKIP LOCKED. On SQLite the transaction holds the
+//     write lock (BEGIN IMMEDIATE) throughout.
+//
+// The lease written keeps the rows from every other claimer until it runs
+// out. The indexes of migration 0009 keep each per-endpoint lookup to the
+// few rows it needs, however long an endpoint's backlog.
+func (s *WebhookStore) Claim(ctx context.Context, p webhook.ClaimParams) ([]webhook.Job, error) {
+	if p.Limit <= 0 || p.PerEndpoint <= 0 {
+		return nil, nil
+	}
+	var jobs []webhook.Job
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
 		jobs = jobs[:0]
-		rows, err := tx.QueryContext(ctx, s.db.Rebind(`SELECT d.message_id, d.endpoint_id, d.event, d.payload, d.attempts,
-			e.url, e.secret, e.failing_since
-			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-			WHERE d.state = 'pending' AND d.next_at <= ? AND d.lease_until <= ? AND e.disabled_at IS NULL
-			ORDER BY d.next_at LIMIT ?`+lock), Micros(now), Micros(now), limit)
+		cands, err := s.claimCandidates(ctx, tx, p)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var (
-				j       webhook.Job
-				payload string
-				failing sql.NullInt64
-			)
-			if err := rows.Scan(&j.MessageID, &j.EndpointID, &j.Event, &payload, &j.Attempts, &j.URL, &j.Secret, &failing); err != nil {
-				rows.Close()
+		order, alloc := allocateSlots(cands, p.Limit, p.PerEndpoint)
+		ids := make([]string, 0, len(alloc))
+		for id := range alloc {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids) // lock order
+		byEndpoint := map[string][]webhook.Job{}
+		for _, id := range ids {
+			js, err := s.claimEndpoint(ctx, tx, p, id, alloc[id])
+			if err != nil {
 				return err
 			}
-			j.Payload, j.FailingSince = []byte(payload), FromNullMicros(failing)
-			jobs = append(jobs, j)
+			byEndpoint[id] = js
 		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return err
-		}
-		for _, j := range jobs {
-			if _, err := tx.ExecContext(ctx, s.db.Rebind(`UPDATE webhook_deliveries SET lease_holder = ?, lease_until = ?
-				WHERE message_id = ? AND endpoint_id = ?`), holder, Micros(leaseUntil), j.MessageID, j.EndpointID); err != nil {
-				return err
+		for _, id := range order { // hand them back in turn order
+			if js := byEndpoint[id]; len(js) > 0 {
+				jobs = append(jobs, js[0])
+				byEndpoint[id] = js[1:]
 			}
 		}
 		return nil
@@ -251,7 +364,183 @@ func (s *WebhookStore) Claim(ctx context.Context, holder string, now, leaseUntil
 	return jobs, nil
 }
 
-// Prune implements webhook.Queue. Pending messages are never pruned.
+// claimCandidate is an active endpoint with due or leased deliveries.
+type claimCandidate struct {
+	id, owner string
+	due       int64 // oldest due delivery's next_at; valid only if hasDue
+	hasDue    bool
+	busy      int // deliveries leased now, by anyone
+}
+
+func (s *WebhookStore) claimCandidates(ctx context.Context, tx *sql.Tx, p webhook.ClaimParams) ([]claimCandidate, error) {
+	now := Micros(p.Now)
+	rows, err := tx.QueryContext(ctx, s.db.Rebind(`SELECT id, owner, due, busy FROM (
+			SELECT e.id AS id, e.owner AS owner,
+				(SELECT d.next_at FROM webhook_deliveries d
+					WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_at <= ? AND d.lease_until <= ?
+					ORDER BY d.next_at LIMIT 1) AS due,
+				(SELECT COUNT(*) FROM webhook_deliveries d
+					WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.lease_until > ?) AS busy
+			FROM webhook_endpoints e WHERE e.disabled_at IS NULL) c
+		WHERE due IS NOT NULL OR busy > 0`), now, now, now)
+	if err != nil {
+		return nil, err
+	}
+	var out []claimCandidate
+	for rows.Next() {
+		var (
+			c   claimCandidate
+			due sql.NullInt64
+		)
+		if err := rows.Scan(&c.id, &c.owner, &due, &c.busy); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		c.due, c.hasDue = due.Int64, due.Valid
+		out = append(out, c)
+	}
+	return out, errors.Join(rows.Err(), rows.Close())
+}
+
+// allocateSlots hands out up to limit slots, one at a time, each to the
+// least loaded owner that has an endpoint with something due and a free
+// slot (load: its deliveries in flight, by anyone, plus the slots it got
+// so far; ties go to the oldest due delivery), and within that owner to
+// its least loaded such endpoint (same rule). So an owner with a backlog
+// on many endpoints gets no more slots than an owner with one due
+// delivery, and no endpoint more than perEndpoint in flight. It returns
+// the endpoint of each slot in hand-out order, and the slots per endpoint.
+func allocateSlots(cands []claimCandidate, limit, perEndpoint int) ([]string, map[string]int) {
+	type owner struct {
+		load int
+		due  int64 // oldest due among its endpoints that may take a slot
+	}
+	owners := map[string]*owner{}
+	for _, c := range cands {
+		o := owners[c.owner]
+		if o == nil {
+			o = &owner{due: math.MaxInt64}
+			owners[c.owner] = o
+		}
+		o.load += c.busy
+	}
+	var order []string
+	alloc := map[string]int{}
+	for len(order) < limit {
+		for _, o := range owners {
+			o.due = math.MaxInt64
+		}
+		open := func(c claimCandidate) bool { return c.hasDue && c.busy+alloc[c.id] < perEndpoint }
+		for _, c := range cands {
+			if open(c) {
+				owners[c.owner].due = min(owners[c.owner].due, c.due)
+			}
+		}
+		best := -1
+		for i, c := range cands {
+			if !open(c) {
+				continue
+			}
+			if best < 0 || lessLoaded(c, cands[best], owners[c.owner].load, owners[cands[best].owner].load,
+				owners[c.owner].due, owners[cands[best].owner].due, alloc) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		c := cands[best]
+		order = append(order, c.id)
+		alloc[c.id]++
+		owners[c.owner].load++
+	}
+	return order, alloc
+}
+
+// lessLoaded orders candidate endpoints for the next slot: owner load,
+// owner's oldest due, owner name; then endpoint load, its oldest due, id.
+func lessLoaded(a, b claimCandidate, aLoad, bLoad int, aDue, bDue int64, alloc map[string]int) bool {
+	if a.owner != b.owner {
+		if aLoad != bLoad {
+			return aLoad < bLoad
+		}
+		if aDue != bDue {
+			return aDue < bDue
+		}
+		return a.owner < b.owner
+	}
+	if la, lb := a.busy+alloc[a.id], b.busy+alloc[b.id]; la != lb {
+		return la < lb
+	}
+	if a.due != b.due {
+		return a.due < b.due
+	}
+	return a.id < b.id
+}
+
+// claimEndpoint leases up to n of endpoint id's oldest due deliveries.
+func (s *WebhookStore) claimEndpoint(ctx context.Context, tx *sql.Tx, p webhook.ClaimParams, id string, n int) ([]webhook.Job, error) {
+	now := Micros(p.Now)
+	lock := ""
+	if s.db.dialect == Postgres {
+		// Another claimer may have leased some of this endpoint's
+		// deliveries since step 1: lock the endpoint, then count again.
+		// The count is its own statement: under READ COMMITTED it then
+		// sees what a claimer we waited for has committed.
+		var one, busy int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM webhook_endpoints WHERE id = $1 AND disabled_at IS NULL FOR NO KEY UPDATE`, id).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil // deleted or disabled meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_deliveries
+			WHERE endpoint_id = $1 AND state = 'pending' AND lease_until > $2`, id, now).Scan(&busy); err != nil {
+			return nil, err
+		}
+		n = min(n, p.PerEndpoint-busy)
+		if n <= 0 {
+			return nil, nil
+		}
+		lock = ` FOR UPDATE OF d SKIP LOCKED`
+	}
+	rows, err := tx.QueryContext(ctx, s.db.Rebind(`SELECT d.message_id, d.endpoint_id, d.event, d.payload, d.attempts,
+			e.url, e.secret, e.failing_since
+		FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+		WHERE d.endpoint_id = ? AND d.state = 'pending' AND d.next_at <= ? AND d.lease_until <= ? AND e.disabled_at IS NULL
+		ORDER BY d.next_at, d.message_id LIMIT ?`+lock), id, now, now, n)
+	if err != nil {
+		return nil, err
+	}
+	var jobs []webhook.Job
+	for rows.Next() {
+		var (
+			j       webhook.Job
+			payload string
+			failing sql.NullInt64
+		)
+		if err := rows.Scan(&j.MessageID, &j.EndpointID, &j.Event, &payload, &j.Attempts, &j.URL, &j.Secret, &failing); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		j.Payload, j.FailingSince, j.LeaseUntil = []byte(payload), FromNullMicros(failing), p.LeaseUntil
+		jobs = append(jobs, j)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
+	}
+	for _, j := range jobs {
+		if _, err := tx.ExecContext(ctx, s.db.Rebind(`UPDATE webhook_deliveries SET lease_holder = ?, lease_until = ?
+			WHERE message_id = ? AND endpoint_id = ?`), p.Holder, Micros(p.LeaseUntil), j.MessageID, j.EndpointID); err != nil {
+			return nil, err
+		}
+	}
+	return jobs, nil
+}
+
+// Prune implements webhook.Queue. Pending messages of an active endpoint
+// are never pruned.
 func (s *WebhookStore) Prune(ctx context.Context, before time.Time) (int, error) {
 	var n int64
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
@@ -266,7 +555,16 @@ func (s *WebhookStore) Prune(ctx context.Context, before time.Time) (int, error)
 			return err
 		}
 		d, _ := res.RowsAffected()
-		n = a + d
+		// A disabled endpoint gets nothing more; its undelivered messages
+		// go once it has been disabled for the retention period.
+		res, err = tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM webhook_deliveries
+			WHERE state = 'pending' AND endpoint_id IN (
+				SELECT id FROM webhook_endpoints WHERE disabled_at IS NOT NULL AND disabled_at < ?)`), Micros(before))
+		if err != nil {
+			return err
+		}
+		p, _ := res.RowsAffected()
+		n = a + d + p
 		return nil
 	})
 	if err != nil {
@@ -278,7 +576,9 @@ func (s *WebhookStore) Prune(ctx context.Context, before time.Time) (int, error)
 // Finish implements webhook.Queue.
 func (s *WebhookStore) Finish(ctx context.Context, o webhook.Outcome) error {
 	a, j, now := o.Attempt, o.Job, Micros(o.Now)
+	lost := false
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		lost = false
 		// An endpoint deleted meanwhile takes its rows with it: skip.
 		if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO webhook_attempts (id, message_id, endpoint_id, event, attempt,
 			attempted_at, status_code, latency_ms, result, error_class, response, next_at)
@@ -295,8 +595,9 @@ func (s *WebhookStore) Finish(ctx context.Context, o webhook.Outcome) error {
 			state, next = "delivered", now
 		case o.NextAt.IsZero():
 			// No retry left, or the endpoint is being disabled: a
-			// disabled endpoint's undelivered messages stay pending, so
-			// re-enabling it would deliver them.
+			// disabled endpoint's undelivered messages stay pending (a
+			// re-enable would deliver them) until Prune drops them, one
+			// retention period after the endpoint was disabled.
 			state, next = "failed", now
 			if o.Disable != "" {
 				state = "pending"
@@ -306,13 +607,22 @@ func (s *WebhookStore) Finish(ctx context.Context, o webhook.Outcome) error {
 		if state != "pending" {
 			finished = sql.NullInt64{Int64: now, Valid: true}
 		}
-		if _, err := tx.ExecContext(ctx, s.db.Rebind(`UPDATE webhook_deliveries
+		res, err := tx.ExecContext(ctx, s.db.Rebind(`UPDATE webhook_deliveries
 			SET state = ?, attempts = attempts + 1, next_at = ?, lease_holder = '', lease_until = 0, finished_at = ?
-			WHERE message_id = ? AND endpoint_id = ? AND lease_holder = ?`),
-			state, next, finished, j.MessageID, j.EndpointID, o.Holder); err != nil {
+			WHERE message_id = ? AND endpoint_id = ? AND lease_holder = ? AND state = 'pending'`),
+			state, next, finished, j.MessageID, j.EndpointID, o.Holder)
+		if err != nil {
 			return err
 		}
-		var err error
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			// The lease ran out and another holder took the delivery (or
+			// the endpoint is gone): the attempt stays on record, but the
+			// delivery and the endpoint are the new holder's to update.
+			lost = true
+			return nil
+		}
 		switch {
 		case o.Delivered:
 			_, err = tx.ExecContext(ctx, s.db.Rebind(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?`), j.EndpointID)
@@ -328,6 +638,9 @@ func (s *WebhookStore) Finish(ctx context.Context, o webhook.Outcome) error {
 	})
 	if err != nil {
 		return fmt.Errorf("store: recording webhook attempt: %w", err)
+	}
+	if lost {
+		return fmt.Errorf("store: recording webhook attempt of %s: %w", j.MessageID, webhook.ErrLeaseLost)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -113,9 +114,30 @@ func (p policy) check(a netip.Addr) error {
 	return nil
 }
 
+// errNumericHost: a host that URL parsers and resolvers may read as an IPv4
+// address although it is not four decimal numbers (2130706433, 0177.0.0.1,
+// 0x7f.1, 127.1 all mean 127.0.0.1 to some of them).
+var errNumericHost = errors.New("webhook: an IPv4 address not written as four decimal numbers")
+
+// numericHost reports whether host ends in a number, which the WHATWG URL
+// standard reads as an IPv4 address: its last label (after an optional
+// final dot) is decimal digits, or 0x followed by hex digits.
+func numericHost(host string) bool {
+	h := strings.TrimSuffix(host, ".")
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if hex, ok := strings.CutPrefix(strings.ToLower(last), "0x"); ok {
+		return strings.Trim(hex, "0123456789abcdef") == ""
+	}
+	return strings.Trim(last, "0123456789") == ""
+}
+
 // resolve returns host's addresses when every one of them is allowed: a
 // name with one public and one private address is refused, since the
-// dialer might pick either.
+// dialer might pick either. An IPv4 literal must be in dotted-decimal
+// form: any other numeric form is refused without resolving it.
 func (p policy) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 	if a, err := netip.ParseAddr(host); err == nil {
 		if a.Zone() != "" {
@@ -125,6 +147,9 @@ func (p policy) resolve(ctx context.Context, host string) ([]netip.Addr, error) 
 			return nil, err
 		}
 		return []netip.Addr{a}, nil
+	}
+	if numericHost(host) {
+		return nil, errNumericHost
 	}
 	addrs, err := p.resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
@@ -151,10 +176,16 @@ func (p policy) control(_, address string, _ syscall.RawConn) error {
 	return p.check(ap.Addr())
 }
 
+// netDialer returns the dialer every delivery connection is opened with:
+// its Control function checks the socket's address right before connect.
+func (p policy) netDialer(timeout time.Duration) *net.Dialer {
+	return &net.Dialer{Timeout: timeout, Control: p.control}
+}
+
 // dialer returns a DialContext that resolves with the policy's resolver,
-// refuses forbidden addresses and checks the address again at connect time.
-func (p policy) dialer(timeout time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	d := &net.Dialer{Timeout: timeout, Control: p.control}
+// refuses forbidden addresses, and dials the allowed ones with d (from
+// netDialer), which checks the address again at connect time.
+func (p policy) dialer(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		host, port, err := net.SplitHostPort(addr)
 		if err != nil {

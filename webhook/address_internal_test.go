@@ -1,13 +1,65 @@
 package webhook
 
 import (
+	"context"
 	"errors"
+	"net"
 	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
+
+type noQueue struct{}
+
+func (noQueue) Claim(context.Context, ClaimParams) ([]Job, error) { return nil, nil }
+func (noQueue) Finish(context.Context, Outcome) error             { return nil }
+func (noQueue) Prune(context.Context, time.Time) (int, error)     { return 0, nil }
+
+// The dialer a Dispatcher opens every delivery connection with checks the
+// socket's address right before connect (its Control function), whatever
+// resolved it: dialing a loopback literal directly through it is refused
+// unless loopback is allowed.
+func TestDispatcherDialerChecksTheAddressAtConnect(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	prod, err := NewDispatcher(noQueue{}, WithTimeout(2*time.Second))
+	require.NoError(t, err)
+	_, err = prod.dialer.DialContext(t.Context(), "tcp", ln.Addr().String())
+	assert.ErrorIs(t, err, ErrUnsafeAddress, "refused at connect time")
+	var ae *AddressError
+	assert.ErrorAs(t, err, &ae)
+
+	dev, err := NewDispatcher(noQueue{}, WithTimeout(2*time.Second), AllowLoopback())
+	require.NoError(t, err)
+	c, err := dev.dialer.DialContext(t.Context(), "tcp", ln.Addr().String())
+	require.NoError(t, err, "allowed with AllowLoopback")
+	c.Close()
+}
+
+func TestNumericHost(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]bool{
+		"2130706433": true, "0177.0.0.1": true, "0x7f.1": true, "127.1": true, "0X7F000001": true,
+		"127.0.0.1.": true, "1.2.3.0x": true, "hooks.example": false, "hooks.example.": false,
+		"a1.example": false, "1.example": false, "example.1a": false, "0xg": false,
+	} {
+		assert.Equal(t, want, numericHost(host), host)
+	}
+}
 
 func TestControlChecksTheConnectedAddress(t *testing.T) {
 	t.Parallel()

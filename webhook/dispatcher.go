@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -12,16 +13,25 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
 
 // Dispatcher delivers the outbox. Several may run over one database (one per
 // replica): a delivery is leased to one of them at a time.
+//
+// It keeps at most WithConcurrency attempts in flight and claims a delivery
+// whenever one of those slots is free, so a slow receiver holds one slot
+// and never the others; the Queue caps the deliveries of one endpoint in
+// flight (WithEndpointConcurrency) and takes owners in turn.
 type Dispatcher struct {
 	queue  Queue
 	opts   options
 	client *http.Client
+	// dialer opens every connection of client; its Control function
+	// checks the address of each socket before it connects.
+	dialer *net.Dialer
 	holder string
 
 	mu      sync.Mutex
@@ -30,6 +40,13 @@ type Dispatcher struct {
 	wake    chan struct{}
 	started bool
 }
+
+// MaxResponseHeaderBytes bounds the header of a receiver's reply; a longer
+// one fails the attempt (class connection).
+const MaxResponseHeaderBytes = 32 << 10
+
+// recordTimeout bounds the write that records an attempt.
+const recordTimeout = 10 * time.Second
 
 // NewDispatcher returns a Dispatcher over q. It delivers nothing until Start
 // (or RunOnce).
@@ -46,15 +63,17 @@ func NewDispatcher(q Queue, opts ...Option) (*Dispatcher, error) {
 		return nil, err
 	}
 	p := policy{allowLoopback: o.allowLoopback, resolver: o.resolver}
+	nd := p.netDialer(o.timeout)
 	tr := &http.Transport{
-		Proxy:                 nil, // a proxy would dial for us, past the address check
-		DialContext:           p.dialer(o.timeout),
-		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
-		TLSHandshakeTimeout:   o.timeout,
-		ResponseHeaderTimeout: o.timeout,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       90 * time.Second,
-		ForceAttemptHTTP2:     true,
+		Proxy:                  nil, // a proxy would dial for us, past the address check
+		DialContext:            p.dialer(nd),
+		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:    o.timeout,
+		ResponseHeaderTimeout:  o.timeout,
+		MaxResponseHeaderBytes: MaxResponseHeaderBytes,
+		MaxIdleConnsPerHost:    4,
+		IdleConnTimeout:        90 * time.Second,
+		ForceAttemptHTTP2:      true,
 	}
 	client := &http.Client{
 		Transport: tr,
@@ -63,12 +82,12 @@ func NewDispatcher(q Queue, opts ...Option) (*Dispatcher, error) {
 			return http.ErrUseLastResponse // a redirect is a failed attempt
 		},
 	}
-	return &Dispatcher{queue: q, opts: o, client: client, holder: holder, wake: make(chan struct{}, 1)}, nil
+	return &Dispatcher{queue: q, opts: o, client: client, dialer: nd, holder: holder, wake: make(chan struct{}, 1)}, nil
 }
 
 // Start runs the delivery loop in a goroutine until ctx ends or Close is
-// called. It polls the outbox every poll interval, and at once after a
-// batch that was full.
+// called. It claims deliveries whenever an attempt slot is free: at once
+// after an attempt ends, after Notify, and at every poll interval.
 func (d *Dispatcher) Start(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -91,8 +110,8 @@ func (d *Dispatcher) Notify() {
 	}
 }
 
-// Close stops the loop and waits for the attempts in flight. Deliveries it
-// claimed but did not attempt are taken over by another Dispatcher when
+// Close stops the loop and waits for the attempts in flight. Deliveries
+// whose attempt was cut short are taken over by another Dispatcher when
 // their lease runs out.
 func (d *Dispatcher) Close() error {
 	d.mu.Lock()
@@ -107,10 +126,61 @@ func (d *Dispatcher) Close() error {
 	return nil
 }
 
+// pool runs attempts, at most concurrency at once.
+type pool struct {
+	d        *Dispatcher
+	running  int           // owned by the claiming goroutine
+	finished chan struct{} // one value per ended attempt
+	wg       sync.WaitGroup
+	started  atomic.Int64 // attempts actually started
+	report   func(error)  // called from attempt goroutines
+}
+
+func (d *Dispatcher) newPool(report func(error)) *pool {
+	return &pool{d: d, finished: make(chan struct{}, d.opts.concurrency), report: report}
+}
+
+// fill claims as many deliveries as there are free slots (due at now) and
+// starts them; it returns how many it claimed.
+func (p *pool) fill(ctx context.Context, now time.Time) (int, error) {
+	d := p.d
+	free := d.opts.concurrency - p.running
+	if free <= 0 {
+		return 0, nil
+	}
+	jobs, err := d.queue.Claim(ctx, ClaimParams{
+		Holder: d.holder, Now: now, LeaseUntil: d.opts.now().Add(d.opts.lease),
+		Limit: free, PerEndpoint: d.opts.perEndpoint,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("webhook: claiming deliveries: %w", err)
+	}
+	for _, j := range jobs {
+		p.running++
+		p.wg.Go(func() {
+			defer func() { p.finished <- struct{}{} }()
+			started, err := d.deliver(ctx, j)
+			if started {
+				p.started.Add(1)
+			}
+			if err != nil {
+				p.report(err)
+			}
+		})
+	}
+	return len(jobs), nil
+}
+
 func (d *Dispatcher) loop(ctx context.Context) {
 	defer close(d.done)
 	t := time.NewTicker(d.opts.poll)
 	defer t.Stop()
+	p := d.newPool(func(err error) {
+		if ctx.Err() == nil {
+			d.opts.logger.WarnContext(ctx, "webhook delivery failed", "err", err)
+		}
+	})
+	defer p.wg.Wait() // runs before close(d.done)
 	var pruned time.Time
 	for {
 		if now := d.opts.now(); now.Sub(pruned) >= time.Hour {
@@ -119,16 +189,23 @@ func (d *Dispatcher) loop(ctx context.Context) {
 			}
 			pruned = now
 		}
-		n, err := d.RunOnce(ctx)
-		if err != nil && ctx.Err() == nil {
+		if _, err := p.fill(ctx, d.opts.now()); err != nil && ctx.Err() == nil {
 			d.opts.logger.WarnContext(ctx, "webhook outbox poll failed", "err", err)
-		}
-		if n >= d.opts.batch && err == nil {
-			continue // more may be due
 		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-p.finished:
+			p.running--
+		drain:
+			for {
+				select {
+				case <-p.finished:
+					p.running--
+				default:
+					break drain
+				}
+			}
 		case <-t.C:
 		case <-d.wake:
 		}
@@ -136,7 +213,8 @@ func (d *Dispatcher) loop(ctx context.Context) {
 }
 
 // Prune deletes the attempt records and finished messages older than the
-// retention period. A started Dispatcher calls it hourly.
+// retention period, and the undelivered messages of endpoints disabled
+// longer ago than that. A started Dispatcher calls it hourly.
 func (d *Dispatcher) Prune(ctx context.Context) (int, error) {
 	n, err := d.queue.Prune(ctx, d.opts.now().Add(-d.opts.retention))
 	if err != nil {
@@ -145,47 +223,59 @@ func (d *Dispatcher) Prune(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// RunOnce claims the deliveries due now (by the Dispatcher's clock), attempts
-// each, records the outcomes and returns how many it attempted.
+// RunOnce delivers what is due now (by the Dispatcher's clock): it claims
+// deliveries as attempt slots free up, exactly as a started Dispatcher
+// does, until none due at that instant is left to claim and every attempt
+// has been recorded. It returns how many attempts it started.
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 	now := d.opts.now()
-	jobs, err := d.queue.Claim(ctx, d.holder, now, now.Add(d.opts.lease), d.opts.batch)
-	if err != nil {
-		return 0, fmt.Errorf("webhook: claiming deliveries: %w", err)
-	}
 	var (
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, d.opts.concurrency)
 		mu   sync.Mutex
 		errs []error
 	)
-	for _, j := range jobs {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if err := d.deliver(ctx, j); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
+	p := d.newPool(func(err error) { mu.Lock(); errs = append(errs, err); mu.Unlock() })
+	var claimErr error
+	for {
+		if claimErr == nil {
+			n, err := p.fill(ctx, now)
+			claimErr = err
+			if n == 0 && p.running == 0 {
+				break
 			}
-		})
+		}
+		if p.running == 0 {
+			break
+		}
+		<-p.finished
+		p.running--
 	}
-	wg.Wait()
-	return len(jobs), errors.Join(errs...)
+	p.wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	return int(p.started.Load()), errors.Join(append(errs, claimErr)...)
 }
 
-// deliver makes one attempt and records it.
-func (d *Dispatcher) deliver(ctx context.Context, j Job) error {
+// deliver makes one attempt and records it; started is false when no
+// request was made because too little of the lease was left.
+func (d *Dispatcher) deliver(ctx context.Context, j Job) (started bool, err error) {
 	start := d.opts.now()
+	if !j.LeaseUntil.IsZero() && start.Add(d.opts.timeout+LeaseMargin).After(j.LeaseUntil) {
+		// Claimed too long ago (a slow claim, a clock jump): another
+		// dispatcher could take the delivery over mid-attempt. Leave it
+		// to the next claim once the lease runs out.
+		d.opts.logger.WarnContext(ctx, "webhook delivery not started: its lease is about to run out",
+			"message", j.MessageID, "endpoint", j.EndpointID)
+		return false, nil
+	}
 	res := d.attempt(ctx, j, start)
 	if res.status == 0 && ctx.Err() != nil {
 		// Stopped mid-attempt (Close): not the receiver's failure. The
 		// lease runs out and the message is attempted again, same id.
-		return nil
+		return true, nil
 	}
 	id, err := newID(d.opts.rand, "att_")
 	if err != nil {
-		return err
+		return true, err
 	}
 	now := d.opts.now()
 	a := Attempt{
@@ -208,7 +298,7 @@ func (d *Dispatcher) deliver(ctx context.Context, j Job) error {
 		case now.Sub(failingSince) >= d.opts.disableAfter:
 			o.Disable, a.Result = ReasonFailing, ResultDisabled
 		case j.Attempts+1 < len(d.opts.schedule):
-			delay := d.opts.schedule[j.Attempts+1]
+			delay := d.jittered(d.opts.schedule[j.Attempts+1])
 			if res.retryAfter > delay {
 				delay = min(res.retryAfter, max(d.opts.maxRetryAfter, delay))
 			}
@@ -219,16 +309,37 @@ func (d *Dispatcher) deliver(ctx context.Context, j Job) error {
 		}
 	}
 	o.Attempt = a
+	// Recording must survive the caller's cancellation: the attempt was made.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	err = d.queue.Finish(rctx, o)
+	if errors.Is(err, ErrLeaseLost) {
+		d.opts.logger.WarnContext(ctx, "webhook delivery lease lost: the attempt is recorded, the delivery left to its new holder",
+			"message", j.MessageID, "endpoint", j.EndpointID)
+		return true, nil
+	}
+	if err != nil {
+		return true, fmt.Errorf("webhook: recording attempt of %s: %w", j.MessageID, err)
+	}
 	if o.Disable != "" {
 		d.opts.logger.WarnContext(ctx, "webhook endpoint disabled", "endpoint", j.EndpointID, "reason", o.Disable)
 	}
-	// Recording must survive the caller's cancellation: the attempt was made.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if err := d.queue.Finish(rctx, o); err != nil {
-		return fmt.Errorf("webhook: recording attempt of %s: %w", j.MessageID, err)
+	return true, nil
+}
+
+// jittered spreads a retry delay by up to ±jitter of itself, to the
+// microsecond (the store's resolution).
+func (d *Dispatcher) jittered(delay time.Duration) time.Duration {
+	if d.opts.jitter == 0 || delay <= 0 {
+		return delay
 	}
-	return nil
+	var b [8]byte
+	if _, err := io.ReadFull(d.opts.rand, b[:]); err != nil {
+		return delay
+	}
+	u := float64(binary.BigEndian.Uint64(b[:])>>11) / (1 << 53) // [0, 1)
+	f := (2*u - 1) * d.opts.jitter
+	return (delay + time.Duration(float64(delay)*f)).Round(time.Microsecond)
 }
 
 type result struct {

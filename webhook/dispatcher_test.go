@@ -307,7 +307,7 @@ func TestRestartDeliversPendingWithTheSameWebhookID(t *testing.T) {
 			st1, err := store.NewWebhookStore(db1)
 			require.NoError(t, err)
 			now := e1.clock.Now()
-			jobs, err := st1.Claim(t.Context(), "wrk_dead", now, now.Add(time.Minute), 1)
+			jobs, err := st1.Claim(t.Context(), webhook.ClaimParams{Holder: "wrk_dead", Now: now, LeaseUntil: now.Add(time.Minute), Limit: 1, PerEndpoint: 2})
 			require.NoError(t, err)
 			require.Len(t, jobs, 1)
 			require.NoError(t, db1.Close())
@@ -332,9 +332,11 @@ func TestConcurrentClaimsAreDisjoint(t *testing.T) {
 	t.Parallel()
 	forEach(t, func(t *testing.T, b storetest.Backend, db *store.DB) {
 		e := newEnv(t, db)
-		e.register(t, "http://127.0.0.1:9/")
-		const n = 40
-		for i := range n {
+		const endpoints, n = 4, 40
+		for i := range endpoints {
+			e.register(t, "http://127.0.0.1:"+itoa(9+i)+"/")
+		}
+		for i := range n / endpoints {
 			require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-"+itoa(i))))
 		}
 		const workers = 4
@@ -347,7 +349,8 @@ func TestConcurrentClaimsAreDisjoint(t *testing.T) {
 			wg.Go(func() {
 				now := e.clock.Now()
 				for {
-					jobs, err := st.Claim(t.Context(), "wrk_"+itoa(w), now, now.Add(time.Minute), 3)
+					jobs, err := st.Claim(t.Context(), webhook.ClaimParams{Holder: "wrk_" + itoa(w), Now: now,
+						LeaseUntil: now.Add(time.Minute), Limit: 3, PerEndpoint: n})
 					if !assert.NoError(t, err) || len(jobs) == 0 {
 						return
 					}
@@ -359,11 +362,55 @@ func TestConcurrentClaimsAreDisjoint(t *testing.T) {
 		seen := map[string]bool{}
 		for _, js := range claimed {
 			for _, j := range js {
-				assert.False(t, seen[j.MessageID], "message %s claimed twice", j.MessageID)
-				seen[j.MessageID] = true
+				k := j.MessageID + " " + j.EndpointID
+				assert.False(t, seen[k], "delivery %s claimed twice", k)
+				seen[k] = true
 			}
 		}
 		assert.Len(t, seen, n)
+	})
+}
+
+// Concurrent claimers (replicas with their own pools) never lease more
+// deliveries of one endpoint than PerEndpoint between them.
+func TestConcurrentClaimsKeepThePerEndpointCap(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, b storetest.Backend, db *store.DB) {
+		e := newEnv(t, db)
+		ep := e.register(t, "http://127.0.0.1:9/")
+		for i := range 20 {
+			require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-"+itoa(i))))
+		}
+		const workers = 6
+		claimed := make([][]webhook.Job, workers)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := range workers {
+			st, err := store.NewWebhookStore(storetest.Open(t, b))
+			require.NoError(t, err)
+			wg.Go(func() {
+				<-start
+				now := e.clock.Now()
+				for range 3 {
+					jobs, err := st.Claim(t.Context(), webhook.ClaimParams{Holder: "wrk_" + itoa(w), Now: now,
+						LeaseUntil: now.Add(time.Minute), Limit: 4, PerEndpoint: 2})
+					if !assert.NoError(t, err) {
+						return
+					}
+					claimed[w] = append(claimed[w], jobs...)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		total := 0
+		for _, js := range claimed {
+			for _, j := range js {
+				assert.Equal(t, ep.ID, j.EndpointID)
+				total++
+			}
+		}
+		assert.Equal(t, 2, total, "two in flight for the endpoint, whoever claimed them")
 	})
 }
 
@@ -416,7 +463,7 @@ func TestSecretsAreSealedAtRest(t *testing.T) {
 		assert.Empty(t, rc.requests())
 		assert.Equal(t, webhook.ClassSecret, e.attempts(t, ep.ID)[0].Error)
 
-		e.clock.Advance(5 * time.Second)
+		e.clock.Advance(6 * time.Second) // the blind dispatcher spreads the 5 s step by ±20 %
 		assert.Equal(t, 1, e.runOnce(t))
 		got := rc.requests()
 		require.Len(t, got, 1)

@@ -151,7 +151,8 @@ func newEnv(t *testing.T, db *store.DB, opts ...webhook.Option) *env {
 	st, err := store.NewWebhookStore(db)
 	require.NoError(t, err)
 	c := newClock()
-	all := append([]webhook.Option{webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithClock(c.Now)}, opts...)
+	// No jitter unless a test asks: schedules are asserted to the second.
+	all := append([]webhook.Option{webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithClock(c.Now), webhook.WithJitter(0)}, opts...)
 	reg, err := webhook.NewRegistry(st, all...)
 	require.NoError(t, err)
 	disp, err := webhook.NewDispatcher(st, all...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -30,9 +31,10 @@ type options struct {
 	maxRetryAfter time.Duration
 	disableAfter  time.Duration
 	poll          time.Duration
-	batch         int
 	concurrency   int
+	perEndpoint   int
 	lease         time.Duration
+	jitter        float64
 	retention     time.Duration
 }
 
@@ -51,6 +53,20 @@ const (
 	DefaultDisableAfter  = 5 * 24 * time.Hour
 	DefaultPollInterval  = time.Second
 	DefaultRetention     = 30 * 24 * time.Hour
+	// DefaultConcurrency is how many attempts a Dispatcher makes at once.
+	DefaultConcurrency = 8
+	// DefaultEndpointConcurrency is how many deliveries to one endpoint
+	// are in flight at once, across every Dispatcher over the database.
+	DefaultEndpointConcurrency = 2
+	// DefaultJitter spreads each retry delay by up to ±20 %.
+	DefaultJitter = 0.2
+	// LeaseMargin is how much longer than the attempt timeout a lease
+	// must be: time to record the attempt (at most recordTimeout) and
+	// leeway for clocks. A Dispatcher starts an attempt only while at
+	// least timeout + LeaseMargin of its lease is left.
+	LeaseMargin = 15 * time.Second
+	// defaultLeaseExtra is added to the timeout for the default lease.
+	defaultLeaseExtra = 30 * time.Second
 )
 
 func defaultOptions() options {
@@ -63,8 +79,9 @@ func defaultOptions() options {
 		maxRetryAfter: DefaultMaxRetryAfter,
 		disableAfter:  DefaultDisableAfter,
 		poll:          DefaultPollInterval,
-		batch:         32,
-		concurrency:   8,
+		concurrency:   DefaultConcurrency,
+		perEndpoint:   DefaultEndpointConcurrency,
+		jitter:        DefaultJitter,
 		retention:     DefaultRetention,
 	}
 }
@@ -80,7 +97,10 @@ func buildOptions(opts []Option) (options, error) {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
 	if o.lease == 0 {
-		o.lease = 3*o.timeout + 5*time.Second
+		o.lease = o.timeout + defaultLeaseExtra
+	}
+	if o.lease < o.timeout+LeaseMargin {
+		return o, fmt.Errorf("webhook: the lease (%v) must be at least the timeout (%v) + %v", o.lease, o.timeout, LeaseMargin)
 	}
 	return o, nil
 }
@@ -238,13 +258,41 @@ func WithPollInterval(d time.Duration) Option {
 }
 
 // WithConcurrency sets how many deliveries a Dispatcher makes at once
-// (default 8) and how many it claims per poll (4×).
+// (default 8). It claims a delivery whenever one of these slots is free.
 func WithConcurrency(n int) Option {
 	return func(o *options) error {
 		if n <= 0 {
 			return errors.New("webhook: concurrency must be positive")
 		}
-		o.concurrency, o.batch = n, 4*n
+		o.concurrency = n
+		return nil
+	}
+}
+
+// WithEndpointConcurrency sets how many deliveries to one endpoint may be
+// in flight at once, across all Dispatchers over the database (default 2),
+// so that a slow receiver holds at most that many slots.
+func WithEndpointConcurrency(n int) Option {
+	return func(o *options) error {
+		if n <= 0 {
+			return errors.New("webhook: endpoint concurrency must be positive")
+		}
+		o.perEndpoint = n
+		return nil
+	}
+}
+
+// WithJitter spreads each scheduled retry delay uniformly by up to ±f of
+// itself (default 0.2, at most 0.5; 0 turns it off), so that the retries
+// of messages that failed together do not arrive together. The random
+// source is WithRandom's. A Retry-After longer than the spread delay is
+// still honoured as asked.
+func WithJitter(f float64) Option {
+	return func(o *options) error {
+		if !(f >= 0 && f <= 0.5) {
+			return errors.New("webhook: jitter must be between 0 and 0.5")
+		}
+		o.jitter = f
 		return nil
 	}
 }
@@ -262,8 +310,11 @@ func WithRetention(d time.Duration) Option {
 }
 
 // WithLease sets how long a claimed delivery stays reserved to the
-// Dispatcher that claimed it (default 3 × timeout + 5 s). After a crash,
-// another Dispatcher takes the delivery over when the lease runs out.
+// Dispatcher that claimed it (default timeout + 30 s; at least timeout +
+// LeaseMargin, else NewDispatcher fails). A delivery is claimed only when a
+// slot is free to attempt it at once, so the lease covers the attempt and
+// its recording. After a crash, another Dispatcher takes the delivery over
+// when the lease runs out.
 func WithLease(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {

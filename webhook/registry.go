@@ -88,13 +88,6 @@ func (r *Registry) Create(ctx context.Context, owner string, req CreateRequest) 
 	if err != nil {
 		return nil, err
 	}
-	_, total, err := r.store.ListEndpoints(ctx, owner, ListParams{Limit: 1})
-	if err != nil {
-		return nil, unavailable("counting endpoints", err)
-	}
-	if total >= MaxEndpointsPerOwner {
-		return nil, invalid("Invalid webhook: at most %d endpoints per account", MaxEndpointsPerOwner)
-	}
 	id, err := r.newID("ep_")
 	if err != nil {
 		return nil, err
@@ -111,7 +104,13 @@ func (r *Registry) Create(ctx context.Context, owner string, req CreateRequest) 
 		Endpoint: Endpoint{ID: id, URL: u, Events: events, CreatedAt: r.opts.now().UTC().Truncate(time.Microsecond), Status: StatusActive, Owner: owner},
 		Secret:   stored,
 	}
-	if err := r.store.InsertEndpoint(ctx, e); err != nil {
+	// The store counts and inserts atomically: concurrent registrations
+	// never take an owner past the cap.
+	if err := r.store.InsertEndpoint(ctx, e, MaxEndpointsPerOwner); err != nil {
+		if errors.Is(err, ErrTooManyEndpoints) {
+			return nil, healthagents.WrapError(healthagents.CodeInvalid, errors.Join(ErrInvalid, err),
+				fmt.Sprintf("Invalid webhook: at most %d endpoints per account", MaxEndpointsPerOwner))
+		}
 		return nil, unavailable("storing the endpoint", err)
 	}
 	return &Created{Endpoint: e.Endpoint, Secret: secret}, nil
@@ -151,6 +150,10 @@ func (r *Registry) checkURL(ctx context.Context, raw string) (string, error) {
 	defer cancel()
 	if _, err := r.policy.resolve(rctx, host); err != nil {
 		var ae *AddressError
+		if errors.Is(err, errNumericHost) {
+			return "", healthagents.WrapError(healthagents.CodeInvalid, errors.Join(ErrInvalid, err),
+				"Invalid webhook URL: write an IPv4 host as four decimal numbers (a.b.c.d)")
+		}
 		if errors.As(err, &ae) {
 			return "", healthagents.WrapError(healthagents.CodeInvalid, errors.Join(ErrInvalid, err),
 				fmt.Sprintf("Invalid webhook URL: the host resolves to a %s address", ae.Reason))
@@ -297,7 +300,7 @@ type PrescriptionPayload struct {
 
 // EligibilityVerifiedData is the data of eligibility.verified.
 type EligibilityVerifiedData struct {
-	PatientID          string `json:"patient_id" doc:"Keyed hash of the patient code (hex HMAC-SHA256 under a key of this deployment), never the code itself: stable per patient, so events about one patient can be correlated."`
+	PatientID          string `json:"patient_id" doc:"Pseudonym of the patient code, never the code itself: hex HMAC-SHA256 under a secret key of this deployment, over the patient and the receiving account, so it is stable per patient for one account (its events about one patient can be correlated) and differs between accounts (two accounts cannot match their patients by it)."`
 	CoveragePercentage int    `json:"coverage_percentage" doc:"Share of the cost the plan covers." minimum:"0" maximum:"100"`
 	RequiresAuth       bool   `json:"requires_auth" doc:"Whether the procedure needs prior authorization."`
 	Eligible           bool   `json:"eligible" doc:"The eligibility decision."`
@@ -307,7 +310,7 @@ type EligibilityVerifiedData struct {
 // PrescriptionData is the data of prescription.validated and
 // prescription.approved.
 type PrescriptionData struct {
-	PatientID       string `json:"patient_id" doc:"Keyed hash of the patient code (hex HMAC-SHA256), never the code itself."`
+	PatientID       string `json:"patient_id" doc:"Pseudonym of the patient code, never the code itself: hex HMAC-SHA256 under a secret key, per patient and receiving account (as in eligibility.verified)."`
 	Valid           bool   `json:"valid" doc:"Whether the prescription passed validation."`
 	ZKProofVerified bool   `json:"zk_proof_verified" doc:"Whether the coverage proof was verified on chain."`
 	// PrescriptionID and ValidationStatus come with v1 validations only.
@@ -317,8 +320,9 @@ type PrescriptionData struct {
 
 // Emit implements healthagents.EventSink: it builds the payload and writes
 // it to the outbox, one row per subscribed endpoint, before returning. The
-// patient id is replaced by its keyed hash, and only the fields of the
-// event's data type are kept: nothing else from e.Data leaves the service.
+// patient id is replaced by its keyed pseudonym for the receiving owner,
+// and only the fields of the event's data type are kept: nothing else from
+// e.Data leaves the service.
 func (r *Registry) Emit(ctx context.Context, e healthagents.Event) error {
 	m, ok, err := r.Prepare(ctx, e)
 	if err != nil || !ok {
@@ -351,7 +355,7 @@ func (r *Registry) Prepare(ctx context.Context, e healthagents.Event) (m Message
 		}
 		owner = o
 	}
-	pid, err := r.pseudonym(ctx, e.PatientID)
+	pid, err := r.pseudonym(ctx, owner, e.PatientID)
 	if err != nil {
 		return Message{}, false, err
 	}
@@ -397,16 +401,38 @@ func (r *Registry) Enqueued(n int) {
 	}
 }
 
-// pseudonym returns the hex HMAC-SHA256 of a patient id under the
-// deployment's pseudonym key.
-func (r *Registry) pseudonym(ctx context.Context, patientID string) (string, error) {
+// pseudonym returns the patient_id an owner's payloads carry for a
+// patient: OwnerPseudonym of the patient's reference under the deployment's
+// pseudonym key.
+func (r *Registry) pseudonym(ctx context.Context, owner, patientID string) (string, error) {
 	key, err := r.pseudonymKey(ctx)
 	if err != nil {
 		return "", err
 	}
 	h := hmac.New(sha256.New, key)
 	h.Write([]byte(patientID))
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return OwnerPseudonym(hex.EncodeToString(h.Sum(nil)), owner), nil
+}
+
+// ownerPseudonymLabel separates this use of a patient reference from any
+// other.
+const ownerPseudonymLabel = "healthagents webhook patient_id v1\x00"
+
+// OwnerPseudonym returns the data.patient_id that payloads to owner's
+// endpoints carry for a patient, from the patient's deployment-wide
+// reference patientRef: the hex HMAC-SHA256 of the patient id under the
+// deployment's pseudonym key, which is the patient_ref of the audit log.
+// It is the hex HMAC-SHA256, keyed with patientRef (its 64 hex characters),
+// of a fixed label and owner. So one patient has a different pseudonym
+// towards each owner (two tenants cannot link their patients by it), while
+// whoever reads the audit log (an administrator) can still match an entry
+// to the deliveries it caused. owner is "" when the Registry has no
+// WithOwner (a single-tenant deployment: every endpoint gets the same one).
+func OwnerPseudonym(patientRef, owner string) string {
+	h := hmac.New(sha256.New, []byte(patientRef))
+	h.Write([]byte(ownerPseudonymLabel))
+	h.Write([]byte(owner))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func (r *Registry) pseudonymKey(ctx context.Context) ([]byte, error) {

@@ -24,6 +24,12 @@ func TestCreateRefusesUnsafeURLs(t *testing.T) {
 		"inside.example":   {netip.MustParseAddr("127.0.0.1")},
 		"mixed.example":    {netip.MustParseAddr("93.184.215.14"), netip.MustParseAddr("10.0.0.7")},
 		"metadata.example": {netip.MustParseAddr("169.254.169.254")},
+		// A resolver that reads numeric forms as a public address: they
+		// are refused whatever a resolver makes of them.
+		"2130706433": {netip.MustParseAddr("93.184.215.14")},
+		"0177.0.0.1": {netip.MustParseAddr("93.184.215.14")},
+		"0x7f.1":     {netip.MustParseAddr("93.184.215.14")},
+		"127.1":      {netip.MustParseAddr("93.184.215.14")},
 	}
 	ev := []string{healthagents.EventEligibilityVerified}
 	tests := []struct {
@@ -56,6 +62,12 @@ func TestCreateRefusesUnsafeURLs(t *testing.T) {
 		{"fail/name resolving to loopback", "https://inside.example/h", ev, false, "loopback"},
 		{"fail/name with one private address", "https://mixed.example/h", ev, true, "private"},
 		{"fail/unresolvable", "https://nowhere.example/", ev, true, "could not be resolved"},
+		{"fail/decimal ip", "https://2130706433/h", ev, false, "four decimal numbers"},
+		{"fail/octal ip", "https://0177.0.0.1/h", ev, false, "four decimal numbers"},
+		{"fail/hex ip", "https://0x7f.1/h", ev, false, "four decimal numbers"},
+		{"fail/short ip", "https://127.1/h", ev, false, "four decimal numbers"},
+		{"fail/short ip in development", "http://127.1:8080/h", ev, true, "four decimal numbers"},
+		{"fail/trailing-dot ip", "https://127.0.0.1./h", ev, true, "four decimal numbers"},
 		{"fail/http in production", "http://hooks.example/h", ev, false, "must use https"},
 		{"fail/ftp", "ftp://hooks.example/h", ev, true, "must use https"},
 		{"fail/relative", "/h", ev, true, "absolute"},

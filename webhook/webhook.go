@@ -22,6 +22,14 @@ var (
 	ErrUnsafeAddress = errors.New("webhook: address not allowed")
 	// ErrNotFound: no endpoint with that id belongs to the caller.
 	ErrNotFound = errors.New("webhook: endpoint not found")
+	// ErrTooManyEndpoints: the owner already has the most endpoints a
+	// Store may insert for it.
+	ErrTooManyEndpoints = errors.New("webhook: too many endpoints")
+	// ErrLeaseLost: Finish was called by a holder whose lease on the
+	// delivery had run out and been taken by another (or the endpoint was
+	// deleted meanwhile). The attempt is recorded; neither the delivery nor
+	// the endpoint is changed.
+	ErrLeaseLost = errors.New("webhook: delivery lease lost")
 )
 
 // Events lists the event names an endpoint can subscribe to (spec section 6).
@@ -129,6 +137,9 @@ type Job struct {
 	Attempts int
 	// FailingSince is when the endpoint started failing (zero: it is not).
 	FailingSince time.Time
+	// LeaseUntil is when the claim on this delivery runs out; the
+	// Dispatcher never starts an attempt it could not finish before.
+	LeaseUntil time.Time
 }
 
 // Outcome is the result of an attempt, for the Queue to record.
@@ -153,8 +164,10 @@ type ListParams struct {
 
 // Store keeps endpoints and the outbox. Package store implements it.
 type Store interface {
-	// InsertEndpoint adds an endpoint.
-	InsertEndpoint(ctx context.Context, e StoredEndpoint) error
+	// InsertEndpoint adds an endpoint unless its owner already has limit
+	// endpoints (then an error wrapping ErrTooManyEndpoints). The count and
+	// the insert are atomic: concurrent inserts never exceed limit.
+	InsertEndpoint(ctx context.Context, e StoredEndpoint, limit int) error
 	// EndpointByID returns an endpoint, or an error wrapping ErrNotFound.
 	EndpointByID(ctx context.Context, id string) (StoredEndpoint, error)
 	// ListEndpoints pages owner's endpoints by creation time and returns
@@ -169,23 +182,45 @@ type Store interface {
 	// m.Event (of m.Owner, if set), in one transaction, and returns how
 	// many.
 	Enqueue(ctx context.Context, m Message) (int, error)
-	// PseudonymKey returns the key patient ids are hashed with, storing
-	// candidate first if there is none yet (first caller wins).
+	// PseudonymKey returns the deployment's key patient ids are hashed
+	// with, storing candidate first if there is none yet (first caller
+	// wins). A Store should keep it sealed at rest.
 	PseudonymKey(ctx context.Context, candidate []byte) ([]byte, error)
+}
+
+// ClaimParams says what a Claim may take.
+type ClaimParams struct {
+	// Holder names the claimer; Finish must present it.
+	Holder string
+	// Now decides which deliveries are due and which leases have run out.
+	Now time.Time
+	// LeaseUntil is when the leases taken run out.
+	LeaseUntil time.Time
+	// Limit bounds how many deliveries one Claim returns.
+	Limit int
+	// PerEndpoint bounds how many deliveries of one endpoint are leased at
+	// once, counting the unexpired leases of every holder.
+	PerEndpoint int
 }
 
 // Queue is the outbox as the Dispatcher drains it. Package store
 // implements it.
 type Queue interface {
-	// Claim leases up to limit due deliveries of active endpoints to holder
-	// until leaseUntil. A delivery leased by someone else whose lease has
-	// not expired is never returned.
-	Claim(ctx context.Context, holder string, now, leaseUntil time.Time, limit int) ([]Job, error)
+	// Claim leases up to p.Limit due deliveries of active endpoints to
+	// p.Holder until p.LeaseUntil, never more than p.PerEndpoint of one
+	// endpoint in flight, giving each slot to the owner (then, within it,
+	// the endpoint) with the fewest deliveries in flight, so that one
+	// owner's backlog never holds another owner's deliveries back. A
+	// delivery leased by someone else whose lease has not expired is never
+	// returned.
+	Claim(ctx context.Context, p ClaimParams) ([]Job, error)
 	// Finish records an attempt and the new state of its delivery and
-	// endpoint. The delivery is updated only while holder still holds it.
+	// endpoint. When o.Holder no longer holds the delivery it records the
+	// attempt only and returns an error wrapping ErrLeaseLost.
 	Finish(ctx context.Context, o Outcome) error
-	// Prune deletes attempts made before before, and delivered or failed
-	// messages finished before it, and says how many rows went.
+	// Prune deletes attempts made before before, delivered or failed
+	// messages finished before it, and the undelivered messages of
+	// endpoints disabled before it, and says how many rows went.
 	Prune(ctx context.Context, before time.Time) (int, error)
 }
 

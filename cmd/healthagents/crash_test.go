@@ -30,6 +30,7 @@ import (
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
+	"github.com/healthagents/healthagents/webhook"
 )
 
 // TestCrashRecovery runs the server (this test binary re-executed as the
@@ -445,7 +446,7 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 	if dsn == "" {
 		dsn = filepath.Join(dataDir, "healthagents.db")
 	}
-	pseudonymKey := checkDatabase(t, dsn)
+	pseudonymKey := checkDatabase(t, dsn, kr)
 
 	// Restart on the same database with the receiver up.
 	rc.hanging.Store(false)
@@ -492,18 +493,21 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 
 	// Every acknowledged event is delivered, signed, and each delivery held
 	// open at the crash again under its webhook-id. Deliveries in flight at
-	// the crash wait for their lease (35 s from the claim) to run out.
-	want := map[string]string{} // pseudonym → patient
-	for _, id := range got.patients {
+	// the crash wait for their lease (40 s from the claim: timeout + 30 s) to run out.
+	// The clinic's pseudonym of a patient: derived from the deployment-wide
+	// reference (the audit log's patient_ref) and the owner.
+	pseudonym := func(id string) string {
 		m := hmac.New(sha256.New, pseudonymKey)
 		m.Write([]byte(id))
-		want[hex.EncodeToString(m.Sum(nil))] = id
+		return webhook.OwnerPseudonym(hex.EncodeToString(m.Sum(nil)), "org:clinic-w")
+	}
+	want := map[string]string{} // pseudonym → patient
+	for _, id := range got.patients {
+		want[pseudonym(id)] = id
 	}
 	tried := map[string]bool{}
 	for id := range got.patientsTried {
-		m := hmac.New(sha256.New, pseudonymKey)
-		m.Write([]byte(id))
-		tried[hex.EncodeToString(m.Sum(nil))] = true
+		tried[pseudonym(id)] = true
 	}
 	missing := func() (events []string, ids []string) {
 		rc.mu.Lock()
@@ -572,8 +576,9 @@ func inFlightRequest(t *testing.T, url, bearer string, body any) func() error {
 }
 
 // checkDatabase opens the database the killed server used (as the restart
-// will), checks it, and returns the webhook pseudonym key kept in it.
-func checkDatabase(t *testing.T, dsn string) []byte {
+// will), checks it, and returns the webhook pseudonym key kept in it
+// (sealed with the server's Fernet keyring kr).
+func checkDatabase(t *testing.T, dsn string, kr *cipher.Keyring) []byte {
 	t.Helper()
 	ctx := t.Context()
 	db, err := store.Open(ctx, dsn)
@@ -599,9 +604,13 @@ func checkDatabase(t *testing.T, dsn string) []byte {
 	require.NoError(t, db.SQL().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT version) FROM schema_migrations`).Scan(&applied, &distinct))
 	assert.Equal(t, len(versions), applied, "every migration applied")
 	assert.Equal(t, applied, distinct, "each recorded once")
-	var hexKey string
-	require.NoError(t, db.SQL().QueryRowContext(ctx, `SELECT value FROM webhook_settings WHERE name = 'pseudonym_key'`).Scan(&hexKey))
-	key, err := hex.DecodeString(hexKey)
+	var stored string
+	require.NoError(t, db.SQL().QueryRowContext(ctx, `SELECT value FROM webhook_settings WHERE name = 'pseudonym_key'`).Scan(&stored))
+	assert.True(t, strings.HasPrefix(stored, "sealed:"), "the pseudonym key is sealed at rest")
+	ws, err := store.NewWebhookStore(db, store.WithKeySealer(kr))
 	require.NoError(t, err)
+	key, err := ws.PseudonymKey(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, key, 32)
 	return key
 }

@@ -58,6 +58,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *tolerance <= 0 {
+		// The SDK refuses a zero tolerance rather than skip the replay check.
+		return errors.New("-tolerance must be positive")
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err

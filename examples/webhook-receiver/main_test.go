@@ -149,3 +149,11 @@ func TestNeedsASecret(t *testing.T) {
 	err := run(t.Context(), []string{"-addr", "127.0.0.1:0"}, &bytes.Buffer{})
 	assert.ErrorContains(t, err, "-secret")
 }
+
+func TestRefusesAZeroTolerance(t *testing.T) {
+	t.Parallel()
+	for _, tol := range []string{"0s", "-1m"} {
+		err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-secret", "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", "-tolerance", tol}, &bytes.Buffer{})
+		assert.ErrorContains(t, err, "-tolerance must be positive", tol)
+	}
+}
