@@ -410,14 +410,20 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 	}
 	wg.Go(func() { submit("fed-a") })
 
-	// Kill once every kind of write has been acknowledged at least once,
-	// with the second federated submission sent just before. Bounded: a held
-	// delivery fails after the 10 s delivery timeout and is retried 5 s
-	// later; a second failure would put its next attempt 5 min away.
+	// Kill once every kind of write has been acknowledged at least once
+	// and the receiver holds a delivery open, with the second federated
+	// submission sent just before. Bounded: a held delivery fails after the
+	// 10 s delivery timeout and is retried 5 s later; a second failure
+	// would put its next attempt 5 min away.
+	holding := func() bool {
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		return len(rc.held) > 0
+	}
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		k, p, o := got.counts()
-		if k >= 5 && p >= 3 && o >= 1 {
+		if k >= 5 && p >= 3 && o >= 1 && holding() {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
