@@ -2,12 +2,10 @@ package server_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +17,6 @@ import (
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/server"
-	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
 )
 
@@ -159,29 +156,8 @@ func TestIdempotencyKeyReadsNoBodyBeforeTheGate(t *testing.T) {
 // what answers then).
 func TestV1MedicationsBound(t *testing.T) {
 	t.Parallel()
-	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
-	kst, err := store.NewKeyStore(db)
-	require.NoError(t, err)
-	keys, err := apikey.New(kst)
-	require.NoError(t, err)
-	t.Cleanup(func() { keys.Close(context.Background()) })
-	fk, err := cipher.GenerateKey()
-	require.NoError(t, err)
-	kr, err := cipher.ParseKeyring(fk)
-	require.NoError(t, err)
-	svc, err := healthagents.New(kr)
-	require.NoError(t, err)
-	ps, err := store.NewPatientStore(db)
-	require.NoError(t, err)
-	rs, err := store.NewPrescriptionStore(db)
-	require.NoError(t, err)
-	v1, err := healthagents.NewV1(svc, ps, rs)
-	require.NoError(t, err)
-	h, err := server.New(server.Deps{Service: svc, Keys: keys, V1: v1})
-	require.NoError(t, err)
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	key, _, err := keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-a", Scopes: []apikey.Scope{apikey.ScopePrescription}})
+	e := newV1Env(t, storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)}))
+	key, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-a", Scopes: []apikey.Scope{apikey.ScopePrescription}})
 	require.NoError(t, err)
 
 	rx := func(n int) map[string]any {
@@ -191,7 +167,7 @@ func TestV1MedicationsBound(t *testing.T) {
 		}
 		return map[string]any{"patient_id": "PT-000123", "provider_npi": "1234567893", "medications": meds}
 	}
-	c := &keyServer{url: ts.URL}
+	c := &keyServer{url: e.url}
 	r := c.call(t, "POST", "/api/v1/prescriptions/validate", key, rx(healthagents.MaxMedications+1))
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	assert.Equal(t, "Validation error: field 'medications' holds more than 10 medications", r.detail())
