@@ -51,13 +51,18 @@ const (
 	ScopeWebhooks     Scope = "webhooks"     // webhook registration
 	ScopePatients     Scope = "patients"     // the patient envelope registry
 	ScopeKeysAdmin    Scope = "keys:admin"   // create keys, manage other keys
+	// ScopePharmacy publishes pharmacy availability attestations to the
+	// pharmacy oracle. It is not among the defaults: the attestations are
+	// what a prescription's pharmacy confirmation rests on, so a
+	// prescriber's key must not be able to write its own.
+	ScopePharmacy Scope = "pharmacy"
 )
 
 // AllScopes lists every scope, in a stable order.
-var AllScopes = []Scope{ScopeEligibility, ScopePrescription, ScopeFederated, ScopeWebhooks, ScopePatients, ScopeKeysAdmin}
+var AllScopes = []Scope{ScopeEligibility, ScopePrescription, ScopeFederated, ScopeWebhooks, ScopePatients, ScopeKeysAdmin, ScopePharmacy}
 
 // DefaultScopes are given to a key created without explicit scopes: every
-// service scope, no administration.
+// service scope, no administration and no pharmacy attestations.
 func DefaultScopes() []Scope {
 	return []Scope{ScopeEligibility, ScopePrescription, ScopeFederated, ScopeWebhooks, ScopePatients}
 }

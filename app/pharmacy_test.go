@@ -30,6 +30,8 @@ func TestPharmacyOracleWired(t *testing.T) {
 	ctx := t.Context()
 	rx, _, err := a.Keys.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Scopes: []apikey.Scope{apikey.ScopePrescription, apikey.ScopePatients}})
 	require.NoError(t, err)
+	pharm, _, err := a.Keys.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Scopes: []apikey.Scope{apikey.ScopePharmacy}})
+	require.NoError(t, err)
 	elig, _, err := a.Keys.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Scopes: []apikey.Scope{apikey.ScopeEligibility}})
 	require.NoError(t, err)
 
@@ -42,6 +44,8 @@ func TestPharmacyOracleWired(t *testing.T) {
 	status, body = call(t, "POST", ts.URL+"/api/v1/pharmacy/attestations", elig, attestation)
 	assert.Equal(t, http.StatusForbidden, status, "an eligibility key cannot write to the chain: %v", body)
 	status, body = call(t, "POST", ts.URL+"/api/v1/pharmacy/attestations", rx, attestation)
+	assert.Equal(t, http.StatusForbidden, status, "a prescriber's key cannot confirm availability itself: %v", body)
+	status, body = call(t, "POST", ts.URL+"/api/v1/pharmacy/attestations", pharm, attestation)
 	require.Equal(t, http.StatusCreated, status, body)
 	assert.Equal(t, "00071015523", body["ndc_code"])
 	assert.Equal(t, "2026-12-03", body["estimated_availability"])

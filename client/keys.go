@@ -17,7 +17,7 @@ type CreateKeyRequest struct {
 	Name         string     `json:"name,omitempty"`
 	Env          string     `json:"env,omitempty"`          // "live" (sk_live_) or "dev" (sk_dev_)
 	Tier         string     `json:"tier,omitempty"`         // free, pro or enterprise
-	Scopes       []string   `json:"scopes,omitempty"`       // eligibility, prescription, federated, webhooks, patients, keys:admin
+	Scopes       []string   `json:"scopes,omitempty"`       // eligibility, prescription, federated, webhooks, patients (the defaults), keys:admin, pharmacy
 	Organization string     `json:"organization,omitempty"` // the organization the key acts for
 	AllowedIPs   []string   `json:"allowed_ips,omitempty"`  // addresses or CIDR ranges
 	Restricted   bool       `json:"restricted,omitempty"`

@@ -94,9 +94,9 @@ func scopeOf(path string) apikey.Scope {
 	case path == "/validate-prescription" || strings.HasPrefix(path, "/api/v1/prescriptions"):
 		return apikey.ScopePrescription
 	case strings.HasPrefix(path, "/api/v1/pharmacy"):
-		// Writing availability attestations to the chain: the prescription
-		// scope (docs/decisions/v1.md).
-		return apikey.ScopePrescription
+		// Writing availability attestations to the chain: the pharmacy
+		// scope, which no key has by default (docs/decisions/v1.md).
+		return apikey.ScopePharmacy
 	case path == "/submit-federated-update" || strings.HasPrefix(path, "/api/v1/federated"):
 		return apikey.ScopeFederated
 	case strings.HasPrefix(path, "/webhooks") || strings.HasPrefix(path, "/api/v1/webhooks"):

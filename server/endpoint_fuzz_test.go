@@ -76,7 +76,7 @@ func newFuzzTarget(f *testing.F) *fuzzTarget {
 	f.Cleanup(func() { keys.Close(context.Background()) })
 	raw, k, err := keys.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Organization: fuzzOrg, Scopes: []apikey.Scope{
 		apikey.ScopeEligibility, apikey.ScopePrescription, apikey.ScopeFederated, apikey.ScopeWebhooks,
-		apikey.ScopePatients, apikey.ScopeKeysAdmin,
+		apikey.ScopePatients, apikey.ScopeKeysAdmin, apikey.ScopePharmacy,
 	}})
 	if err != nil {
 		f.Fatal(err)

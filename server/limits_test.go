@@ -185,7 +185,7 @@ func TestV1BodyLimits(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
 	e := newV1Env(t, db)
-	key, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-l"})
+	key, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-l", Scopes: apikey.AllScopes})
 	require.NoError(t, err)
 	c := &keyServer{url: e.url}
 

@@ -34,6 +34,8 @@ func TestV1BatchAndPharmacyGuards(t *testing.T) {
 		ks := newKeyServer(t, db, keyServerOpts{clock: clock, limiter: lim})
 		rx, _ := ks.create(t, server.CreateKeyRequest{Scopes: []string{"prescription"}})
 		elig, _ := ks.create(t, server.CreateKeyRequest{Scopes: []string{"eligibility"}})
+		defaults, _ := ks.create(t, server.CreateKeyRequest{})
+		pharm, _ := ks.create(t, server.CreateKeyRequest{Scopes: []string{"pharmacy"}})
 
 		r := ks.call(t, "POST", "/api/v1/prescriptions/batch-validate", rx, map[string]any{})
 		assert.Equal(t, "2", r.header.Get("X-RateLimit-Limit"), "the prescription figure, not the general 1000")
@@ -46,8 +48,14 @@ func TestV1BatchAndPharmacyGuards(t *testing.T) {
 		r = ks.call(t, "POST", "/api/v1/pharmacy/attestations", elig, map[string]any{})
 		assert.Equal(t, http.StatusForbidden, r.status, "eligibility scope cannot write attestations")
 		assert.Equal(t, "Forbidden: Insufficient permissions", r.detail())
-		r = ks.call(t, "POST", "/api/v1/pharmacy/attestations", rx, map[string]any{})
+		for name, key := range map[string]string{"prescription": rx, "default": defaults} {
+			r = ks.call(t, "POST", "/api/v1/pharmacy/attestations", key, map[string]any{})
+			assert.Equal(t, http.StatusForbidden, r.status, "a %s-scoped key cannot write attestations", name)
+		}
+		r = ks.call(t, "POST", "/api/v1/pharmacy/attestations", pharm, map[string]any{})
 		assert.Equal(t, http.StatusServiceUnavailable, r.status, "past the gate; no V1 in this server")
+		r = ks.call(t, "POST", "/api/v1/prescriptions/validate", pharm, map[string]any{})
+		assert.Equal(t, http.StatusForbidden, r.status, "a pharmacy key validates no prescriptions")
 	})
 
 	t.Run("a batch of n costs n", func(t *testing.T) {

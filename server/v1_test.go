@@ -277,7 +277,7 @@ func TestV1AuthScopesAndQuota(t *testing.T) {
 	eligOnly := e.client(t, apikey.CreateParams{Scopes: []apikey.Scope{apikey.ScopeEligibility}})
 	_, err = eligOnly.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "00071015523", EstimatedAvailability: "2026-12-01"})
 	status, _ = v1Code(t, err)
-	assert.Equal(t, 403, status, "attestations need the prescription scope")
+	assert.Equal(t, 403, status, "attestations need the pharmacy scope")
 
 	// The Pro tier's daily quota of v1 eligibility verifications, here
 	// overridden to 2 for the key (the 10,000 figure is ratelimit's policy,
@@ -490,8 +490,14 @@ func TestV1PharmacyOracleRoundTrip(t *testing.T) {
 	ctx := t.Context()
 	c := e.client(t, apikey.CreateParams{})
 	require.NoError(t, c.PutPatient(ctx, e.seal(t, v1Record("PT-PH", nil))))
+	// The pharmacy's own key: the prescriber's (default scopes) cannot
+	// confirm availability itself.
+	ph := e.client(t, apikey.CreateParams{Scopes: []apikey.Scope{apikey.ScopePharmacy}})
+	_, err = c.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0071-0155-23", EstimatedAvailability: "2026-12-03"})
+	status, _ := v1Code(t, err)
+	assert.Equal(t, http.StatusForbidden, status, "a default key writes no attestation")
 
-	att, err := c.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0071-0155-23", EstimatedAvailability: "2026-12-03"})
+	att, err := ph.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0071-0155-23", EstimatedAvailability: "2026-12-03"})
 	require.NoError(t, err)
 	assert.Equal(t, "00071015523", att.NDCCode)
 	r, err := sim.Client().TransactionReceipt(ctx, common.HexToHash(att.BlockchainTx))
@@ -499,12 +505,12 @@ func TestV1PharmacyOracleRoundTrip(t *testing.T) {
 	assert.Equal(t, types.ReceiptStatusSuccessful, r.Status)
 	assert.Equal(t, oracle.Address(), r.Logs[0].Address, "written to the oracle contract")
 
-	_, err = c.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0071-0155-23", EstimatedAvailability: "next week"})
+	_, err = ph.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0071-0155-23", EstimatedAvailability: "next week"})
 	assert.True(t, client.IsInvalid(err))
 	// Dates the oracle cannot store (on or before 1970-01-01: it keeps Unix
 	// days, 0 meaning none) or beyond the horizon: 400, nothing written.
 	for _, date := range []string{"1969-12-31", "1970-01-01", "2999-01-01"} {
-		_, err = c.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0003-0894-21", EstimatedAvailability: date})
+		_, err = ph.AttestPharmacyAvailability(ctx, healthagents.V1Attestation{PharmacyNPI: v1Pharmacy, NDCCode: "0003-0894-21", EstimatedAvailability: date})
 		var ce *client.Error
 		require.ErrorAs(t, err, &ce, date)
 		assert.Equal(t, http.StatusBadRequest, ce.StatusCode, date)
