@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/ipfs"
 	"github.com/healthagents/healthagents/server"
 	"github.com/ipfs/go-cid"
+	mh "github.com/multiformats/go-multihash"
 )
 
 // openIPFS returns the client of the Kubo node at IPFS_ENDPOINT, or nil
@@ -60,6 +62,12 @@ func withIPFS(patients healthagents.PatientRegistry, node *ipfs.Client, logger *
 //     replaced envelope's old CID is unpinned afterwards, best effort;
 //   - DeletePatient deletes the envelope, then unpins its CID, best effort;
 //   - Patient reads the inner registry only.
+//
+// Before unpinning, a registry that can say so (cidReferences; the
+// store's PatientStore) is asked whether another stored envelope, of any
+// owner, still names the CID (in its v0 or v1 spelling): the same envelope
+// registered by two organizations keeps its pin until the last one goes.
+// When the question cannot be answered, the pin is kept.
 type pinnedRegistry struct {
 	inner  healthagents.PatientRegistry
 	node   *ipfs.Client
@@ -67,6 +75,12 @@ type pinnedRegistry struct {
 }
 
 var _ healthagents.PatientRegistry = (*pinnedRegistry)(nil)
+
+// cidReferences is the optional capability of a registry to say whether a
+// CID is still named by a stored envelope.
+type cidReferences interface {
+	CIDInUse(ctx context.Context, cids ...string) (bool, error)
+}
 
 const pinPrefix = "Patient registration failed"
 
@@ -160,9 +174,38 @@ func (r *pinnedRegistry) DeletePatient(ctx context.Context, owner, patientID str
 func (r *pinnedRegistry) unpin(ctx context.Context, s string) {
 	c, err := cid.Decode(s)
 	if err == nil {
+		if refs, ok := r.inner.(cidReferences); ok {
+			inUse, rerr := refs.CIDInUse(context.WithoutCancel(ctx), spellings(c, s)...)
+			switch {
+			case rerr != nil:
+				r.logger.WarnContext(ctx, "ipfs unpin skipped: could not tell whether another envelope names the CID; it stays pinned", "cid", s, "err", rerr)
+				return
+			case inUse:
+				return
+			}
+		}
 		err = r.node.Unpin(context.WithoutCancel(ctx), c)
 	}
 	if err != nil && !errors.Is(err, ipfs.ErrNotPinned) {
 		r.logger.WarnContext(ctx, "ipfs unpin failed; the CID stays pinned", "cid", s, "err", err)
 	}
+}
+
+// spellings are the texts under which an envelope may name c: as written,
+// as CIDv1 in base32 (what ipfs add --cid-version=1 prints), and as CIDv0
+// where c has a v0 form (dag-pb over SHA-256).
+func spellings(c cid.Cid, written string) []string {
+	out := []string{written}
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	add(cid.NewCidV1(c.Type(), c.Hash()).String())
+	if c.Type() == cid.DagProtobuf {
+		if dec, err := mh.Decode(c.Hash()); err == nil && dec.Code == mh.SHA2_256 && dec.Length == 32 {
+			add(cid.NewCidV0(c.Hash()).String())
+		}
+	}
+	return out
 }

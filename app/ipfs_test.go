@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/ipfs/go-cid"
+	"github.com/multiformats/go-multibase"
+	mh "github.com/multiformats/go-multihash"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -182,6 +184,51 @@ func TestIPFSRegistryPinsAndUnpins(t *testing.T) {
 	assert.False(t, node.pinned(second.IPFSCID))
 	err := e.v1.DeletePatient(ctx, "", second.PatientID)
 	assert.Equal(t, healthagents.CodeNotFound, healthagents.ErrorCode(err))
+}
+
+// TestIPFSSharedEnvelopeKeepsItsPin: the same envelope registered by two
+// organizations is pinned once; the first one's DELETE leaves the pin for
+// the other, the last one's DELETE removes it. A replacement likewise
+// unpins the old CID only when no other envelope names it.
+func TestIPFSSharedEnvelopeKeepsItsPin(t *testing.T) {
+	t.Parallel()
+	node, url := newPinNode(t)
+	e := newIPFSEnv(t, url)
+	ctx := t.Context()
+
+	shared := e.seal(t, "PT-SHARED")
+	require.NoError(t, e.v1.PutPatient(ctx, "org:a", shared.PatientID, &shared))
+	require.NoError(t, e.v1.PutPatient(ctx, "org:b", shared.PatientID, &shared))
+	require.NoError(t, e.v1.DeletePatient(ctx, "org:a", shared.PatientID))
+	assert.True(t, node.pinned(shared.IPFSCID), "org:b's envelope still names the CID")
+
+	next := e.seal(t, "PT-SHARED")
+	require.NoError(t, e.v1.PutPatient(ctx, "org:c", shared.PatientID, &shared))
+	require.NoError(t, e.v1.PutPatient(ctx, "org:b", next.PatientID, &next))
+	assert.True(t, node.pinned(shared.IPFSCID), "org:b replaced its envelope, org:c's still names the old CID")
+	assert.True(t, node.pinned(next.IPFSCID))
+
+	require.NoError(t, e.v1.DeletePatient(ctx, "org:c", shared.PatientID))
+	assert.False(t, node.pinned(shared.IPFSCID), "the last envelope naming it is gone")
+	assert.True(t, node.pinned(next.IPFSCID))
+}
+
+// TestCIDSpellings: an envelope may name the same content as CIDv0 or as
+// CIDv1 (any base); the reference check asks for the written text, the
+// base32 v1 form and, for dag-pb over SHA-256, the v0 form.
+func TestCIDSpellings(t *testing.T) {
+	t.Parallel()
+	sum, err := mh.Sum([]byte("ciphertext"), mh.SHA2_256, -1)
+	require.NoError(t, err)
+	v0 := cid.NewCidV0(sum)
+	v1 := cid.NewCidV1(cid.DagProtobuf, sum)
+	b58, err := v1.StringOfBase(multibase.Base58BTC)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{v0.String(), v1.String()}, spellings(v0, v0.String()))
+	assert.ElementsMatch(t, []string{v0.String(), v1.String()}, spellings(v1, v1.String()))
+	assert.ElementsMatch(t, []string{b58, v1.String(), v0.String()}, spellings(v1, b58))
+	raw := cid.NewCidV1(cid.Raw, sum)
+	assert.ElementsMatch(t, []string{raw.String()}, spellings(raw, raw.String()), "a raw leaf has no v0 form")
 }
 
 // TestIPFSRegistryBase64Form: encrypted_data sent as Base64 of the token

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/healthagents/healthagents"
@@ -68,4 +69,28 @@ func (s *PatientStore) DeletePatient(ctx context.Context, owner, patientID strin
 		return fmt.Errorf("store: %w", healthagents.ErrPatientNotFound)
 	}
 	return nil
+}
+
+// CIDInUse reports whether any stored envelope, of any owner, names one of
+// cids as its ipfs_cid. The IPFS registry asks it before unpinning, so an
+// envelope registered by two organizations keeps its pin until the last
+// one deletes or replaces it.
+func (s *PatientStore) CIDInUse(ctx context.Context, cids ...string) (bool, error) {
+	if len(cids) == 0 {
+		return false, nil
+	}
+	args := make([]any, len(cids))
+	for i, c := range cids {
+		args[i] = c
+	}
+	q := `SELECT 1 FROM v1_patients WHERE ipfs_cid IN (?` + strings.Repeat(", ?", len(cids)-1) + `) LIMIT 1`
+	var one int
+	err := s.db.db.QueryRowContext(ctx, s.db.Rebind(q), args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: looking up a CID: %w", err)
+	}
+	return true, nil
 }

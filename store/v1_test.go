@@ -76,6 +76,37 @@ func TestPatientStoreOwners(t *testing.T) {
 	})
 }
 
+// TestPatientCIDInUse: CIDInUse finds an envelope of any owner naming one of
+// the CIDs asked for, and none once the last is deleted or replaced.
+func TestPatientCIDInUse(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		ctx := t.Context()
+		ps, err := store.NewPatientStore(db)
+		require.NoError(t, err)
+		env := healthagents.PatientData{PatientID: "PT-1", EncryptedData: "gAAAA-a", IPFSCID: "bafy-shared", DataHash: "aa"}
+		require.NoError(t, ps.PutPatient(ctx, "org:a", env))
+		require.NoError(t, ps.PutPatient(ctx, "org:b", env))
+
+		inUse := func(cids ...string) bool {
+			ok, err := ps.CIDInUse(ctx, cids...)
+			require.NoError(t, err)
+			return ok
+		}
+		assert.True(t, inUse("bafy-shared"))
+		assert.True(t, inUse("Qm-other-spelling", "bafy-shared"), "any of the spellings")
+		assert.False(t, inUse("bafy-unknown"))
+		assert.False(t, inUse())
+
+		require.NoError(t, ps.DeletePatient(ctx, "org:a", "PT-1"))
+		assert.True(t, inUse("bafy-shared"), "org:b still names it")
+		env.IPFSCID = "bafy-next"
+		require.NoError(t, ps.PutPatient(ctx, "org:b", env))
+		assert.False(t, inUse("bafy-shared"), "replaced by org:b's next envelope")
+		assert.True(t, inUse("bafy-next"))
+	})
+}
+
 // TestPatientOwnerMigration: rows stored before migration 0008 (no owner)
 // survive it under the empty owner with their data intact; no keyed owner sees
 // them, and their owner can register the id afresh.
