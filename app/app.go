@@ -71,8 +71,8 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("DATA_DIR: %w", err)
 	}
-	if !cfg.Production {
-		logger.Warn(developmentWarning)
+	for _, w := range startupWarnings(cfg) {
+		logger.Warn(w)
 	}
 	a = &App{Config: cfg, logger: logger, bootstrapOut: out}
 	opened := a // the error returns below set a to nil

@@ -57,6 +57,25 @@ const developmentWarning = "DEVELOPMENT MODE (HEALTHAGENTS_ENV is unset or devel
 	"sk_dev_ keys are issued and accepted, and a one-time bootstrap admin token is printed when ADMIN_TOKEN is unset. " +
 	"Set HEALTHAGENTS_ENV=production on any server others can reach."
 
+// openCORSWarning is logged at a production start without CORS_ORIGINS:
+// the spec's default lets every origin call the API with credentials, which
+// a production deployment should choose, not inherit.
+const openCORSWarning = "CORS_ORIGINS is unset: every origin may call the API from a browser, with credentials " +
+	"(the spec's default). Set CORS_ORIGINS to the origins of your own web applications."
+
+// startupWarnings are the settings a start should warn about: development
+// mode, and in production an open CORS policy.
+func startupWarnings(cfg Config) []string {
+	var out []string
+	if !cfg.Production {
+		out = append(out, developmentWarning)
+	}
+	if cfg.Production && len(cfg.CORSOrigins) == 0 {
+		out = append(out, openCORSWarning)
+	}
+	return out
+}
+
 // ConfigFromEnv reads the settings through getenv (os.Getenv in the binary).
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{

@@ -41,6 +41,9 @@ func TestProductionRules(t *testing.T) {
 	t.Run("no development-mode warning", func(t *testing.T) {
 		assert.NotContains(t, logs.String(), "DEVELOPMENT MODE")
 	})
+	t.Run("no open-CORS warning with CORS_ORIGINS set", func(t *testing.T) {
+		assert.NotContains(t, logs.String(), "CORS_ORIGINS is unset")
+	})
 
 	all := apikey.AllScopes
 	live, _, err := a.Keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Live, Scopes: all})
