@@ -26,6 +26,7 @@ import (
 	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
+	"github.com/healthagents/healthagents/webhook"
 )
 
 const adminToken = "test-admin-token-0123456789"
@@ -58,6 +59,7 @@ type keyServerOpts struct {
 	noLimiter  bool
 	serverOpts []server.Option
 	keyOpts    []apikey.Option
+	webhooks   *webhook.Registry // Deps.Webhooks, if set
 }
 
 func newKeyServer(t *testing.T, db *store.DB, o keyServerOpts) *keyServer {
@@ -81,7 +83,7 @@ func newKeyServer(t *testing.T, db *store.DB, o keyServerOpts) *keyServer {
 	require.NoError(t, err)
 	svc, err := healthagents.New(kr)
 	require.NoError(t, err)
-	h, err := server.New(server.Deps{Service: svc, Keys: keys, Limiter: lim}, o.serverOpts...)
+	h, err := server.New(server.Deps{Service: svc, Keys: keys, Limiter: lim, Webhooks: o.webhooks}, o.serverOpts...)
 	require.NoError(t, err)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)

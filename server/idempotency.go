@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"container/list"
 	"crypto/sha256"
-	"errors"
 	"hash"
 	"io"
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/healthagents/healthagents"
 )
 
 // Idempotency-Key handling, as payment APIs do it: the first answer to a
@@ -137,11 +134,7 @@ func hashBody(w http.ResponseWriter, r *http.Request) ([32]byte, error) {
 	h := sha256.New()
 	var sum [32]byte
 	if _, err := io.Copy(h, r.Body); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return sum, healthagents.Errorf(healthagents.CodeTooLarge, "Request body too large: the limit is %d bytes", mbe.Limit)
-		}
-		return sum, healthagents.Errorf(healthagents.CodeInvalid, "Invalid request format: could not read body")
+		return sum, bodyReadError(err)
 	}
 	h.Sum(sum[:0])
 	return sum, nil

@@ -53,13 +53,20 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, healthagents.Errorf(healthagents.CodeTooLarge, "Request body too large: the limit is %d bytes", limit)
-		}
-		return nil, healthagents.Errorf(healthagents.CodeInvalid, "Invalid request format: could not read body")
+		return nil, bodyReadError(err)
 	}
 	return body, nil
+}
+
+// bodyReadError is the answer to a request body that could not be read:
+// 413 naming the limit a MaxBytesReader met (the route's, or a smaller one
+// the handler asked for), else 400.
+func bodyReadError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return healthagents.Errorf(healthagents.CodeTooLarge, "Request body too large: the limit is %d bytes", mbe.Limit)
+	}
+	return healthagents.Errorf(healthagents.CodeInvalid, "Invalid request format: could not read body")
 }
 
 // decode is read without the transport (FuzzDecode drives it).

@@ -166,11 +166,6 @@ func mustRecord(t *testing.T) []byte {
 // times.
 func webhookServer(t *testing.T, db *store.DB) *keyServer {
 	t.Helper()
-	ks, err := store.NewKeyStore(db)
-	require.NoError(t, err)
-	keys, err := apikey.New(ks, apikey.WithAdminToken(adminToken))
-	require.NoError(t, err)
-	t.Cleanup(func() { keys.Close(context.Background()) })
 	ws, err := store.NewWebhookStore(db)
 	require.NoError(t, err)
 	var mu sync.Mutex
@@ -182,17 +177,7 @@ func webhookServer(t *testing.T, db *store.DB) *keyServer {
 		return now
 	}))
 	require.NoError(t, err)
-	fk, err := cipher.GenerateKey()
-	require.NoError(t, err)
-	kr, err := cipher.ParseKeyring(fk)
-	require.NoError(t, err)
-	svc, err := healthagents.New(kr)
-	require.NoError(t, err)
-	h, err := server.New(server.Deps{Service: svc, Keys: keys, Webhooks: reg})
-	require.NoError(t, err)
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	return &keyServer{url: ts.URL, keys: keys}
+	return newKeyServer(t, db, keyServerOpts{noLimiter: true, webhooks: reg})
 }
 
 // GET /webhooks pages through more endpoints than fit on one page: each

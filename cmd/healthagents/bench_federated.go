@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/client"
 	"github.com/healthagents/healthagents/record"
 )
 
@@ -26,10 +26,9 @@ import (
 // clock starts. Run it closed loop at -c 1: concurrent submissions race for
 // a round's last places and the losers get 409.
 type fedBench struct {
-	base   string
-	client *http.Client
-	list   []byte   // the sealed records, JSON, shared by every request
-	keys   []string // keys[i]: the organization of request i+1
+	api  *client.Client // the set-up calls (keys, round status), untimed
+	list []byte         // the sealed records, JSON, shared by every request
+	keys []string       // keys[i]: the organization of request i+1
 
 	mu     sync.Mutex
 	round  int  // the round to submit to
@@ -43,7 +42,7 @@ const fedRoundWait = 30 * time.Second
 // newFedBench seals records copies of rec (each its own patient, with
 // varied observations and labels so the local training has both classes)
 // and creates n organization keys with admin.
-func newFedBench(ctx context.Context, client *http.Client, base, admin string, rec *record.Record, records, n int, kr *cipher.Keyring) (*fedBench, error) {
+func newFedBench(ctx context.Context, hc *http.Client, base, admin string, rec *record.Record, records, n int, kr *cipher.Keyring) (*fedBench, error) {
 	if admin == "" {
 		return nil, errors.New("bench: submit-federated-update needs -admin-token (or ADMIN_TOKEN, or a keys:admin -key) to create an organization key per request")
 	}
@@ -68,21 +67,19 @@ func newFedBench(ctx context.Context, client *http.Client, base, admin string, r
 	if err != nil {
 		return nil, err
 	}
-	f := &fedBench{base: base, client: client, list: list, keys: make([]string, n)}
+	api, err := client.New(base, client.WithHTTPClient(hc), client.WithMaxAttempts(1))
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	f := &fedBench{api: api, list: list, keys: make([]string, n)}
 	run := time.Now().UnixNano()
 	for i := range f.keys {
-		status, out, err := f.call(ctx, "POST", "/auth/keys", admin, map[string]any{
-			"name": "bench", "tier": "enterprise", "scopes": []string{"federated"},
-			"organization": fmt.Sprintf("bench-%x-%d", run, i),
+		k, err := api.With(client.WithAPIKey(admin)).CreateKey(ctx, &client.CreateKeyRequest{
+			Name: "bench", Tier: "enterprise", Scopes: []string{"federated"},
+			Organization: fmt.Sprintf("bench-%x-%d", run, i),
 		})
 		if err != nil {
-			return nil, err
-		}
-		var k struct {
-			APIKey string `json:"api_key"`
-		}
-		if status != http.StatusOK || json.Unmarshal(out, &k) != nil || k.APIKey == "" {
-			return nil, fmt.Errorf("bench: creating an organization key answered %d %s", status, bytes.TrimSpace(out))
+			return nil, fmt.Errorf("bench: creating an organization key: %w", err)
 		}
 		f.keys[i] = k.APIKey
 	}
@@ -100,14 +97,9 @@ func newFedBench(ctx context.Context, client *http.Client, base, admin string, r
 func (f *fedBench) awaitRound(ctx context.Context, key string) error {
 	deadline := time.Now().Add(fedRoundWait)
 	for {
-		status, out, err := f.call(ctx, "GET", "/status", key, nil)
-		var st struct {
-			FL struct {
-				Round int `json:"current_round"`
-			} `json:"federated_learning"`
-		}
-		if err == nil && status == http.StatusOK && json.Unmarshal(out, &st) == nil && st.FL.Round > f.round {
-			f.round, f.closed = st.FL.Round, false
+		st, err := f.api.With(client.WithAPIKey(key)).Status(ctx)
+		if err == nil && st.FederatedLearning.CurrentRound > f.round {
+			f.round, f.closed = st.FederatedLearning.CurrentRound, false
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -118,30 +110,6 @@ func (f *fedBench) awaitRound(ctx context.Context, key string) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-func (f *fedBench) call(ctx context.Context, method, path, bearer string, body any) (int, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return 0, nil, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, f.base+path, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+bearer)
-	resp, err := f.client.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, out, err
 }
 
 // prepare gives request i (1-based) its body and bearer, first waiting for
