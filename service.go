@@ -111,6 +111,34 @@ func (s *Service) Prescription() *prescription.Agent { return s.rx }
 // Attests reports whether decisions are proven and verified on chain.
 func (s *Service) Attests() bool { return s.attestor != nil }
 
+// serviceTime is the clock's reading in UTC: the service date of a decision
+// made now.
+func (s *Service) serviceTime() time.Time { return s.now().UTC() }
+
+// proveEligibility proves d and has the proof verified on chain; it returns
+// nil and no error without an Attestor.
+func (s *Service) proveEligibility(ctx context.Context, rec *record.Record, d eligibility.Decision) (*Attestation, error) {
+	if s.attestor == nil {
+		return nil, nil
+	}
+	return s.attestor.AttestEligibility(ctx, rec, d)
+}
+
+// provePrescription proves whether the plan covers d's drug on date and has
+// the proof verified on chain; it returns nil and no error without an
+// Attestor.
+func (s *Service) provePrescription(ctx context.Context, rec *record.Record, d prescription.Decision, date time.Time) (*Attestation, error) {
+	if s.attestor == nil {
+		return nil, nil
+	}
+	return s.attestor.AttestPrescription(ctx, rec, d, date)
+}
+
+// logError logs a failure; args never carry medical data.
+func (s *Service) logError(ctx context.Context, msg string, args ...any) {
+	s.logger.ErrorContext(ctx, msg, args...)
+}
+
 const (
 	eligibilityPrefix  = "Eligibility check failed"
 	prescriptionPrefix = "Prescription validation failed"
@@ -132,7 +160,7 @@ func (s *Service) VerifyEligibility(ctx context.Context, env *PatientData, proce
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.elig.Check(ctx, rec, procedureCode, s.now().UTC())
+	d, err := s.elig.Check(ctx, rec, procedureCode, s.serviceTime())
 	if err != nil {
 		return nil, s.internal(ctx, eligibilityPrefix, err)
 	}
@@ -147,11 +175,11 @@ func (s *Service) VerifyEligibility(ctx context.Context, env *PatientData, proce
 		reason := d.Reason
 		res.Reason = &reason
 	}
-	if s.attestor != nil {
-		att, err := s.attestor.AttestEligibility(ctx, rec, d)
-		if err != nil {
-			return nil, s.proofError(ctx, eligibilityPrefix, err)
-		}
+	att, err := s.proveEligibility(ctx, rec, d)
+	if err != nil {
+		return nil, s.proofError(ctx, eligibilityPrefix, err)
+	}
+	if att != nil {
 		res.Proof = att
 		res.ZKProofVerified = att.Verified
 	}
@@ -194,11 +222,11 @@ func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, dr
 		InteractionsChecked: d.InteractionsChecked,
 		CrossChainOracle:    "unconfirmed: no pharmacy availability attestation is published for this drug",
 	}
-	if s.attestor != nil {
-		att, err := s.attestor.AttestPrescription(ctx, rec, d, s.now().UTC())
-		if err != nil {
-			return nil, s.proofError(ctx, prescriptionPrefix, err)
-		}
+	att, err := s.provePrescription(ctx, rec, d, s.serviceTime())
+	if err != nil {
+		return nil, s.proofError(ctx, prescriptionPrefix, err)
+	}
+	if att != nil {
 		res.Proof = att
 		res.ZKProofVerified = att.Verified && provesCoverage(att)
 	}
