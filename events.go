@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// Event names (spec section 6).
+// Event names, as webhooks deliver them (docs/decisions/webhooks.md,
+// "Events and payloads").
 const (
 	EventEligibilityVerified   = "eligibility.verified"
 	EventPrescriptionValidated = "prescription.validated"

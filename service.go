@@ -252,7 +252,8 @@ func provesCoverage(att *Attestation) bool {
 
 // OpenRecord opens env, parses the record inside and checks that its
 // patient_id is the envelope's. prefix starts the detail of errors that the
-// spec words per operation (e.g. "Eligibility check failed").
+// API words per operation (e.g. "Eligibility check failed"; the errors
+// table of docs/decisions.md).
 func (s *Service) OpenRecord(ctx context.Context, env *PatientData, prefix string) (*record.Record, error) {
 	if env == nil {
 		return nil, Errorf(CodeInvalid, "Invalid request format: missing field 'patient_data'")
@@ -276,7 +277,8 @@ func (s *Service) OpenRecord(ctx context.Context, env *PatientData, prefix strin
 	return rec, nil
 }
 
-// envelopeError maps cipher errors to the spec's messages.
+// envelopeError maps cipher errors to the API's messages (the errors table
+// of docs/decisions.md).
 func envelopeError(err error, prefix string) error {
 	var fe *cipher.FieldError
 	var ee *cipher.EnvelopeError

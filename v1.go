@@ -11,9 +11,10 @@ import (
 	"github.com/healthagents/healthagents/npi"
 )
 
-// The v1 family's error codes (spec section 7). They ride in an *Error's
-// Detail as a prefix, "NO_INSURANCE: ...", as DESIGN.md fixes; V1Code reads
-// them back.
+// The v1 family's error codes, with the HTTP status each answers (docs/decisions/v1.md).
+// They ride in an *Error's Detail as a prefix, "NO_INSURANCE: ...", so that
+// Error keeps one Code and one Detail for both families; V1Code reads them
+// back.
 const (
 	V1PatientNotFound  = "PATIENT_NOT_FOUND" // 404
 	V1NoInsurance      = "NO_INSURANCE"      // 422

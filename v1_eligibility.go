@@ -33,7 +33,9 @@ func v1Proof(a *Attestation) *V1Proof {
 	return &V1Proof{ProofData: a.ProofData, PublicInputs: a.PublicInputs, BlockchainTx: a.TxHash}
 }
 
-// V1EligibilityResult is the v1 eligibility result (spec section 2.7).
+// V1EligibilityResult is the v1 eligibility result: the decision, the
+// coverage figures of the record, and the proof (docs/decisions/v1.md,
+// "Eligibility: codes and statuses").
 type V1EligibilityResult struct {
 	Eligible              bool     `json:"eligible"`
 	CoveragePercentage    int      `json:"coverage_percentage" minimum:"0" maximum:"100"`

@@ -80,7 +80,8 @@ type V1Checks struct {
 	PharmacyConfirmation V1PharmacyConfirmation `json:"pharmacy_confirmation"`
 }
 
-// V1PrescriptionResult is the v1 prescription result (spec section 2.7).
+// V1PrescriptionResult is the v1 prescription result: a status, finding codes,
+// the three checks and the coverage proofs (docs/decisions/v1.md, "Prescriptions").
 type V1PrescriptionResult struct {
 	ValidationStatus string    `json:"validation_status" enum:"approved,requires_review,rejected"`
 	PrescriptionID   string    `json:"prescription_id" example:"rx_k3j5m7n9p1q3r5s7t9v1w3x5"`

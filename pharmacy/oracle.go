@@ -70,7 +70,7 @@ type options struct {
 type Option func(*options) error
 
 // WithSubmitTimeout bounds how long Attest waits for its transaction to be
-// mined (default 10 s, the spec's blockchain submission timeout).
+// mined (default 10 s, as chain.DefaultSubmitTimeout).
 func WithSubmitTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {
