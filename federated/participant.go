@@ -118,24 +118,29 @@ func (p *Participant) Step(ctx context.Context, api RoundAPI) (*RoundView, error
 	if err != nil {
 		return nil, err
 	}
+	return v, p.act(ctx, api, v)
+}
+
+// act does what v's phase asks of this participant, if anything.
+func (p *Participant) act(ctx context.Context, api RoundAPI, v *RoundView) error {
 	if v.TaskHash != p.taskHash {
-		return v, ErrTaskMismatch
+		return ErrTaskMismatch
 	}
 	if v.Round != p.round {
 		p.round, p.client, p.sent = v.Round, nil, map[Phase]*Submission{}
 	}
 	if v.Done || !v.Phase.Open() {
-		return v, nil
+		return nil
 	}
 	if s, ok := p.sent[v.Phase]; ok {
-		return v, api.Submit(ctx, p.cfg.Org, *s)
+		return api.Submit(ctx, p.cfg.Org, *s)
 	}
 	s, err := p.message(ctx, v)
 	if err != nil || s == nil {
-		return v, err
+		return err
 	}
 	p.sent[v.Phase] = s
-	return v, api.Submit(ctx, p.cfg.Org, *s)
+	return api.Submit(ctx, p.cfg.Org, *s)
 }
 
 // message builds this phase's submission, or nil when there is nothing to do.
@@ -244,23 +249,29 @@ type changeNotifier interface {
 // RunRound steps through the round that is current when it is called until
 // that round is over, polling every poll interval (or sooner, when api can
 // signal changes). It returns the view of the round that follows (or the
-// error explaining that none is open).
+// error explaining that none is open) without acting on it: the participant
+// has not joined that round, so a caller that stops here leaves no key
+// behind for the next round to wait for, and a caller that goes on calls
+// RunRound again to join it.
 func (p *Participant) RunRound(ctx context.Context, api RoundAPI, poll time.Duration) (*RoundView, error) {
 	notifier, _ := api.(changeNotifier)
 	start := -1
 	for {
 		var changed <-chan struct{}
 		if notifier != nil {
-			changed = notifier.Changed() // taken before Step, so no change is missed
+			changed = notifier.Changed() // taken before View, so no change is missed
 		}
-		v, err := p.Step(ctx, api)
-		if err != nil && !errors.Is(err, ErrDuplicate) {
-			return v, err
+		v, err := api.View(ctx, p.cfg.Org)
+		if err != nil {
+			return nil, err
 		}
 		if start < 0 {
 			start = v.Round
 		} else if v.Round != start {
 			return v, nil
+		}
+		if err := p.act(ctx, api, v); err != nil && !errors.Is(err, ErrDuplicate) {
+			return v, err
 		}
 		timer := time.NewTimer(poll)
 		select {
