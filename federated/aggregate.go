@@ -41,13 +41,27 @@ func (c *Coordinator) finish(ctx context.Context, now time.Time) error {
 		}
 		return c.abandon(ctx, now, "unmasking failed: "+err.Error())
 	}
+	bound, err := c.evalBoundOf(ctx, r, r.U3)
+	if err != nil {
+		return err
+	}
 	mv, ledger, err := c.aggregate(r, sum, now)
 	if err != nil {
 		return c.abandon(ctx, now, err.Error())
 	}
+	var evalNote string
+	met, err := evalMetrics(sum[r.Dim-evalWords:], len(r.U3), bound)
+	switch {
+	case err != nil:
+		// The update passed its own checks; only the figures are refused.
+		evalNote = "; evaluation refused: " + err.Error()
+	case met != nil:
+		met.EvaluatedVersion = r.BaseVersion
+		mv.Metrics = met
+	}
 	done := r.clone()
 	done.Phase, done.ResultVersion = PhaseClosed, mv.Version
-	done.Outcome = fmt.Sprintf("closed with %d contributors", len(r.U3))
+	done.Outcome = fmt.Sprintf("closed with %d contributors", len(r.U3)) + evalNote
 	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{done}, Model: mv, Ledger: ledger}); err != nil {
 		return fmt.Errorf("federated: saving round %d: %w", r.Number, err)
 	}
@@ -72,10 +86,6 @@ func (c *Coordinator) aggregate(r *RoundState, sum []uint64, now time.Time) (*Mo
 	slack := math.Sqrt(float64(nw)) * n * math.Ldexp(1, -int(r.FracBits))
 	if err := BoundsCheck(update, n*r.ClipNorm+slack); err != nil {
 		return nil, nil, fmt.Errorf("aggregate %w", err)
-	}
-	correct, total := int64(sum[nw]), int64(sum[nw+1])
-	if correct < 0 || total < correct || total > int64(len(r.U3))*int64(r.MaxEvalRecords) {
-		return nil, nil, fmt.Errorf("aggregate %w: evaluation counters out of range", ErrBounds)
 	}
 	var ledger *dp.Ledger
 	var spent float64
@@ -111,13 +121,32 @@ func (c *Coordinator) aggregate(r *RoundState, sum []uint64, now time.Time) (*Mo
 		Contributors: slices.Clone(r.U3), Weights: w, NoiseMultiplier: r.NoiseMultiplier,
 		EpsilonSpent: spent, CreatedAt: now.UTC(),
 	}
-	if total > 0 {
-		mv.Metrics = &Metrics{Accuracy: float64(correct) / float64(total), EvalSamples: int(total), EvaluatedVersion: base.Version}
-	}
 	return mv, ledger, nil
 }
 
-// evalCounters returns the two counter words for an evaluation.
-func evalCounters(e Evaluation) [evalWords]uint64 {
-	return [evalWords]uint64{uint64(e.Correct), uint64(e.Total)}
+// evalBound is the most held-out records org may report: MaxEvalRecords, or
+// its registered cohort size when that is smaller.
+func (c *Coordinator) evalBound(ctx context.Context, r *RoundState, org string) (int, error) {
+	b := r.MaxEvalRecords
+	if c.cfg.Cohorts == nil {
+		return b, nil
+	}
+	n, err := c.cfg.Cohorts.CohortSize(ctx, org)
+	if err != nil {
+		return 0, fmt.Errorf("federated: cohort size of %q: %w", org, err)
+	}
+	return max(0, min(b, n)), nil
+}
+
+// evalBoundOf sums evalBound over orgs.
+func (c *Coordinator) evalBoundOf(ctx context.Context, r *RoundState, orgs []string) (int64, error) {
+	var sum int64
+	for _, org := range orgs {
+		b, err := c.evalBound(ctx, r, org)
+		if err != nil {
+			return 0, err
+		}
+		sum += int64(b)
+	}
+	return sum, nil
 }

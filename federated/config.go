@@ -36,6 +36,9 @@ type Config struct {
 	ServerLearningRate float64
 	// MaxEvalRecords bounds the held-out count one participant reports.
 	MaxEvalRecords int
+	// Cohorts, when set, bounds each participant's held-out count further
+	// by the cohort size it registered.
+	Cohorts CohortSizes
 	// Privacy sets the Gaussian mechanism's budget; nil means the
 	// specification's (epsilon 0.1, delta 1e-5 over the whole run).
 	Privacy *PrivacyConfig

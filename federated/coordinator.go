@@ -213,10 +213,6 @@ func (c *Coordinator) openNext(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-// evalWords is the number of evaluation counters after the weights in every
-// aggregated vector: held-out correct predictions and held-out total.
-const evalWords = 2
-
 func (c *Coordinator) phaseDeadline(r *RoundState, now time.Time) time.Time {
 	d := now.Add(c.cfg.PhaseTimeout)
 	if d.After(r.Deadline) {

@@ -230,8 +230,12 @@ func (p *Participant) prepare(ctx context.Context, v *RoundView) ([]uint64, erro
 		return nil, fmt.Errorf("%w: %w", ErrBounds, err)
 	}
 	test := p.test
-	if test.Len() > v.MaxEvalRecords {
-		test = Dataset{X: test.X[:v.MaxEvalRecords], Y: test.Y[:v.MaxEvalRecords]}
+	limit := v.MaxEvalRecords
+	if v.EvalBound > 0 {
+		limit = min(limit, v.EvalBound)
+	}
+	if test.Len() > limit {
+		test = Dataset{X: test.X[:limit], Y: test.Y[:limit]}
 	}
 	ev := evalCounters(Evaluate(p.model, base, test))
 	x = append(x, ev[:]...)

@@ -12,25 +12,28 @@ import (
 // RoundView is what an organization sees of the current round: the public
 // parameters, the starting model, and what the current phase asks of it.
 type RoundView struct {
-	Round           int                     `json:"round"`
-	Phase           Phase                   `json:"phase"`
-	TaskHash        string                  `json:"task_hash"`
-	Base            ModelVersion            `json:"base"`
-	Session         []byte                  `json:"session"`
-	Dim             int                     `json:"dim"`
-	ClipNorm        float64                 `json:"clip_norm"`
-	FracBits        uint                    `json:"frac_bits"`
-	MaxParticipants int                     `json:"max_participants"`
-	MaxEvalRecords  int                     `json:"max_eval_records"`
-	Threshold       int                     `json:"threshold,omitempty"`
-	PhaseDeadline   time.Time               `json:"phase_deadline"`
-	Deadline        time.Time               `json:"deadline"`
-	Participants    int                     `json:"participants"`     // organizations in the round so far
-	Roster          []secagg.PublicKeys     `json:"roster,omitempty"` // from share_keys on
-	U2              []string                `json:"u2,omitempty"`     // from masked_input on
-	Inbox           []secagg.EncryptedShare `json:"inbox,omitempty"`  // shares addressed to the caller
-	U3              []string                `json:"u3,omitempty"`     // in unmasking
-	Done            bool                    `json:"done"`             // the caller has answered this phase
+	Round           int          `json:"round"`
+	Phase           Phase        `json:"phase"`
+	TaskHash        string       `json:"task_hash"`
+	Base            ModelVersion `json:"base"`
+	Session         []byte       `json:"session"`
+	Dim             int          `json:"dim"`
+	ClipNorm        float64      `json:"clip_norm"`
+	FracBits        uint         `json:"frac_bits"`
+	MaxParticipants int          `json:"max_participants"`
+	MaxEvalRecords  int          `json:"max_eval_records"`
+	// EvalBound is the most held-out records the caller may report (its
+	// registered cohort size, at most MaxEvalRecords); 0: MaxEvalRecords.
+	EvalBound     int                     `json:"eval_bound,omitempty"`
+	Threshold     int                     `json:"threshold,omitempty"`
+	PhaseDeadline time.Time               `json:"phase_deadline"`
+	Deadline      time.Time               `json:"deadline"`
+	Participants  int                     `json:"participants"`     // organizations in the round so far
+	Roster        []secagg.PublicKeys     `json:"roster,omitempty"` // from share_keys on
+	U2            []string                `json:"u2,omitempty"`     // from masked_input on
+	Inbox         []secagg.EncryptedShare `json:"inbox,omitempty"`  // shares addressed to the caller
+	U3            []string                `json:"u3,omitempty"`     // in unmasking
+	Done          bool                    `json:"done"`             // the caller has answered this phase
 }
 
 // View returns the current round as org sees it.
@@ -50,6 +53,9 @@ func (c *Coordinator) View(ctx context.Context, org string) (*RoundView, error) 
 		Session: r.Session, Dim: r.Dim, ClipNorm: r.ClipNorm, FracBits: r.FracBits,
 		MaxParticipants: r.MaxParticipants, MaxEvalRecords: r.MaxEvalRecords, Threshold: r.Threshold,
 		PhaseDeadline: r.PhaseDeadline, Deadline: r.Deadline, Participants: participants(r, d),
+	}
+	if v.EvalBound, err = c.evalBound(ctx, r, org); err != nil {
+		return nil, err
 	}
 	// The view shares no memory with the coordinator's state.
 	v.Base.Weights = slices.Clone(v.Base.Weights)
