@@ -19,7 +19,7 @@ import (
 func (c *Coordinator) finish(ctx context.Context, now time.Time) error {
 	r, d := c.round, c.data
 	tr := secagg.Transcript{
-		Params:      secagg.Params{Session: r.Session, Dim: r.Dim},
+		Params:      secagg.Params{Session: r.Session, Dim: r.Dim, Group: c.group(r)},
 		Threshold:   r.Threshold,
 		Roster:      r.Roster,
 		Commitments: make(map[string][]byte, len(r.U2)),
@@ -40,6 +40,9 @@ func (c *Coordinator) finish(ctx context.Context, now time.Time) error {
 			return err
 		}
 		return c.abandon(ctx, now, "unmasking failed: "+err.Error())
+	}
+	if sum, err = c.group(r).Decode(sum); err != nil {
+		return c.abandon(ctx, now, "decoding the sum: "+err.Error())
 	}
 	bound, err := c.evalBoundOf(ctx, r, r.U3)
 	if err != nil {

@@ -42,6 +42,8 @@ type Config struct {
 	// Privacy sets the Gaussian mechanism's budget; nil means the
 	// specification's (epsilon 0.1, delta 1e-5 over the whole run).
 	Privacy *PrivacyConfig
+	// Proofs, when set, makes every round a proved one.
+	Proofs *ProofConfig
 	// DisablePrivacy turns differential privacy off entirely. It must be a
 	// deliberate choice: the zero Config has DP on.
 	DisablePrivacy bool
@@ -130,6 +132,9 @@ func (c *Config) fill() error {
 	}
 	if _, err := secagg.NewQuantizer(c.ClipNorm, c.FracBits, c.MaxParticipants); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if p := c.Proofs; p != nil && (p.Group == nil || p.Verifier == nil) {
+		return fmt.Errorf("%w: proofs need a group and a verifier", ErrConfig)
 	}
 	switch {
 	case c.DisablePrivacy:

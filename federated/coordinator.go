@@ -74,6 +74,7 @@ type roundData struct {
 	inbox       map[string][]secagg.EncryptedShare
 	inputs      map[string]secagg.MaskedInput
 	reveals     map[string][]secagg.RevealedShare
+	seedCommits map[string]map[string][]byte // proved rounds: by sender, then peer
 }
 
 func newRoundData() *roundData {
@@ -82,6 +83,7 @@ func newRoundData() *roundData {
 		inbox:       map[string][]secagg.EncryptedShare{},
 		inputs:      map[string]secagg.MaskedInput{},
 		reveals:     map[string][]secagg.RevealedShare{},
+		seedCommits: map[string]map[string][]byte{},
 	}
 }
 
@@ -200,7 +202,7 @@ func (c *Coordinator) openNext(ctx context.Context, now time.Time) error {
 		Number: next, Phase: PhaseAdvertiseKeys, TaskHash: c.taskHash, BaseVersion: base.Version,
 		Session: session, Dim: c.model.NumWeights() + evalWords,
 		ClipNorm: c.cfg.ClipNorm, FracBits: c.cfg.FracBits, MaxParticipants: c.cfg.MaxParticipants,
-		MaxEvalRecords: c.cfg.MaxEvalRecords, NoiseMultiplier: z,
+		MaxEvalRecords: c.cfg.MaxEvalRecords, NoiseMultiplier: z, Proved: c.cfg.Proofs != nil,
 		OpenedAt: now.UTC(), Deadline: now.Add(c.cfg.RoundTimeout).UTC(),
 	}
 	r.PhaseDeadline = c.phaseDeadline(r, now)

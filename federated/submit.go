@@ -20,7 +20,7 @@ func (c *Coordinator) Submit(ctx context.Context, org string, s Submission) erro
 	}
 	s = cloneSubmission(s)
 	s.Org = org
-	if err := c.validate(org, &s); err != nil {
+	if err := c.validate(ctx, org, &s); err != nil {
 		return err
 	}
 	if err := c.store.SaveFederated(ctx, Change{Submission: &s}); err != nil {
@@ -42,7 +42,7 @@ func (c *Coordinator) openRound() (*RoundState, error) {
 }
 
 // validate checks a submission against the round without changing anything.
-func (c *Coordinator) validate(org string, s *Submission) error {
+func (c *Coordinator) validate(ctx context.Context, org string, s *Submission) error {
 	r, err := c.openRound()
 	if err != nil {
 		return err
@@ -100,6 +100,9 @@ func (c *Coordinator) validate(org string, s *Submission) error {
 		if m.From != org || len(m.Commitment) != 32 || len(m.Shares) != len(r.Roster)-1 {
 			return fmt.Errorf("%w: share message must carry a 32-byte commitment and one share per other participant", ErrInvalidSubmission)
 		}
+		if err := checkSeedCommits(r, org, s.SeedCommitments); err != nil {
+			return err
+		}
 		to := map[string]bool{}
 		for _, es := range m.Shares {
 			if es.From != org || es.To == org || to[es.To] || len(es.Ciphertext) > 1024 ||
@@ -118,8 +121,8 @@ func (c *Coordinator) validate(org string, s *Submission) error {
 		if _, dup := d.inputs[org]; dup {
 			return ErrDuplicate
 		}
-		if len(s.Masked) != r.Dim {
-			return fmt.Errorf("%w: masked vector of %d words, round expects %d", ErrInvalidSubmission, len(s.Masked), r.Dim)
+		if err := c.verifyMasked(ctx, r, org, s); err != nil {
+			return err
 		}
 	case s.Reveals != nil:
 		if r.Phase != PhaseUnmasking {
@@ -162,6 +165,9 @@ func (c *Coordinator) apply(s *Submission) {
 		d.keys = append(d.keys, *s.Keys)
 	case s.Shares != nil:
 		d.commitments[s.Org] = s.Shares.Commitment
+		if s.SeedCommitments != nil {
+			d.seedCommits[s.Org] = s.SeedCommitments
+		}
 		for _, es := range s.Shares.Shares {
 			d.inbox[es.To] = append(slices.Clip(d.inbox[es.To]), es)
 		}
@@ -189,6 +195,14 @@ func cloneSubmission(s Submission) Submission {
 		s.Shares = &m
 	}
 	s.Masked = slices.Clone(s.Masked)
+	s.Proof = slices.Clone(s.Proof)
+	if s.SeedCommitments != nil {
+		sc := make(map[string][]byte, len(s.SeedCommitments))
+		for k, v := range s.SeedCommitments {
+			sc[k] = slices.Clone(v)
+		}
+		s.SeedCommitments = sc
+	}
 	if s.Reveals != nil {
 		s.Reveals = slices.Clone(s.Reveals)
 		for i := range s.Reveals {

@@ -22,6 +22,8 @@ type RoundView struct {
 	FracBits        uint         `json:"frac_bits"`
 	MaxParticipants int          `json:"max_participants"`
 	MaxEvalRecords  int          `json:"max_eval_records"`
+	// Proved rounds need a masked input in the proof group with its proof.
+	Proved bool `json:"proved,omitempty"`
 	// EvalBound is the most held-out records the caller may report (its
 	// registered cohort size, at most MaxEvalRecords); 0: MaxEvalRecords.
 	EvalBound     int                     `json:"eval_bound,omitempty"`
@@ -51,7 +53,7 @@ func (c *Coordinator) View(ctx context.Context, org string) (*RoundView, error) 
 	v := &RoundView{
 		Round: r.Number, Phase: r.Phase, TaskHash: r.TaskHash, Base: c.history[len(c.history)-1],
 		Session: r.Session, Dim: r.Dim, ClipNorm: r.ClipNorm, FracBits: r.FracBits,
-		MaxParticipants: r.MaxParticipants, MaxEvalRecords: r.MaxEvalRecords, Threshold: r.Threshold,
+		MaxParticipants: r.MaxParticipants, MaxEvalRecords: r.MaxEvalRecords, Threshold: r.Threshold, Proved: r.Proved,
 		PhaseDeadline: r.PhaseDeadline, Deadline: r.Deadline, Participants: participants(r, d),
 	}
 	if v.EvalBound, err = c.evalBound(ctx, r, org); err != nil {

@@ -23,6 +23,11 @@ type Group interface {
 	// Expand adds (sign > 0) or subtracts (sign < 0) the PRG stream of seed
 	// into v. Every seed is used for one vector only.
 	Expand(seed *[SeedSize]byte, v []uint64, sign int) error
+	// Encode maps integers (int64 in two's complement, one word each) to
+	// the group; Decode reads a sum back, an error when an element is out of
+	// the int64 range.
+	Encode(x []uint64) []uint64
+	Decode(v []uint64) ([]uint64, error)
 	// Commit is the public commitment to seed within session (the self-mask
 	// seed's is checked when the seed is reconstructed).
 	Commit(session []byte, seed *[SeedSize]byte) []byte
@@ -46,6 +51,12 @@ func (Ring64) Add(dst, src []uint64) {
 		dst[i] += w
 	}
 }
+
+// Encode implements Group: the identity.
+func (Ring64) Encode(x []uint64) []uint64 { return append([]uint64(nil), x...) }
+
+// Decode implements Group: the identity.
+func (Ring64) Decode(v []uint64) ([]uint64, error) { return append([]uint64(nil), v...), nil }
 
 // Expand implements Group.
 func (Ring64) Expand(seed *[SeedSize]byte, v []uint64, sign int) error {
