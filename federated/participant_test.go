@@ -63,3 +63,25 @@ func TestRunRoundDoesNotJoinNextRound(t *testing.T) {
 	assert.Equal(t, 1, h[2].Round, "round 1 produced the next version: no round was abandoned or skipped")
 	assert.Len(t, h[2].Contributors, 3)
 }
+
+// A round without proofs takes neither proofs nor seed commitments.
+func TestUnprovedRoundRefusesProofFields(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	c, err := NewCoordinator(ctx, newMemStore(), noDPConfig(newFakeClock(), 3))
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 3, 80, 33)
+	stepAll(t, ctx, c, ps) // advertise
+	v, err := c.View(ctx, ps[0].Org())
+	require.NoError(t, err)
+	require.Equal(t, PhaseShareKeys, v.Phase)
+	require.False(t, v.Proved)
+	m, err := ps[0].client.ShareKeys(v.Roster, v.Threshold)
+	require.NoError(t, err)
+	err = c.Submit(ctx, ps[0].Org(), Submission{Round: 0, Shares: m, SeedCommitments: map[string][]byte{"hospital-01": make([]byte, 32)}})
+	assert.ErrorIs(t, err, ErrInvalidSubmission)
+	require.NoError(t, c.Submit(ctx, ps[0].Org(), Submission{Round: 0, Shares: m}))
+	stepAll(t, ctx, c, ps[1:]) // the others share
+	err = c.Submit(ctx, ps[0].Org(), Submission{Round: 0, Masked: make([]uint64, v.Dim), Proof: []byte{1}})
+	assert.ErrorIs(t, err, ErrInvalidSubmission)
+}

@@ -32,6 +32,19 @@ func BenchmarkProve(b *testing.B) {
 	}
 }
 
+// BenchmarkProvePeers is d=31 with ten participants (nine peers).
+func BenchmarkProvePeers(b *testing.B) {
+	s := Shape{Weights: 31, Extra: 5, Peers: 9, Bits: 25}
+	k, err := Setup(s)
+	require.NoError(b, err)
+	st, sec := benchParty(b, s)
+	for b.Loop() {
+		_, err := Prove(k, st, sec)
+		require.NoError(b, err)
+	}
+	b.ReportMetric(float64(k.Constraints()), "constraints")
+}
+
 func BenchmarkVerify(b *testing.B) {
 	s := Shape{Weights: 31, Extra: 5, Peers: 2, Bits: 25}
 	k, err := Setup(s)
