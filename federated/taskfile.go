@@ -50,6 +50,9 @@ type FeatureSpec struct {
 // Positive is a positive example, one of Negative a negative one, anything
 // else is not used.
 type LabelSpec struct {
+	// Column is the CSV column of the label (default "diagnosis"); records
+	// carry it as their diagnosis.
+	Column   string `json:"column,omitempty"`
 	Positive string `json:"positive"`
 	Negative string `json:"negative"`
 }
@@ -84,6 +87,9 @@ func (tf *TaskFile) fill() {
 	}
 	if tf.ReferenceDate == "" {
 		tf.ReferenceDate = DefaultTask().ReferenceDate
+	}
+	if tf.Label.Column == "" {
+		tf.Label.Column = "diagnosis"
 	}
 	if tf.ClampZ == 0 {
 		tf.ClampZ = DefaultTask().ClampZ

@@ -142,3 +142,33 @@ func TestTasksSideBySide(t *testing.T) {
 	require.NoError(t, err)
 	assert.Same(t, ca, got)
 }
+
+func TestReadCSV(t *testing.T) {
+	t.Parallel()
+	tf, err := ParseTaskFileBytes([]byte(sampleTaskFile))
+	require.NoError(t, err)
+	recs, err := tf.ReadCSV(strings.NewReader("patient_id,Glucose,bmi,age,diagnosis\np1,140,31.5,NA,positive\np2,95,,40,negative\n"))
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	assert.Equal(t, "p1", recs[0].PatientID)
+	assert.Equal(t, map[string]float64{"glucose": 140, "bmi": 31.5}, recs[0].Observations)
+	assert.Equal(t, "negative", recs[1].Diagnosis)
+	ds, skipped, err := tf.Task().Examples(recs)
+	require.NoError(t, err)
+	assert.Zero(t, skipped)
+	assert.Equal(t, []float64{1, 0}, ds.Y)
+
+	for name, tc := range map[string]struct{ csv, want string }{
+		"missing column": {"patient_id,bmi,age,diagnosis\n", `no column "Glucose"`},
+		"missing label":  {"Glucose,bmi,age\n", `no label column "diagnosis"`},
+		"not a number":   {"Glucose,bmi,age,diagnosis\n12x,1,2,positive\n", `line 2, column "Glucose"`},
+		"ragged row":     {"Glucose,bmi,age,diagnosis\n1,2\n", "line 2"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := tf.ReadCSV(strings.NewReader(tc.csv))
+			require.ErrorIs(t, err, ErrTask)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.NotContains(t, err.Error(), "12x", "values are not echoed")
+		})
+	}
+}
