@@ -53,8 +53,10 @@ type LabelSpec struct {
 	// Column is the CSV column of the label (default "diagnosis"); records
 	// carry it as their diagnosis.
 	Column   string `json:"column,omitempty"`
-	Positive string `json:"positive"`
-	Negative string `json:"negative"`
+	Positive string `json:"positive,omitempty"`
+	Negative string `json:"negative,omitempty"`
+	// Classes are the label values of a "softmax" model, in class order.
+	Classes []string `json:"classes,omitempty"`
 }
 
 var taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`)
@@ -134,13 +136,25 @@ func (tf *TaskFile) Validate() error {
 		}
 		seen[f.Name] = true
 	}
+	softmax := tf.Model.Type == "softmax"
+	classes := map[string]bool{}
+	for _, c := range tf.Label.Classes {
+		if c == "" || classes[c] {
+			return bad("label.classes", "%q is empty or repeated", c)
+		}
+		classes[c] = true
+	}
 	switch {
-	case tf.Label.Positive == "" || tf.Label.Negative == "" || tf.Label.Positive == tf.Label.Negative:
+	case tf.Model.Type != "logistic_regression" && !softmax:
+		return bad("model.type", "must be \"logistic_regression\" or \"softmax\", not %q", tf.Model.Type)
+	case softmax && len(classes) < 2:
+		return bad("label.classes", "must list at least two values for \"softmax\"")
+	case softmax && (tf.Label.Positive != "" || tf.Label.Negative != ""):
+		return bad("label", "positive/negative are for \"logistic_regression\"; \"softmax\" takes classes")
+	case !softmax && len(classes) > 0:
+		return bad("label.classes", "are for \"softmax\"; \"logistic_regression\" takes positive and negative")
+	case !softmax && (tf.Label.Positive == "" || tf.Label.Negative == "" || tf.Label.Positive == tf.Label.Negative):
 		return bad("label", "needs two distinct values, positive and negative")
-	case tf.Model.Type == "softmax":
-		return bad("model.type", "\"softmax\" is not implemented yet; use \"logistic_regression\"")
-	case tf.Model.Type != "logistic_regression":
-		return bad("model.type", "must be \"logistic_regression\", not %q", tf.Model.Type)
 	case !(tf.Model.L2 >= 0) || !finite(tf.Model.L2):
 		return bad("model.l2", "must be a non-negative number")
 	case !(tf.LearningRate > 0) || !finite(tf.LearningRate):
@@ -166,7 +180,7 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 // reader finds a value: the task (and its hash) names features by Name.
 func (tf *TaskFile) Task() Task {
 	t := Task{
-		Name: tf.ID, Labels: Labels{Positive: tf.Label.Positive, Negative: tf.Label.Negative},
+		Name: tf.ID, Labels: Labels{Positive: tf.Label.Positive, Negative: tf.Label.Negative, Classes: tf.Label.Classes},
 		Model:         tf.Model,
 		Training:      TrainingSpec{Epochs: tf.LocalEpochs, LearningRate: tf.LearningRate, BatchSize: tf.BatchSize},
 		ReferenceDate: tf.ReferenceDate, ClampZ: tf.ClampZ,

@@ -39,17 +39,17 @@ func TestParseTaskFile(t *testing.T) {
 	assert.Len(t, task.Features, 3)
 
 	for name, tc := range map[string]struct{ from, to, field string }{
-		"bad id":          {`"diabetes/v2"`, `"../x y"`, "id "},
-		"repeated":        {`"name": "bmi"`, `"name": "glucose"`, "features[1].name"},
-		"zero scale":      {`"scale": 6`, `"scale": 0`, "features[1].scale"},
-		"learned scaling": {`"mean": 28`, `"scaling": "learned", "mean": 28`, "features[1].scaling"},
-		"softmax":         {`"logistic_regression"`, `"softmax"`, "model.type"},
-		"unknown model":   {`"logistic_regression"`, `"forest"`, "model.type"},
-		"same labels":     {`"negative": "negative"`, `"negative": "positive"`, "label"},
-		"learning rate":   {`"learning_rate": 0.5`, `"learning_rate": -1`, "learning_rate"},
-		"epochs":          {`"local_epochs": 5`, `"local_epochs": 0`, "local_epochs"},
-		"held out":        {`"held_out": 0.25`, `"held_out": 1`, "held_out"},
-		"unknown field":   {`"held_out": 0.25`, `"held_out": 0.25, "epsilon": 3`, `unknown field "epsilon"`},
+		"bad id":                  {`"diabetes/v2"`, `"../x y"`, "id "},
+		"repeated":                {`"name": "bmi"`, `"name": "glucose"`, "features[1].name"},
+		"zero scale":              {`"scale": 6`, `"scale": 0`, "features[1].scale"},
+		"learned scaling":         {`"mean": 28`, `"scaling": "learned", "mean": 28`, "features[1].scaling"},
+		"softmax without classes": {`"logistic_regression"`, `"softmax"`, "label.classes"},
+		"unknown model":           {`"logistic_regression"`, `"forest"`, "model.type"},
+		"same labels":             {`"negative": "negative"`, `"negative": "positive"`, "label"},
+		"learning rate":           {`"learning_rate": 0.5`, `"learning_rate": -1`, "learning_rate"},
+		"epochs":                  {`"local_epochs": 5`, `"local_epochs": 0`, "local_epochs"},
+		"held out":                {`"held_out": 0.25`, `"held_out": 1`, "held_out"},
+		"unknown field":           {`"held_out": 0.25`, `"held_out": 0.25, "epsilon": 3`, `unknown field "epsilon"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseTaskFileBytes([]byte(strings.Replace(sampleTaskFile, tc.from, tc.to, 1)))
@@ -171,4 +171,20 @@ func TestReadCSV(t *testing.T) {
 			assert.NotContains(t, err.Error(), "12x", "values are not echoed")
 		})
 	}
+}
+
+func TestParseSoftmaxTaskFile(t *testing.T) {
+	t.Parallel()
+	src := strings.Replace(strings.Replace(sampleTaskFile, `"logistic_regression"`, `"softmax"`, 1),
+		`"label": {"positive": "positive", "negative": "negative"}`, `"label": {"column": "triage", "classes": ["low", "mid", "high"]}`, 1)
+	tf, err := ParseTaskFileBytes([]byte(src))
+	require.NoError(t, err)
+	task := tf.Task()
+	m, err := task.NewModel()
+	require.NoError(t, err)
+	assert.Equal(t, 3*4, m.NumWeights())
+	assert.Equal(t, "triage", tf.Label.Column)
+	both := strings.Replace(src, `"classes"`, `"positive": "x", "classes"`, 1)
+	_, err = ParseTaskFileBytes([]byte(both))
+	assert.ErrorContains(t, err, "task file: label ")
 }
