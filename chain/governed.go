@@ -298,3 +298,16 @@ func WaitConfirmations(ctx context.Context, client Backend, r *types.Receipt, n 
 		}
 	}
 }
+
+// DeployVerifier deploys a Groth16Verifier holding vk, for AddCircuit.
+func DeployVerifier(ctx context.Context, s Sender, vk VerifyingKey) (common.Address, error) {
+	args, err := vk.constructorArgs()
+	if err != nil {
+		return common.Address{}, err
+	}
+	r, err := s.Transact(ctx, nil, append(common.FromHex(contracts.Groth16VerifierMetaData.Bin), args...), 0)
+	if err != nil {
+		return common.Address{}, fmt.Errorf("chain: deploy verifier: %w", err)
+	}
+	return r.ContractAddress, nil
+}
