@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// Event names (spec section 6).
+// Event names, as webhooks deliver them (docs/decisions/webhooks.md,
+// "Events and payloads").
 const (
 	EventEligibilityVerified   = "eligibility.verified"
 	EventPrescriptionValidated = "prescription.validated"
@@ -35,6 +36,9 @@ func WithEvents(sink EventSink) Option {
 	return func(s *Service) error { s.events = sink; return nil }
 }
 
+// emitsEvents reports whether an EventSink takes the service's events.
+func (s *Service) emitsEvents() bool { return s.events != nil }
+
 // emit hands e to the sink, if any. A sink failure fails the request with
 // 503: the caller may retry, and no result goes out without its event.
 func (s *Service) emit(ctx context.Context, e Event) error {
@@ -42,7 +46,7 @@ func (s *Service) emit(ctx context.Context, e Event) error {
 		return nil
 	}
 	if e.Time.IsZero() {
-		e.Time = s.now().UTC()
+		e.Time = s.serviceTime()
 	}
 	if err := s.events.Emit(ctx, e); err != nil {
 		s.logger.ErrorContext(ctx, "event not recorded", "event", e.Type, "err", err)

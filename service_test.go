@@ -164,7 +164,7 @@ func TestPrescriptionZKVerifiedMeansCovered(t *testing.T) {
 	}
 }
 
-// TestProofErrorsNamed checks the spec's wording of proof failures for both
+// TestProofErrorsNamed checks the API's wording of proof failures for both
 // operations of the root family.
 func TestProofErrorsNamed(t *testing.T) {
 	t.Parallel()

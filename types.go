@@ -2,7 +2,8 @@ package healthagents
 
 import "github.com/healthagents/healthagents/cipher"
 
-// PatientData is the spec's encrypted envelope (section 2.1).
+// PatientData is the encrypted envelope every request carries (see
+// cipher.Envelope and docs/decisions/cipher.md).
 type PatientData = cipher.Envelope
 
 // EligibilityRequest is the body of POST /verify-eligibility.
@@ -11,7 +12,7 @@ type EligibilityRequest struct {
 	ProcedureCode string       `json:"procedure_code" required:"true" maxLength:"64" doc:"PROC001..PROC005, or a CPT/HCPCS code mapped onto them (e.g. 70551)." example:"PROC001"`
 }
 
-// EligibilityResult is the root family's eligibility result (section 2.2).
+// EligibilityResult is the root family's eligibility result.
 type EligibilityResult struct {
 	Eligible              bool    `json:"eligible" doc:"The patient is eligible for the procedure."`
 	CoveragePct           float64 `json:"coverage_pct" minimum:"0" maximum:"100" doc:"Percentage of the cost covered; 0 when not eligible."`
@@ -33,7 +34,7 @@ type PrescriptionRequest struct {
 	DrugCode    string       `json:"drug_code" required:"true" maxLength:"64" doc:"RxNorm RxCUI, NDC (any hyphenated form or 11 digits) or generic name." example:"11289"`
 }
 
-// PrescriptionResult is the root family's prescription result (section 2.4).
+// PrescriptionResult is the root family's prescription result.
 type PrescriptionResult struct {
 	Valid               bool   `json:"valid" doc:"The prescription is safe and approved."`
 	DrugCode            string `json:"drug_code" doc:"The drug code validated, as requested."`

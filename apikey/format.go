@@ -11,7 +11,7 @@ import (
 // Env is a key's environment, the part of its prefix after "sk_".
 type Env string
 
-// The two key environments (spec section 5).
+// The two key environments, named by the key's prefix.
 const (
 	Dev  Env = "dev"  // sk_dev_: development, refused by a production server
 	Live Env = "live" // sk_live_: production, only over HTTPS

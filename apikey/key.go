@@ -30,7 +30,7 @@ var (
 // Tier is a commercial plan; package ratelimit turns it into limits.
 type Tier string
 
-// The tiers of spec section 8.
+// The tiers; package ratelimit gives each its figures.
 const (
 	Free       Tier = "free"
 	Pro        Tier = "pro"

@@ -9,7 +9,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// Config holds the runtime settings (spec section 1, plus ours).
+// Config holds the runtime settings, read from the environment (the README
+// lists them).
 type Config struct {
 	Host          string     // HOST, default 0.0.0.0
 	Port          int        // PORT, default 8000
@@ -58,7 +59,8 @@ const developmentWarning = "DEVELOPMENT MODE (HEALTHAGENTS_ENV is unset or devel
 	"Set HEALTHAGENTS_ENV=production on any server others can reach."
 
 // openCORSWarning is logged at a production start without CORS_ORIGINS:
-// the spec's default lets every origin call the API with credentials, which
+// unset, every origin may call the API with credentials (the compatible
+// default), which
 // a production deployment should choose, not inherit.
 const openCORSWarning = "CORS_ORIGINS is unset: every origin may call the API from a browser, with credentials " +
 	"(the spec's default). Set CORS_ORIGINS to the origins of your own web applications."

@@ -237,7 +237,7 @@ func TestPrescriptionSoundOnChain(t *testing.T) {
 
 // TestServiceReportsContractRejection: a proof the verifier contract
 // rejects (tampered between prover and chain) reaches the caller of the
-// root family as the spec's "... ZK proof verification failed".
+// root family as the API's "... ZK proof verification failed".
 func TestServiceReportsContractRejection(t *testing.T) {
 	t.Parallel()
 	sys, l := fixture(t)

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -80,10 +78,9 @@ type Ledger struct {
 	closeFn  func() error
 	closed   atomic.Bool
 	opts     options
-	key      *ecdsa.PrivateKey
+	tx       *Transactor // signs and sends; shares its nonces with Transact's callers
 	from     common.Address
 	chainID  *big.Int
-	signer   types.Signer
 	endpoint string
 	network  string
 
@@ -92,10 +89,6 @@ type Ledger struct {
 
 	mu       sync.RWMutex // guards registry
 	registry common.Address
-
-	nonceMu    sync.Mutex
-	nonce      uint64
-	nonceKnown bool
 
 	registerMu sync.Mutex // one Register at a time, so concurrent calls do not deploy twice
 }
@@ -108,17 +101,18 @@ func newLedger(ctx context.Context, client Backend, key *ecdsa.PrivateKey, o opt
 	if err != nil {
 		return nil, fmt.Errorf("chain: read chain id: %w", unavailable(err))
 	}
-	return &Ledger{
+	l := &Ledger{
 		client:      client,
 		opts:        o,
-		key:         key,
 		from:        crypto.PubkeyToAddress(key.PublicKey),
 		chainID:     id,
-		signer:      types.LatestSignerForChainID(id),
 		network:     NetworkName(id.Uint64()),
 		registryABI: contracts.NewStatementRegistry(),
 		verifierABI: contracts.NewGroth16Verifier(),
-	}, nil
+	}
+	// NewSimulated sets l.blocks after newLedger returns, before any send.
+	l.tx = newTransactor(client, key, id, o.pollInterval, func() blockSource { return l.blocks }, l.closed.Load)
+	return l, nil
 }
 
 // Network returns the endpoint (with any credentials in it redacted) and the
@@ -167,7 +161,7 @@ func (c sealingClient) SendTransaction(ctx context.Context, tx *types.Transactio
 
 // Transact sends a transaction signed by the Ledger's account to a contract
 // (a contract creation when to is nil) and waits until it is mined, sharing
-// the Ledger's nonce management, so other contracts can be written with the
+// the Ledger's Transactor (its nonce management), so other contracts can be written with the
 // same account without racing its nonces. A gas limit of 0 means estimate.
 // A transaction mined with status 0 returns its receipt with ErrReverted (a
 // revert found while estimating: no receipt); an unreachable chain, or one
@@ -177,16 +171,12 @@ func (l *Ledger) Transact(ctx context.Context, to *common.Address, data []byte, 
 	if l.closed.Load() {
 		return nil, ErrClosed
 	}
-	var dst common.Address
-	if to != nil {
-		if *to == (common.Address{}) {
-			return nil, errors.New("chain: Transact to the zero address")
-		}
-		dst = *to
+	if to != nil && *to == (common.Address{}) {
+		return nil, errors.New("chain: Transact to the zero address")
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.opts.submitTimeout)
 	defer cancel()
-	return l.transact(ctx, dst, data, gas)
+	return l.tx.Transact(ctx, to, data, gas)
 }
 
 // Ping checks that the chain answers.
@@ -498,168 +488,13 @@ func (l *Ledger) deploy(ctx context.Context, code []byte) (common.Address, error
 	return r.ContractAddress, nil
 }
 
-// transact sends a transaction (a contract creation when to is zero) and
-// waits for it to be mined with status 1. A gas limit of 0 means estimate.
+// transact sends a transaction through the Ledger's Transactor (a contract
+// creation when to is zero) and waits for it to be mined with status 1. A
+// gas limit of 0 means estimate.
 func (l *Ledger) transact(ctx context.Context, to common.Address, data []byte, gas uint64) (*types.Receipt, error) {
 	var dst *common.Address
 	if to != (common.Address{}) {
 		dst = &to
 	}
-	if gas == 0 {
-		est, err := l.client.EstimateGas(ctx, ethereum.CallMsg{From: l.from, To: dst, Data: data})
-		if err != nil {
-			var rpcErr rpc.Error
-			if revertData(err) != nil || (errors.As(err, &rpcErr) && strings.Contains(err.Error(), "revert")) {
-				return nil, fmt.Errorf("%w: %w", ErrReverted, err)
-			}
-			return nil, fmt.Errorf("chain: estimate gas: %w", unavailable(err))
-		}
-		gas = est + est/5
-	}
-	tx, err := l.send(ctx, dst, data, gas)
-	if err != nil {
-		return nil, err
-	}
-	r, err := l.waitMined(ctx, tx.Hash())
-	if err != nil {
-		return nil, err
-	}
-	if r.Status != types.ReceiptStatusSuccessful {
-		return r, fmt.Errorf("%w: tx %s", ErrReverted, r.TxHash.Hex())
-	}
-	return r, nil
-}
-
-// send signs and sends one transaction. Fees are read before taking the
-// nonce lock; the lock covers only nonce assignment, signing and sending.
-func (l *Ledger) send(ctx context.Context, to *common.Address, data []byte, gas uint64) (*types.Transaction, error) {
-	fees, err := l.fees(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for attempt := 0; ; attempt++ {
-		tx, err := l.sendOnce(ctx, to, data, gas, fees)
-		if err == nil {
-			return tx, nil
-		}
-		// Another sender using the same key, or a dropped transaction, moved
-		// the account's nonce: read it again and retry once.
-		if attempt == 0 && strings.Contains(strings.ToLower(err.Error()), "nonce too low") {
-			continue
-		}
-		return nil, err
-	}
-}
-
-type txFees struct {
-	tipCap, feeCap, gasPrice *big.Int // gasPrice set only for pre-London chains
-}
-
-func (l *Ledger) fees(ctx context.Context) (txFees, error) {
-	head, err := l.client.HeaderByNumber(ctx, nil)
-	if err != nil {
-		return txFees{}, fmt.Errorf("chain: read head: %w", unavailable(err))
-	}
-	if head.BaseFee == nil {
-		price, err := l.client.SuggestGasPrice(ctx)
-		if err != nil {
-			return txFees{}, fmt.Errorf("chain: gas price: %w", unavailable(err))
-		}
-		return txFees{gasPrice: price}, nil
-	}
-	tip, err := l.client.SuggestGasTipCap(ctx)
-	if err != nil {
-		return txFees{}, fmt.Errorf("chain: gas tip: %w", unavailable(err))
-	}
-	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
-	return txFees{tipCap: tip, feeCap: feeCap}, nil
-}
-
-func (l *Ledger) sendOnce(ctx context.Context, to *common.Address, data []byte, gas uint64, fees txFees) (*types.Transaction, error) {
-	l.nonceMu.Lock()
-	defer l.nonceMu.Unlock()
-	if !l.nonceKnown {
-		n, err := l.client.PendingNonceAt(ctx, l.from)
-		if err != nil {
-			return nil, fmt.Errorf("chain: read nonce: %w", unavailable(err))
-		}
-		l.nonce, l.nonceKnown = n, true
-	}
-	var inner types.TxData
-	if fees.gasPrice != nil {
-		inner = &types.LegacyTx{Nonce: l.nonce, GasPrice: fees.gasPrice, Gas: gas, To: to, Data: data}
-	} else {
-		inner = &types.DynamicFeeTx{
-			ChainID: l.chainID, Nonce: l.nonce, GasTipCap: fees.tipCap, GasFeeCap: fees.feeCap,
-			Gas: gas, To: to, Data: data,
-		}
-	}
-	tx, err := types.SignNewTx(l.key, l.signer, inner)
-	if err != nil {
-		return nil, fmt.Errorf("chain: sign: %w", err)
-	}
-	if err := l.client.SendTransaction(ctx, tx); err != nil {
-		// The node may or may not have taken it: learn the nonce again.
-		l.nonceKnown = false
-		return nil, fmt.Errorf("chain: send: %w", unavailable(err))
-	}
-	l.nonce++
-	if l.blocks != nil {
-		l.blocks.request()
-	}
-	return tx, nil
-}
-
-// waitMined waits for the receipt of hash. On the simulated chain it wakes
-// on each sealed block; on a JSON-RPC node it polls with a doubling interval
-// capped by WithPollInterval.
-func (l *Ledger) waitMined(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
-	delay := 25 * time.Millisecond
-	for {
-		var sealed <-chan struct{}
-		if l.blocks != nil {
-			sealed = l.blocks.next()
-		}
-		r, err := l.client.TransactionReceipt(ctx, hash)
-		if err == nil {
-			return r, nil
-		}
-		if l.closed.Load() {
-			return nil, ErrClosed
-		}
-		if !errors.Is(err, ethereum.NotFound) {
-			var rpcErr rpc.Error
-			if !errors.As(err, &rpcErr) { // a node error (e.g. indexing in progress) is retried
-				l.forgetNonce()
-				return nil, fmt.Errorf("chain: wait for tx %s: %w", hash.Hex(), unavailable(err))
-			}
-		}
-		var timer *time.Timer
-		var wake <-chan time.Time
-		if sealed != nil {
-			l.blocks.request()
-		} else {
-			timer = time.NewTimer(delay)
-			wake = timer.C
-			delay = min(2*delay, l.opts.pollInterval)
-		}
-		select {
-		case <-ctx.Done():
-			l.forgetNonce()
-			return nil, fmt.Errorf("chain: tx %s not mined in time: %w", hash.Hex(), unavailable(ctx.Err()))
-		case <-sealed:
-		case <-wake:
-		}
-		if timer != nil {
-			timer.Stop()
-		}
-	}
-}
-
-// forgetNonce makes the next send read the account's pending nonce again,
-// so that a transaction the node dropped does not block the ones after it.
-func (l *Ledger) forgetNonce() {
-	l.nonceMu.Lock()
-	l.nonceKnown = false
-	l.nonceMu.Unlock()
+	return l.tx.Transact(ctx, dst, data, gas)
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // DefaultSubmitTimeout bounds Submit (sending and mining) when the caller's
-// context has no earlier deadline: the spec's blockchain submission timeout.
+// context has no earlier deadline: the service's bound on a blockchain
+// submission (send and mine).
 const DefaultSubmitTimeout = 10 * time.Second
 
 // Option configures a Ledger made by NewSimulated or Dial.

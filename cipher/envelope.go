@@ -23,7 +23,7 @@ const MaxEncryptedSize = 1 << 20
 // patient registry), never carries data, and must match the record inside.
 const MaxPatientIDLength = 64
 
-// Envelope is the spec's PatientData object; its JSON tags are the wire format.
+// Envelope is the PatientData object of every request; its JSON tags are the wire format.
 type Envelope struct {
 	PatientID     string `json:"patient_id"`
 	EncryptedData string `json:"encrypted_data"`

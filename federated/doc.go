@@ -29,6 +29,18 @@
 // deadline, with enough survivors or by abandoning the round (the model is
 // then unchanged).
 //
+// Per-participant bounds need proofs: with [ProofConfig] every round masks in
+// a field (package normproof) and each masked input comes with a Groth16
+// proof that it hides an update within the clip norm and evaluation counts
+// within the participant's registered cohort ([CohortSizes]); the coordinator
+// verifies it before the input joins the sum. Without proofs only the sum is
+// checked.
+//
+// A [TaskFile] (JSON) describes a task for operators, with CSV reading
+// ([TaskFile.ReadCSV]); [SettingsFromEnv] reads the FEDERATED_* run settings;
+// [Tasks] runs several tasks side by side, each with its own budget
+// ([Coordinator.Privacy]).
+//
 // See docs/decisions/federated.md for the choices made where the service
 // specification is silent, and docs/federated-privacy.md for what the privacy
 // guarantee covers.

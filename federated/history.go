@@ -10,8 +10,15 @@ import (
 // measure the model version named by EvaluatedVersion — the round's starting
 // model — because a round's new model can only be evaluated in the next round.
 type Metrics struct {
-	Accuracy         float64 `json:"accuracy"`
-	EvalSamples      int     `json:"eval_samples"`
+	Accuracy    float64 `json:"accuracy"`
+	EvalSamples int     `json:"eval_samples"`
+	// Participants is how many contributors evaluated at least one record;
+	// MeanAccuracy and AccuracyStdDev are the unweighted mean and the
+	// (population) standard deviation of their accuracies, computed from the
+	// secure sum without revealing any one of them.
+	Participants     int     `json:"participants,omitempty"`
+	MeanAccuracy     float64 `json:"mean_accuracy,omitempty"`
+	AccuracyStdDev   float64 `json:"accuracy_stddev,omitempty"`
 	EvaluatedVersion string  `json:"evaluated_version"`
 }
 

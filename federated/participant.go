@@ -24,16 +24,23 @@ type RoundAPI interface {
 
 var _ RoundAPI = (*Coordinator)(nil)
 
+// ErrNoProver is returned for a proved round when the participant has no
+// ParticipantProofs.
+var ErrNoProver = errors.New("federated: the round requires update proofs and this participant has no prover")
+
 // ErrTaskMismatch is returned when the coordinator announces another task.
 var ErrTaskMismatch = errors.New("federated: coordinator runs a different task")
 
 // ParticipantConfig configures a Participant. Zero fields take defaults.
 type ParticipantConfig struct {
-	Org     string       // the organization's identifier, as the coordinator knows it
-	Task    Task         // default DefaultTask()
-	HeldOut float64      // fraction of records kept for evaluation; default 0.2
-	Rand    io.Reader    // default crypto/rand.Reader
-	Logger  *slog.Logger // default silent; never receives record data
+	Org     string    // the organization's identifier, as the coordinator knows it
+	Task    Task      // default DefaultTask()
+	HeldOut float64   // fraction of records kept for evaluation; default 0.2
+	Rand    io.Reader // default crypto/rand.Reader
+	// Proofs lets the participant take part in proved rounds; without it
+	// such a round is refused with ErrNoProver.
+	Proofs *ParticipantProofs
+	Logger *slog.Logger // default silent; never receives record data
 }
 
 // Participant is a hospital's side of federated training: it trains on its
@@ -60,6 +67,9 @@ type Participant struct {
 func NewParticipant(cfg ParticipantConfig, records []*record.Record) (*Participant, error) {
 	if cfg.Task.Name == "" && len(cfg.Task.Features) == 0 {
 		cfg.Task = DefaultTask()
+	}
+	if p := cfg.Proofs; p != nil && (p.Group == nil || p.Prover == nil) {
+		return nil, fmt.Errorf("%w: proofs need a group and a prover", ErrConfig)
 	}
 	if cfg.HeldOut == 0 {
 		cfg.HeldOut = 0.2
@@ -118,24 +128,29 @@ func (p *Participant) Step(ctx context.Context, api RoundAPI) (*RoundView, error
 	if err != nil {
 		return nil, err
 	}
+	return v, p.act(ctx, api, v)
+}
+
+// act does what v's phase asks of this participant, if anything.
+func (p *Participant) act(ctx context.Context, api RoundAPI, v *RoundView) error {
 	if v.TaskHash != p.taskHash {
-		return v, ErrTaskMismatch
+		return ErrTaskMismatch
 	}
 	if v.Round != p.round {
 		p.round, p.client, p.sent = v.Round, nil, map[Phase]*Submission{}
 	}
 	if v.Done || !v.Phase.Open() {
-		return v, nil
+		return nil
 	}
 	if s, ok := p.sent[v.Phase]; ok {
-		return v, api.Submit(ctx, p.cfg.Org, *s)
+		return api.Submit(ctx, p.cfg.Org, *s)
 	}
 	s, err := p.message(ctx, v)
 	if err != nil || s == nil {
-		return v, err
+		return err
 	}
 	p.sent[v.Phase] = s
-	return v, api.Submit(ctx, p.cfg.Org, *s)
+	return api.Submit(ctx, p.cfg.Org, *s)
 }
 
 // message builds this phase's submission, or nil when there is nothing to do.
@@ -143,7 +158,11 @@ func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, e
 	s := &Submission{Round: v.Round}
 	switch v.Phase {
 	case PhaseAdvertiseKeys:
-		c, err := secagg.NewClient(p.cfg.Rand, p.cfg.Org, secagg.Params{Session: v.Session, Dim: v.Dim})
+		g, err := p.group(v)
+		if err != nil {
+			return nil, err
+		}
+		c, err := secagg.NewClient(p.cfg.Rand, p.cfg.Org, secagg.Params{Session: v.Session, Dim: v.Dim, Group: g})
 		if err != nil {
 			return nil, err
 		}
@@ -159,6 +178,11 @@ func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, e
 			return nil, err
 		}
 		s.Shares = m
+		if v.Proved {
+			if s.SeedCommitments, err = p.seedCommitments(); err != nil {
+				return nil, err
+			}
+		}
 	case PhaseMaskedInput:
 		if p.client == nil || !slices.Contains(v.U2, p.cfg.Org) {
 			return nil, nil
@@ -167,9 +191,18 @@ func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, e
 		if err != nil {
 			return nil, err
 		}
-		y, err := p.client.MaskInput(v.U2, v.Inbox, x)
+		g, err := p.group(v)
 		if err != nil {
 			return nil, err
+		}
+		y, err := p.client.MaskInput(v.U2, v.Inbox, g.Encode(x))
+		if err != nil {
+			return nil, err
+		}
+		if v.Proved {
+			if s.Proof, err = p.prove(ctx, v, x, y); err != nil {
+				return nil, err
+			}
 		}
 		s.Masked = y
 		s.ModelVersion = v.Base.Version
@@ -225,8 +258,12 @@ func (p *Participant) prepare(ctx context.Context, v *RoundView) ([]uint64, erro
 		return nil, fmt.Errorf("%w: %w", ErrBounds, err)
 	}
 	test := p.test
-	if test.Len() > v.MaxEvalRecords {
-		test = Dataset{X: test.X[:v.MaxEvalRecords], Y: test.Y[:v.MaxEvalRecords]}
+	limit := v.MaxEvalRecords
+	if v.EvalBound > 0 {
+		limit = min(limit, v.EvalBound)
+	}
+	if test.Len() > limit {
+		test = Dataset{X: test.X[:limit], Y: test.Y[:limit]}
 	}
 	ev := evalCounters(Evaluate(p.model, base, test))
 	x = append(x, ev[:]...)
@@ -244,23 +281,29 @@ type changeNotifier interface {
 // RunRound steps through the round that is current when it is called until
 // that round is over, polling every poll interval (or sooner, when api can
 // signal changes). It returns the view of the round that follows (or the
-// error explaining that none is open).
+// error explaining that none is open) without acting on it: the participant
+// has not joined that round, so a caller that stops here leaves no key
+// behind for the next round to wait for, and a caller that goes on calls
+// RunRound again to join it.
 func (p *Participant) RunRound(ctx context.Context, api RoundAPI, poll time.Duration) (*RoundView, error) {
 	notifier, _ := api.(changeNotifier)
 	start := -1
 	for {
 		var changed <-chan struct{}
 		if notifier != nil {
-			changed = notifier.Changed() // taken before Step, so no change is missed
+			changed = notifier.Changed() // taken before View, so no change is missed
 		}
-		v, err := p.Step(ctx, api)
-		if err != nil && !errors.Is(err, ErrDuplicate) {
-			return v, err
+		v, err := api.View(ctx, p.cfg.Org)
+		if err != nil {
+			return nil, err
 		}
 		if start < 0 {
 			start = v.Round
 		} else if v.Round != start {
 			return v, nil
+		}
+		if err := p.act(ctx, api, v); err != nil && !errors.Is(err, ErrDuplicate) {
+			return v, err
 		}
 		timer := time.NewTimer(poll)
 		select {
@@ -272,4 +315,56 @@ func (p *Participant) RunRound(ctx context.Context, api RoundAPI, poll time.Dura
 		}
 		timer.Stop()
 	}
+}
+
+// group is the arithmetic of v's round.
+func (p *Participant) group(v *RoundView) (secagg.Group, error) {
+	if !v.Proved {
+		return secagg.Ring64{}, nil
+	}
+	if p.cfg.Proofs == nil {
+		return nil, ErrNoProver
+	}
+	return p.cfg.Proofs.Group, nil
+}
+
+// seedCommitments commits to the pairwise seed shared with every other
+// member of the roster.
+func (p *Participant) seedCommitments() (map[string][]byte, error) {
+	_, pairs, err := p.client.Seeds()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(pairs))
+	for _, ps := range pairs {
+		out[ps.Peer] = p.cfg.Proofs.Group.Commit(nil, &ps.Seed)
+	}
+	return out, nil
+}
+
+// prove proves that y masks x within the round's bounds.
+func (p *Participant) prove(ctx context.Context, v *RoundView, x, y []uint64) ([]byte, error) {
+	self, pairs, err := p.client.Seeds()
+	if err != nil {
+		return nil, err
+	}
+	g := p.cfg.Proofs.Group
+	st := &UpdateStatement{
+		Weights: v.Dim - evalWords, Extra: evalWords, Masked: y,
+		SelfCommitment: g.Commit(v.Session, &self), ClipNorm: v.ClipNorm, FracBits: v.FracBits,
+		EvalBound: v.MaxEvalRecords,
+	}
+	if v.EvalBound > 0 {
+		st.EvalBound = min(st.EvalBound, v.EvalBound)
+	}
+	sec := &UpdateSecret{X: x, SelfSeed: self}
+	for _, ps := range pairs {
+		if !slices.Contains(v.U2, ps.Peer) {
+			continue // dropped before sharing keys: not in the masking
+		}
+		st.PairCommitments = append(st.PairCommitments, g.Commit(nil, &ps.Seed))
+		st.PairPlus = append(st.PairPlus, ps.Plus)
+		sec.PairSeeds = append(sec.PairSeeds, ps.Seed)
+	}
+	return p.cfg.Proofs.Prover.ProveUpdate(ctx, st, sec)
 }

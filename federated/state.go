@@ -32,26 +32,29 @@ func (p Phase) Open() bool { return p != PhaseClosed && p != PhaseAbandoned }
 // participant sets fixed at each phase change, and its outcome. Submissions
 // are persisted separately, as an append-only log.
 type RoundState struct {
-	Number          int                 `json:"number"`
-	Phase           Phase               `json:"phase"`
-	TaskHash        string              `json:"task_hash"`
-	BaseVersion     string              `json:"base_version"`
-	Session         []byte              `json:"session"`
-	Dim             int                 `json:"dim"` // model weights + 2 evaluation counters
-	ClipNorm        float64             `json:"clip_norm"`
-	FracBits        uint                `json:"frac_bits"`
-	MaxParticipants int                 `json:"max_participants"`
-	MaxEvalRecords  int                 `json:"max_eval_records"`
-	NoiseMultiplier float64             `json:"noise_multiplier"` // 0: no DP
-	Threshold       int                 `json:"threshold,omitempty"`
-	OpenedAt        time.Time           `json:"opened_at"`
-	PhaseDeadline   time.Time           `json:"phase_deadline"`
-	Deadline        time.Time           `json:"deadline"`
-	Roster          []secagg.PublicKeys `json:"roster,omitempty"` // U1
-	U2              []string            `json:"u2,omitempty"`     // shared keys
-	U3              []string            `json:"u3,omitempty"`     // sent masked input (survivors)
-	Outcome         string              `json:"outcome,omitempty"`
-	ResultVersion   string              `json:"result_version,omitempty"`
+	Number          int     `json:"number"`
+	Phase           Phase   `json:"phase"`
+	TaskHash        string  `json:"task_hash"`
+	BaseVersion     string  `json:"base_version"`
+	Session         []byte  `json:"session"`
+	Dim             int     `json:"dim"` // model weights + 2 evaluation counters
+	ClipNorm        float64 `json:"clip_norm"`
+	FracBits        uint    `json:"frac_bits"`
+	MaxParticipants int     `json:"max_participants"`
+	MaxEvalRecords  int     `json:"max_eval_records"`
+	NoiseMultiplier float64 `json:"noise_multiplier"` // 0: no DP
+	// Proved rounds mask in the proof group and take a proof with every
+	// masked input (see ProofConfig).
+	Proved        bool                `json:"proved,omitempty"`
+	Threshold     int                 `json:"threshold,omitempty"`
+	OpenedAt      time.Time           `json:"opened_at"`
+	PhaseDeadline time.Time           `json:"phase_deadline"`
+	Deadline      time.Time           `json:"deadline"`
+	Roster        []secagg.PublicKeys `json:"roster,omitempty"` // U1
+	U2            []string            `json:"u2,omitempty"`     // shared keys
+	U3            []string            `json:"u3,omitempty"`     // sent masked input (survivors)
+	Outcome       string              `json:"outcome,omitempty"`
+	ResultVersion string              `json:"result_version,omitempty"`
 }
 
 func (r *RoundState) clone() *RoundState {
@@ -75,6 +78,11 @@ type Submission struct {
 	Shares       *secagg.ShareKeysMessage `json:"shares,omitempty"`
 	Masked       secagg.MaskedInput       `json:"masked,omitempty"`
 	Reveals      []secagg.RevealedShare   `json:"reveals,omitempty"`
+	// SeedCommitments go with Shares in a proved round: the commitment of
+	// the pairwise seed shared with each other participant, by id.
+	SeedCommitments map[string][]byte `json:"seed_commitments,omitempty"`
+	// Proof goes with Masked in a proved round.
+	Proof []byte `json:"proof,omitempty"`
 }
 
 // Store persists the coordinator's state. SaveFederated applies a Change

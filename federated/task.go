@@ -29,16 +29,20 @@ type Feature struct {
 	Scale float64 `json:"scale"`
 }
 
-// Labels maps record.Diagnosis values to the binary label. A record whose
-// diagnosis is neither value is not used for training or evaluation.
+// Labels maps record.Diagnosis values to the label: Positive/Negative for
+// logistic regression, Classes for softmax. A record whose diagnosis is none
+// of them is not used for training or evaluation.
 type Labels struct {
-	Positive string `json:"positive"`
-	Negative string `json:"negative"`
+	Positive string `json:"positive,omitempty"`
+	Negative string `json:"negative,omitempty"`
+	// Classes, for the "softmax" model, lists the diagnosis values of the
+	// classes in label order (Positive and Negative are then unused).
+	Classes []string `json:"classes,omitempty"`
 }
 
 // ModelSpec names the model type and its hyper-parameters.
 type ModelSpec struct {
-	Type string  `json:"type"` // "logistic_regression"
+	Type string  `json:"type"` // "logistic_regression" or "softmax"
 	L2   float64 `json:"l2"`   // L2 regularisation strength (not applied to the bias)
 }
 
@@ -97,7 +101,18 @@ func (t Task) Validate() error {
 			return fmt.Errorf("%w: feature %q needs a finite mean and a positive scale", ErrTask, f.Name)
 		}
 	}
-	if t.Labels.Positive == "" || t.Labels.Negative == "" || t.Labels.Positive == t.Labels.Negative {
+	if t.Model.Type == "softmax" {
+		classes := map[string]bool{}
+		for _, c := range t.Labels.Classes {
+			if c == "" || classes[c] {
+				return fmt.Errorf("%w: class %q empty or repeated", ErrTask, c)
+			}
+			classes[c] = true
+		}
+		if len(classes) < 2 {
+			return fmt.Errorf("%w: softmax needs at least two classes", ErrTask)
+		}
+	} else if t.Labels.Positive == "" || t.Labels.Negative == "" || t.Labels.Positive == t.Labels.Negative {
 		return fmt.Errorf("%w: two distinct label values are required", ErrTask)
 	}
 	if t.Training.Epochs < 1 || !(t.Training.LearningRate > 0) || t.Training.BatchSize < 0 {
@@ -120,6 +135,8 @@ func (t Task) NewModel() (Model, error) {
 	switch t.Model.Type {
 	case "logistic_regression":
 		return NewLogisticRegression(len(t.Features), t.Model.L2)
+	case "softmax":
+		return NewSoftmax(len(t.Features), len(t.Labels.Classes), t.Model.L2)
 	default:
 		return nil, fmt.Errorf("%w: unknown model type %q", ErrTask, t.Model.Type)
 	}
@@ -133,7 +150,7 @@ func (t Task) Hash() string {
 	return hex.EncodeToString(s[:])
 }
 
-// Dataset is a standardized design matrix with binary labels.
+// Dataset is a standardized design matrix with labels (1/0, or class indices).
 type Dataset struct {
 	X [][]float64
 	Y []float64
@@ -152,13 +169,8 @@ func (t Task) Examples(records []*record.Record) (Dataset, int, error) {
 	var d Dataset
 	skipped := 0
 	for _, r := range records {
-		var y float64
-		switch r.Diagnosis {
-		case t.Labels.Positive:
-			y = 1
-		case t.Labels.Negative:
-			y = 0
-		default:
+		y, ok := t.label(r.Diagnosis)
+		if !ok {
 			skipped++
 			continue
 		}
@@ -205,4 +217,24 @@ func SplitHeldOut(records []*record.Record, heldOut float64) (train, test []*rec
 		}
 	}
 	return train, test
+}
+
+// label maps a diagnosis to the model's label: 1/0 for a binary task, the
+// class index for softmax; false when the record has no usable label.
+func (t Task) label(diagnosis string) (float64, bool) {
+	if t.Model.Type == "softmax" {
+		for i, c := range t.Labels.Classes {
+			if c == diagnosis {
+				return float64(i), true
+			}
+		}
+		return 0, false
+	}
+	switch diagnosis {
+	case t.Labels.Positive:
+		return 1, true
+	case t.Labels.Negative:
+		return 0, true
+	}
+	return 0, false
 }

@@ -86,6 +86,12 @@ func (e Evaluation) Accuracy() float64 {
 func Evaluate(m Model, w []float64, d Dataset) Evaluation {
 	e := Evaluation{Total: d.Len()}
 	for i, x := range d.X {
+		if mc, ok := m.(classPredictor); ok {
+			if float64(mc.PredictClass(w, x)) == d.Y[i] {
+				e.Correct++
+			}
+			continue
+		}
 		if (m.Predict(w, x) >= 0.5) == (d.Y[i] == 1) {
 			e.Correct++
 		}

@@ -6,7 +6,8 @@
 // [Oracle] implements healthagents.PharmacyOracle. It talks to the chain
 // through [Backend], the part of a JSON-RPC client it uses (an
 // *ethclient.Client, or the simulated backend's client), signs with one key
-// (Deploy, New) or writes through a [Sender] that shares another component's
+// (Deploy, New: through a chain.Transactor, the module's one transaction
+// pipeline) or writes through a [Sender] that shares another component's
 // account and nonces, such as *chain.Ledger (DeployWith, NewWith), and waits
 // for each attestation to be mined. An unattested pair reads as not
 // found: the oracle never makes up a confirmation.

@@ -6,17 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/pharmacy/internal/contracts"
 )
 
@@ -29,14 +27,16 @@ type Backend interface {
 	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
 	PendingNonceAt(ctx context.Context, account common.Address) (uint64, error)
 	SuggestGasTipCap(ctx context.Context) (*big.Int, error)
+	SuggestGasPrice(ctx context.Context) (*big.Int, error)
 	EstimateGas(ctx context.Context, call ethereum.CallMsg) (uint64, error)
 	SendTransaction(ctx context.Context, tx *types.Transaction) error
 	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
 }
 
-// Sender signs and sends transactions for an Oracle that shares another
-// component's account, so that the two never race on its nonces.
-// *chain.Ledger is one.
+// Sender signs and sends an Oracle's transactions. An Oracle made with a
+// key (Deploy, New) sends through a *chain.Transactor of its own; one that
+// shares another component's account, so that the two never race on its
+// nonces, sends through that component: *chain.Ledger is one.
 type Sender interface {
 	// Account is the signing address: the attester the contract sees.
 	Account() common.Address
@@ -70,7 +70,7 @@ type options struct {
 type Option func(*options) error
 
 // WithSubmitTimeout bounds how long Attest waits for its transaction to be
-// mined (default 10 s, the spec's blockchain submission timeout).
+// mined (default 10 s, as chain.DefaultSubmitTimeout).
 func WithSubmitTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {
@@ -82,7 +82,8 @@ func WithSubmitTimeout(d time.Duration) Option {
 }
 
 // WithPollInterval caps the receipt polling interval (default 1 s; polling
-// starts at 10 ms and doubles).
+// starts at 25 ms and doubles; on the Client of a simulated chain.Ledger
+// the Oracle wakes on each sealed block instead).
 func WithPollInterval(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {
@@ -94,19 +95,15 @@ func WithPollInterval(d time.Duration) Option {
 }
 
 // Oracle reads and writes attestations on one PharmacyOracle contract. It is
-// safe for concurrent use; sends are serialized so nonces never collide
+// safe for concurrent use; its Sender assigns nonces, so they never collide
 // within one Oracle.
 type Oracle struct {
-	b       Backend
-	key     *ecdsa.PrivateKey // nil when sender signs
-	sender  Sender
-	from    common.Address
-	signer  types.Signer
-	addr    common.Address
-	abi     abi.ABI
-	opts    options
-	sendMu  sync.Mutex
-	chainID *big.Int
+	b      Backend
+	sender Sender // a *chain.Transactor of the Oracle's key, or the caller's
+	from   common.Address
+	addr   common.Address
+	abi    abi.ABI
+	opts   options
 }
 
 var _ healthagents.PharmacyOracle = (*Oracle)(nil)
@@ -125,17 +122,14 @@ func newOracle(ctx context.Context, b Backend, key *ecdsa.PrivateKey, sender Sen
 	if err != nil {
 		return nil, fmt.Errorf("pharmacy: abi: %w", err)
 	}
-	id, err := b.ChainID(ctx)
-	if err != nil {
-		return nil, unavailable("chain id", err)
+	if sender == nil {
+		t, err := chain.NewTransactor(ctx, b, key, o.pollMax)
+		if err != nil {
+			return nil, unavailable("chain id", err)
+		}
+		sender = t
 	}
-	oc := &Oracle{b: b, key: key, sender: sender, signer: types.LatestSignerForChainID(id), abi: a, opts: o, chainID: id}
-	if sender != nil {
-		oc.from = sender.Account()
-	} else {
-		oc.from = crypto.PubkeyToAddress(key.PublicKey)
-	}
-	return oc, nil
+	return &Oracle{b: b, sender: sender, from: sender.Account(), abi: a, opts: o}, nil
 }
 
 // Deploy deploys a new PharmacyOracle signed by key (which becomes its owner
@@ -307,76 +301,19 @@ func (o *Oracle) Attest(ctx context.Context, a healthagents.Availability) (healt
 	return healthagents.AttestationReceipt{TxHash: r.TxHash.Hex(), BlockNumber: r.BlockNumber.Uint64()}, nil
 }
 
-// transact signs and sends one dynamic-fee transaction and waits for its
-// receipt; a reverted transaction is ErrReverted.
+// transact estimates the gas of a transaction (a revert shows up here: the
+// contract refuses the call), sends it through the Sender and waits until
+// it is mined, within the submit timeout. A receipt with a failed status is
+// ErrReverted; any other failure to send or mine is the chain's
+// unavailability.
 func (o *Oracle) transact(ctx context.Context, to *common.Address, data []byte) (*types.Receipt, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.opts.submitTimeout)
 	defer cancel()
 	gas, err := o.b.EstimateGas(ctx, ethereum.CallMsg{From: o.from, To: to, Data: data})
 	if err != nil {
-		// A revert shows up here: the contract refuses the call.
 		return nil, fmt.Errorf("%w: %w", ErrReverted, err)
 	}
-	if o.sender != nil {
-		return o.transactWith(ctx, to, data, gas+gas/5)
-	}
-	tip, err := o.b.SuggestGasTipCap(ctx)
-	if err != nil {
-		return nil, unavailable("gas tip", err)
-	}
-	head, err := o.b.HeaderByNumber(ctx, nil)
-	if err != nil {
-		return nil, unavailable("head", err)
-	}
-	feeCap := new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
-	o.sendMu.Lock()
-	nonce, err := o.b.PendingNonceAt(ctx, o.from)
-	if err != nil {
-		o.sendMu.Unlock()
-		return nil, unavailable("nonce", err)
-	}
-	tx, err := types.SignNewTx(o.key, o.signer, &types.DynamicFeeTx{
-		ChainID: o.chainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas + gas/5, To: to, Data: data,
-	})
-	if err == nil {
-		err = o.b.SendTransaction(ctx, tx)
-		if err != nil {
-			err = unavailable("send", err)
-		}
-	}
-	o.sendMu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	wait := 10 * time.Millisecond
-	for {
-		r, err := o.b.TransactionReceipt(ctx, tx.Hash())
-		if err == nil {
-			if r.Status != types.ReceiptStatusSuccessful {
-				return r, fmt.Errorf("%w: tx %s", ErrReverted, r.TxHash.Hex())
-			}
-			return r, nil
-		}
-		var rpcErr rpc.Error
-		if !errors.Is(err, ethereum.NotFound) && !errors.As(err, &rpcErr) {
-			// Not found, or a node error such as "transaction indexing is
-			// in progress", is retried; a transport failure is not.
-			return nil, unavailable("receipt", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, unavailable("waiting for the transaction", ctx.Err())
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, o.opts.pollMax)
-	}
-}
-
-// transactWith sends through the Sender. A receipt with a failed status is
-// ErrReverted; any other failure to send or mine is the chain's
-// unavailability (the revert a call can foresee was caught by estimating).
-func (o *Oracle) transactWith(ctx context.Context, to *common.Address, data []byte, gas uint64) (*types.Receipt, error) {
-	r, err := o.sender.Transact(ctx, to, data, gas)
+	r, err := o.sender.Transact(ctx, to, data, gas+gas/5)
 	if r != nil && r.Status != types.ReceiptStatusSuccessful {
 		return r, fmt.Errorf("%w: tx %s", ErrReverted, r.TxHash.Hex())
 	}

@@ -1,6 +1,7 @@
-// Package ratelimit enforces the request limits of spec section 8: per
-// endpoint, per key, for public callers, per tier, and Pro's daily quota of
-// v1 eligibility verifications.
+// Package ratelimit enforces the service's request limits: per endpoint,
+// per key, for public callers, per tier, and Pro's daily quota of v1
+// eligibility verifications (the figures are DefaultPolicy's; see
+// docs/decisions/keys-and-limits.md, "Rate limits").
 //
 // A [Policy] turns a request (its endpoint [Class] and its [Caller]) into
 // the [Rule]s that apply; [Limiter.Allow] admits the request only if every

@@ -10,7 +10,7 @@ import (
 )
 
 func ExampleLimiter_Allow() {
-	l, _ := ratelimit.New() // the figures of spec section 8, in process
+	l, _ := ratelimit.New() // DefaultPolicy's figures, in process
 	public := ratelimit.Caller{IP: netip.MustParseAddr("192.0.2.10")}
 	var d ratelimit.Decision
 	for range 11 {

@@ -224,7 +224,7 @@ func TestDailyEligibilityQuota(t *testing.T) {
 			t.Parallel()
 			clk := newClock()
 			// Endpoint and per-minute limits lifted so only the quota bites.
-			// In process the spec's 10,000; over Redis (a round trip per
+			// In process Enterprise's 10,000; over Redis (a round trip per
 			// call) a smaller quota exercises the same script.
 			p := ratelimit.DefaultPolicy()
 			p.Endpoint[ratelimit.ClassEligibilityV1] = 0

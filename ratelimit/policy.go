@@ -9,7 +9,7 @@ import (
 // each route to one.
 type Class string
 
-// The endpoint classes of spec section 8. The v1 equivalents of the root
+// The endpoint classes, each with its own per-minute budget. The v1 equivalents of the root
 // operations share their per-endpoint budget: the limit protects the
 // operation (proof generation), whatever path reaches it.
 const (
@@ -32,8 +32,8 @@ type Caller struct {
 	// Tier is the key's tier: "free", "pro" or "enterprise".
 	Tier string
 	// RateLimit, when positive, replaces the per-minute general, dev and
-	// tier figures for this key (spec: sk_live_ "configurable per key",
-	// Enterprise "custom").
+	// tier figures for this key: an sk_live_ key's limit is configurable
+	// per key, and Enterprise's is custom.
 	RateLimit int
 	// DailyQuota overrides the tier's daily v1 eligibility quota: 0 keeps
 	// it, negative means unlimited.
@@ -50,8 +50,8 @@ type TierLimits struct {
 	DailyEligibility int
 }
 
-// Policy holds every figure of spec section 8. The zero Policy limits
-// nothing; DefaultPolicy returns the spec's figures.
+// Policy holds every rate-limit figure. The zero Policy limits nothing;
+// DefaultPolicy returns the service's figures.
 type Policy struct {
 	// Endpoint are per-minute limits per caller (key, or client address
 	// for public callers) and endpoint class.
@@ -71,7 +71,8 @@ type Policy struct {
 	Exempt map[Class]bool
 }
 
-// DefaultPolicy returns the figures of spec section 8.
+// DefaultPolicy returns the service's figures, tabled in
+// docs/decisions/keys-and-limits.md ("Rate limits").
 func DefaultPolicy() Policy {
 	return Policy{
 		Endpoint: map[Class]int{

@@ -177,8 +177,8 @@ func TestFederatedV1RoundsOverHTTP(t *testing.T) {
 
 		// Round 1: bad gradients are refused and change nothing; a
 		// restart mid-round resumes where it was.
-		// RunRound returned at the view of round 1, in which each
-		// participant had already advertised its keys.
+		// RunRound returned at the view of round 1 without joining it.
+		stepAll(t, s, ps) // advertise
 		stepAll(t, s, ps) // share
 		r, err := s.client(t, "hospital-a").FederatedRound(t.Context())
 		require.NoError(t, err)

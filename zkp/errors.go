@@ -2,8 +2,8 @@ package zkp
 
 import "errors"
 
-// Sentinel errors. Their texts are the spec's wording where the spec has one,
-// so a caller can prefix them ("Eligibility check failed: " + err).
+// Sentinel errors. Their texts are the API's error wording (the errors table
+// of docs/decisions.md), so a caller can prefix them ("Eligibility check failed: " + err).
 var (
 	// ErrTimeout: proof generation exceeded its deadline (default 5 s).
 	ErrTimeout = errors.New("ZK proof generation timed out")

@@ -17,7 +17,8 @@ import (
 	"github.com/healthagents/healthagents/record"
 )
 
-// DefaultTimeout is the proof-generation deadline of the spec.
+// DefaultTimeout is the proof-generation deadline: past it a request answers
+// "ZK proof generation timed out" (docs/decisions.md, errors table).
 const DefaultTimeout = 5 * time.Second
 
 // EligibilityInput is an eligibility decision to prove: the coverage it was

@@ -17,7 +17,7 @@ import (
 )
 
 // TestServiceTimeoutWhileProving: when the deadline passes while gnark is
-// proving, the root family answers with the spec's "... ZK proof generation
+// proving, the root family answers with the API's "... ZK proof generation
 // timed out", through the real Attestor, for both operations.
 func TestServiceTimeoutWhileProving(t *testing.T) {
 	t.Parallel()

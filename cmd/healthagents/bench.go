@@ -24,8 +24,9 @@ import (
 	"github.com/healthagents/healthagents/record"
 )
 
-// benchTarget is one endpoint the load command drives, with the spec's
-// typical response times (section 8: min / average / max).
+// benchTarget is one endpoint the load command drives, with the typical
+// response times the service is held to (min / average / max; the targets
+// of docs/benchmarks.md).
 type benchTarget struct {
 	name, method, path string
 	body               func() []byte
@@ -60,7 +61,7 @@ type benchRun struct {
 
 // bench drives a running server over the network with a bounded number of
 // requests and concurrency, and prints latency percentiles and throughput per
-// endpoint beside the spec's typical response times.
+// endpoint beside its typical response times.
 func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

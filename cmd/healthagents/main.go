@@ -38,7 +38,7 @@ func main() {
 }
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy | bench [flags] | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy | bench [flags] | participant --server URL --api-key KEY --org ID --data FILE.csv [--task FILE] | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
@@ -61,6 +61,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return chainCommand(ctx, getenv, logger, args, stdout)
 	case "seal":
 		return seal(cfg, logger, args, stdin, stdout)
+	case "participant":
+		return participate(ctx, args, getenv, logger, stdout, stderr)
 	case "version", "-v", "--version":
 		_, err := fmt.Fprintln(stdout, "healthagents", healthagents.Version)
 		return err

@@ -25,7 +25,7 @@ type httpLimits struct {
 }
 
 // defaultHTTPLimits: 5 s for the headers (a slowloris client is cut off
-// then), 30 s for a whole request (the spec's client timeout), 60 s to
+// then), 30 s for a whole request (the clients' request timeout), 60 s to
 // answer, 75 s idle. The idle timeout stays above the 60 s that common
 // load balancers keep pooled connections open, so they, not we, close
 // them; idle connections no longer need a short timeout to make room, the

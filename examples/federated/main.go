@@ -11,7 +11,7 @@
 // 127.0.0.1 with a SQLite database in a temporary directory, and mints one
 // API key per hospital. Differential privacy is OFF by default in this demo
 // (-epsilon sets a budget for the whole run instead; see
-// docs/federated-privacy.md for what the spec's epsilon 0.1 costs):
+// docs/federated-privacy.md for what the default epsilon 0.1 costs):
 //
 //	go run ./examples/federated
 //	go run ./examples/federated -rounds 8 -epsilon 50

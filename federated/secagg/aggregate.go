@@ -20,7 +20,8 @@ type Transcript struct {
 	Reveals     []RevealedShare        // from the survivors (U4)
 }
 
-// Unmask returns the sum over U3 of the participants' inputs, modulo 2^64.
+// Unmask returns the sum over U3 of the participants' inputs, in the
+// session's group (modulo 2^64 by default).
 // U2 is the set of keys of Commitments; U3 the keys of Inputs. It needs at
 // least Threshold revealed shares for every member of U2, reconstructs each
 // survivor's self-mask seed (checked against its commitment) and each dropped
@@ -52,8 +53,8 @@ func Unmask(ctx context.Context, tr Transcript) ([]uint64, error) {
 		if _, ok := tr.Commitments[id]; !ok {
 			return nil, fmt.Errorf("%w: %q sent an input without sharing keys", ErrUnmask, id)
 		}
-		if len(in) != p.Dim {
-			return nil, fmt.Errorf("%w: input of %q has %d words, want %d", ErrUnmask, id, len(in), p.Dim)
+		if err := p.CheckVector(in); err != nil {
+			return nil, fmt.Errorf("%w: input of %q: %w", ErrUnmask, id, err)
 		}
 		u3 = append(u3, id)
 	}
@@ -100,11 +101,10 @@ func Unmask(ctx context.Context, tr Transcript) ([]uint64, error) {
 		slices.SortFunc(groups[k], func(a, b Share) int { return int(a.X) - int(b.X) })
 	}
 	var comb combiner
-	sum := make([]uint64, p.Dim)
+	g := p.group()
+	sum := make([]uint64, p.Words())
 	for _, id := range u3 {
-		for i, w := range tr.Inputs[id] {
-			sum[i] += w
-		}
+		g.Add(sum, tr.Inputs[id])
 	}
 	for _, v := range u3 {
 		if err := ctx.Err(); err != nil {
@@ -114,10 +114,10 @@ func Unmask(ctx context.Context, tr Transcript) ([]uint64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: self mask of %q: %w", ErrUnmask, v, err)
 		}
-		if !bytes.Equal(commitment(p.Session, seed), tr.Commitments[v]) {
+		if !bytes.Equal(g.Commit(p.Session, (*[SeedSize]byte)(seed)), tr.Commitments[v]) {
 			return nil, fmt.Errorf("%w: self mask of %q does not match its commitment", ErrUnmask, v)
 		}
-		if err := expandInto((*[SeedSize]byte)(seed), sum, -1); err != nil {
+		if err := g.Expand((*[SeedSize]byte)(seed), sum, -1); err != nil {
 			return nil, err
 		}
 	}
@@ -142,7 +142,7 @@ func Unmask(ctx context.Context, tr Transcript) ([]uint64, error) {
 				return nil, err
 			}
 			// u added maskSign(u, v) * PRG(seed); take it back out.
-			if err := expandInto(seed, sum, -maskSign(u, v)); err != nil {
+			if err := g.Expand(seed, sum, -maskSign(u, v)); err != nil {
 				return nil, err
 			}
 		}

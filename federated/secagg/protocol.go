@@ -38,7 +38,9 @@ var (
 // Params are the public parameters of one aggregation session (one round).
 type Params struct {
 	Session []byte `json:"session"` // 32 random bytes, fresh per round
-	Dim     int    `json:"dim"`     // vector length
+	Dim     int    `json:"dim"`     // vector length, in elements
+	// Group is the arithmetic of the session; nil means Ring64.
+	Group Group `json:"-"`
 }
 
 // MinThreshold is the smallest Shamir threshold a client accepts for a roster
@@ -50,7 +52,7 @@ func (p Params) Validate() error {
 	switch {
 	case len(p.Session) != SessionSize:
 		return fmt.Errorf("%w: session must be %d bytes", ErrParams, SessionSize)
-	case p.Dim < 1 || p.Dim > MaxDim:
+	case p.Dim < 1 || p.Dim > MaxDim || p.group().Words() < 1 || p.Dim > MaxDim/p.group().Words():
 		return fmt.Errorf("%w: dim %d", ErrParams, p.Dim)
 	}
 	return nil
@@ -243,7 +245,7 @@ func (c *Client) ShareKeys(roster []PublicKeys, t int) (*ShareKeysMessage, error
 	if err != nil {
 		return nil, err
 	}
-	msg := &ShareKeysMessage{From: c.id, Commitment: commitment(c.params.Session, c.selfKey[:])}
+	msg := &ShareKeysMessage{From: c.id, Commitment: c.params.group().Commit(c.params.Session, &c.selfKey)}
 	c.received = make(map[string]sharePair, n)
 	for i, to := range order {
 		if to == c.id {
@@ -424,8 +426,8 @@ func (c *Client) MaskInput(u2 []string, incoming []EncryptedShare, x []uint64) (
 	if c.state != stateShared {
 		return nil, fmt.Errorf("%w: MaskInput out of order", ErrProtocol)
 	}
-	if len(x) != c.params.Dim {
-		return nil, fmt.Errorf("%w: input has %d words, session has %d", ErrParams, len(x), c.params.Dim)
+	if err := c.params.CheckVector(x); err != nil {
+		return nil, fmt.Errorf("%w: input: %w", ErrParams, err)
 	}
 	set, err := checkSubset(u2, c.order, c.id, c.threshold)
 	if err != nil {
@@ -451,7 +453,8 @@ func (c *Client) MaskInput(u2 []string, incoming []EncryptedShare, x []uint64) (
 	}
 	y := make(MaskedInput, len(x))
 	copy(y, x)
-	if err := expandInto(&c.selfKey, y, 1); err != nil {
+	g := c.params.group()
+	if err := g.Expand(&c.selfKey, y, 1); err != nil {
 		return nil, err
 	}
 	for _, v := range set {
@@ -462,7 +465,7 @@ func (c *Client) MaskInput(u2 []string, incoming []EncryptedShare, x []uint64) (
 		if err != nil {
 			return nil, err
 		}
-		if err := expandInto(seed, y, maskSign(c.id, v)); err != nil {
+		if err := g.Expand(seed, y, maskSign(c.id, v)); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,284 @@
+package chain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// TxBackend is the part of a JSON-RPC client a Transactor uses; Backend,
+// *ethclient.Client and the simulated backend's client satisfy it.
+type TxBackend interface {
+	ChainID(ctx context.Context) (*big.Int, error)
+	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
+	PendingNonceAt(ctx context.Context, account common.Address) (uint64, error)
+	SuggestGasTipCap(ctx context.Context) (*big.Int, error)
+	SuggestGasPrice(ctx context.Context) (*big.Int, error)
+	EstimateGas(ctx context.Context, call ethereum.CallMsg) (uint64, error)
+	SendTransaction(ctx context.Context, tx *types.Transaction) error
+	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
+}
+
+// Transactor is the one EVM transaction pipeline of the module: for one
+// signing key it estimates gas, prices the fees, assigns the nonce, signs,
+// sends, waits until the transaction is mined and checks its receipt. The
+// Ledger sends through one, and so does a pharmacy.Oracle that signs with
+// its own key. It is safe for concurrent use: only nonce assignment,
+// signing and sending are serialized, never the wait for a block.
+//
+// Nonces are kept in memory after the first read, so one key should have
+// one Transactor; a "nonce too low" answer (another sender moved the
+// account's nonce) makes it read the nonce again and retry once.
+type Transactor struct {
+	client       TxBackend
+	key          *ecdsa.PrivateKey
+	from         common.Address
+	chainID      *big.Int
+	signer       types.Signer
+	pollInterval time.Duration
+
+	// blocks returns the simulated chain's block producer, nil on a
+	// JSON-RPC node. It is a function because NewSimulated attaches the
+	// producer to its Ledger after creating it.
+	blocks func() blockSource
+	// closed reports that the owner (a Ledger) was closed: waiting stops
+	// with ErrClosed.
+	closed func() bool
+
+	nonceMu    sync.Mutex
+	nonce      uint64
+	nonceKnown bool
+}
+
+// NewTransactor returns a Transactor signing with key on the chain client
+// serves. pollInterval caps the interval at which it polls for a receipt
+// (polling starts at 25 ms and doubles); 0 means 1 s. Given the Client of a
+// simulated Ledger, it wakes on each sealed block instead of polling.
+func NewTransactor(ctx context.Context, client TxBackend, key *ecdsa.PrivateKey, pollInterval time.Duration) (*Transactor, error) {
+	if client == nil || key == nil {
+		return nil, errors.New("chain: nil client or signing key")
+	}
+	if pollInterval <= 0 {
+		pollInterval = time.Second
+	}
+	id, err := client.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("chain: read chain id: %w", unavailable(err))
+	}
+	var blocks blockSource
+	if sc, ok := client.(sealingClient); ok {
+		// Send through the plain client: sendOnce asks for the block itself.
+		client, blocks = sc.Backend, sc.blocks
+	}
+	return newTransactor(client, key, id, pollInterval, func() blockSource { return blocks }, nil), nil
+}
+
+func newTransactor(client TxBackend, key *ecdsa.PrivateKey, chainID *big.Int, pollInterval time.Duration,
+	blocks func() blockSource, closed func() bool) *Transactor {
+	if closed == nil {
+		closed = func() bool { return false }
+	}
+	return &Transactor{
+		client:       client,
+		key:          key,
+		from:         crypto.PubkeyToAddress(key.PublicKey),
+		chainID:      chainID,
+		signer:       types.LatestSignerForChainID(chainID),
+		pollInterval: pollInterval,
+		blocks:       blocks,
+		closed:       closed,
+	}
+}
+
+// Account returns the address that signs the transactions.
+func (t *Transactor) Account() common.Address { return t.from }
+
+// Transact sends a transaction to a contract (a contract creation when to
+// is nil) and waits until it is mined with status 1. A gas limit of 0 means
+// estimate (adding a fifth). A transaction mined with status 0 returns its
+// receipt with ErrReverted; a revert found while estimating returns
+// ErrReverted without a receipt; an unreachable chain, or one that does not
+// mine the transaction before ctx ends, returns an error wrapping
+// ErrUnavailable. Transact sets no deadline of its own.
+func (t *Transactor) Transact(ctx context.Context, to *common.Address, data []byte, gas uint64) (*types.Receipt, error) {
+	if gas == 0 {
+		est, err := t.estimate(ctx, to, data)
+		if err != nil {
+			return nil, err
+		}
+		gas = est + est/5
+	}
+	tx, err := t.send(ctx, to, data, gas)
+	if err != nil {
+		return nil, err
+	}
+	r, err := t.waitMined(ctx, tx.Hash())
+	if err != nil {
+		return nil, err
+	}
+	if r.Status != types.ReceiptStatusSuccessful {
+		return r, fmt.Errorf("%w: tx %s", ErrReverted, r.TxHash.Hex())
+	}
+	return r, nil
+}
+
+// estimate asks the node for the gas of a call; a revert is ErrReverted.
+func (t *Transactor) estimate(ctx context.Context, to *common.Address, data []byte) (uint64, error) {
+	est, err := t.client.EstimateGas(ctx, ethereum.CallMsg{From: t.from, To: to, Data: data})
+	if err != nil {
+		var rpcErr rpc.Error
+		if revertData(err) != nil || (errors.As(err, &rpcErr) && strings.Contains(err.Error(), "revert")) {
+			return 0, fmt.Errorf("%w: %w", ErrReverted, err)
+		}
+		return 0, fmt.Errorf("chain: estimate gas: %w", unavailable(err))
+	}
+	return est, nil
+}
+
+// send signs and sends one transaction. Fees are read before taking the
+// nonce lock; the lock covers only nonce assignment, signing and sending.
+func (t *Transactor) send(ctx context.Context, to *common.Address, data []byte, gas uint64) (*types.Transaction, error) {
+	fees, err := t.fees(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		tx, err := t.sendOnce(ctx, to, data, gas, fees)
+		if err == nil {
+			return tx, nil
+		}
+		// Another sender using the same key, or a dropped transaction, moved
+		// the account's nonce: read it again and retry once.
+		if attempt == 0 && strings.Contains(strings.ToLower(err.Error()), "nonce too low") {
+			continue
+		}
+		return nil, err
+	}
+}
+
+type txFees struct {
+	tipCap, feeCap, gasPrice *big.Int // gasPrice set only for pre-London chains
+}
+
+// fees prices a transaction: a tip and twice the head's base fee on a
+// London chain, the suggested gas price before London.
+func (t *Transactor) fees(ctx context.Context) (txFees, error) {
+	head, err := t.client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return txFees{}, fmt.Errorf("chain: read head: %w", unavailable(err))
+	}
+	if head.BaseFee == nil {
+		price, err := t.client.SuggestGasPrice(ctx)
+		if err != nil {
+			return txFees{}, fmt.Errorf("chain: gas price: %w", unavailable(err))
+		}
+		return txFees{gasPrice: price}, nil
+	}
+	tip, err := t.client.SuggestGasTipCap(ctx)
+	if err != nil {
+		return txFees{}, fmt.Errorf("chain: gas tip: %w", unavailable(err))
+	}
+	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
+	return txFees{tipCap: tip, feeCap: feeCap}, nil
+}
+
+func (t *Transactor) sendOnce(ctx context.Context, to *common.Address, data []byte, gas uint64, fees txFees) (*types.Transaction, error) {
+	t.nonceMu.Lock()
+	defer t.nonceMu.Unlock()
+	if !t.nonceKnown {
+		n, err := t.client.PendingNonceAt(ctx, t.from)
+		if err != nil {
+			return nil, fmt.Errorf("chain: read nonce: %w", unavailable(err))
+		}
+		t.nonce, t.nonceKnown = n, true
+	}
+	var inner types.TxData
+	if fees.gasPrice != nil {
+		inner = &types.LegacyTx{Nonce: t.nonce, GasPrice: fees.gasPrice, Gas: gas, To: to, Data: data}
+	} else {
+		inner = &types.DynamicFeeTx{
+			ChainID: t.chainID, Nonce: t.nonce, GasTipCap: fees.tipCap, GasFeeCap: fees.feeCap,
+			Gas: gas, To: to, Data: data,
+		}
+	}
+	tx, err := types.SignNewTx(t.key, t.signer, inner)
+	if err != nil {
+		return nil, fmt.Errorf("chain: sign: %w", err)
+	}
+	if err := t.client.SendTransaction(ctx, tx); err != nil {
+		// The node may or may not have taken it: learn the nonce again.
+		t.nonceKnown = false
+		return nil, fmt.Errorf("chain: send: %w", unavailable(err))
+	}
+	t.nonce++
+	if b := t.blocks(); b != nil {
+		b.request()
+	}
+	return tx, nil
+}
+
+// waitMined waits for the receipt of hash. On the simulated chain it wakes
+// on each sealed block; on a JSON-RPC node it polls with a doubling interval
+// capped by the poll interval.
+func (t *Transactor) waitMined(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
+	delay := 25 * time.Millisecond
+	blocks := t.blocks()
+	for {
+		var sealed <-chan struct{}
+		if blocks != nil {
+			sealed = blocks.next()
+		}
+		r, err := t.client.TransactionReceipt(ctx, hash)
+		if err == nil {
+			return r, nil
+		}
+		if t.closed() {
+			return nil, ErrClosed
+		}
+		if !errors.Is(err, ethereum.NotFound) {
+			var rpcErr rpc.Error
+			if !errors.As(err, &rpcErr) { // a node error (e.g. indexing in progress) is retried
+				t.forgetNonce()
+				return nil, fmt.Errorf("chain: wait for tx %s: %w", hash.Hex(), unavailable(err))
+			}
+		}
+		var timer *time.Timer
+		var wake <-chan time.Time
+		if sealed != nil {
+			blocks.request()
+		} else {
+			timer = time.NewTimer(delay)
+			wake = timer.C
+			delay = min(2*delay, t.pollInterval)
+		}
+		select {
+		case <-ctx.Done():
+			t.forgetNonce()
+			return nil, fmt.Errorf("chain: tx %s not mined in time: %w", hash.Hex(), unavailable(ctx.Err()))
+		case <-sealed:
+		case <-wake:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
+
+// forgetNonce makes the next send read the account's pending nonce again,
+// so that a transaction the node dropped does not block the ones after it.
+func (t *Transactor) forgetNonce() {
+	t.nonceMu.Lock()
+	t.nonceKnown = false
+	t.nonceMu.Unlock()
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/csv"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/app"
+	"github.com/healthagents/healthagents/client"
+	"github.com/healthagents/healthagents/federated/synth"
+)
+
+// writeCohortCSV writes one synthetic cohort as a hospital's CSV export.
+func writeCohortCSV(t *testing.T, path string, c synth.Cohort) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	require.NoError(t, w.Write([]string{"patient_id", "glucose", "bmi", "age", "systolic_bp", "diagnosis"}))
+	for _, r := range synth.Records(c) {
+		birth, err := time.Parse("2006-01-02", r.BirthDate)
+		require.NoError(t, err)
+		age := 2025 - birth.Year() // whole years at the task's reference date 2026-01-01
+		f := func(k string) string { return strconv.FormatFloat(r.Observations[k], 'f', -1, 64) }
+		require.NoError(t, w.Write([]string{r.PatientID, f("glucose"), f("bmi"), strconv.Itoa(age), f("systolic_bp"), r.Diagnosis}))
+	}
+	w.Flush()
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o600))
+}
+
+// Three `healthagents participant` processes (in-process, over HTTP) train
+// two rounds against a served coordinator, each from its own CSV.
+func TestParticipantCommandOverHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	dir := t.TempDir()
+	settings := env(map[string]string{"DATA_DIR": dir, "HOST": "127.0.0.1", "PORT": "0", "ADMIN_TOKEN": "participant-test-admin-token-0123456789"})
+	cfg, err := app.ConfigFromEnv(settings)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	var serveLogs bytes.Buffer
+	go func() { done <- serve(ctx, cfg, newLogger(&serveLogs, cfg.LogLevel), ready) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("serve: %v", err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("server did not start")
+	}
+	base := "http://" + addr
+	admin, err := client.New(base, client.WithAPIKey("participant-test-admin-token-0123456789"))
+	require.NoError(t, err)
+
+	cohorts := synth.ThreeCohorts(150, 81)
+	var reader *client.Client
+	var wg sync.WaitGroup
+	outs := make([]bytes.Buffer, 3)
+	errs := make([]error, 3)
+	for i, c := range cohorts {
+		org := fmt.Sprintf("hospital-%c", 'a'+i)
+		k, err := admin.CreateKey(ctx, &client.CreateKeyRequest{Name: org, Scopes: []string{"federated"}, Organization: org})
+		require.NoError(t, err)
+		pub, err := ecdh.X25519().GenerateKey(rand.Reader)
+		require.NoError(t, err)
+		orgClient, err := client.New(base, client.WithAPIKey(k.APIKey))
+		require.NoError(t, err)
+		reader = orgClient
+		_, err = orgClient.RegisterFederatedOrganization(ctx, client.OrganizationRequest{
+			OrganizationName: org, Endpoint: "https://" + org + ".example", EncryptionKey: hex.EncodeToString(pub.PublicKey().Bytes()),
+		})
+		require.NoError(t, err)
+		path := filepath.Join(dir, org+".csv")
+		writeCohortCSV(t, path, c)
+		args := []string{"participant", "--server", base, "--api-key", k.APIKey, "--org", org, "--data", path, "--poll", "1s", "--rounds", "2"}
+		wg.Go(func() { errs[i] = run(ctx, args, settings, nil, &outs[i], &bytes.Buffer{}) })
+	}
+	wg.Wait()
+	for i := range outs {
+		require.NoError(t, errs[i], outs[i].String())
+		out := outs[i].String()
+		assert.Contains(t, out, "round 0 closed: model 1.0.1 from 3 organizations")
+		assert.Contains(t, out, "round 1 closed: model 1.0.2 from 3 organizations")
+		assert.Contains(t, out, "local held-out accuracy")
+	}
+	m, err := reader.FederatedModel(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "1.0.2", m.ModelVersion)
+	assert.NotContains(t, serveLogs.String(), `"status":429`, "the polling fits the key's rate class")
+	cancel()
+	require.NoError(t, <-done)
+}
+
+func TestParticipantFlags(t *testing.T) {
+	for name, args := range map[string][]string{
+		"no server": {"participant", "--api-key", "k", "--org", "o", "--data", "d.csv"},
+		"no key":    {"participant", "--server", "http://x", "--org", "o", "--data", "d.csv"},
+		"no org":    {"participant", "--server", "http://x", "--api-key", "k", "--data", "d.csv"},
+		"no data":   {"participant", "--server", "http://x", "--api-key", "k", "--org", "o"},
+		"fast poll": {"participant", "--server", "http://x", "--api-key", "k", "--org", "o", "--data", "d.csv", "--poll", "100ms"},
+		"no file":   {"participant", "--server", "http://x", "--api-key", "k", "--org", "o", "--data", filepath.Join(t.TempDir(), "none.csv")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := run(t.Context(), args, env(nil), nil, &bytes.Buffer{}, &bytes.Buffer{})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "participant")
+		})
+	}
+}

@@ -1,0 +1,115 @@
+package healthagents
+
+// Opening an envelope into a checked record, and the errors of both
+// families' inputs: codes, envelopes, lookups, proofs.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/eligibility"
+	"github.com/healthagents/healthagents/prescription"
+	"github.com/healthagents/healthagents/record"
+)
+
+// OpenRecord opens env, parses the record inside and checks that its
+// patient_id is the envelope's. prefix starts the detail of errors that the
+// API words per operation (e.g. "Eligibility check failed"; the errors
+// table of docs/decisions.md).
+func (s *Service) OpenRecord(ctx context.Context, env *PatientData, prefix string) (*record.Record, error) {
+	if env == nil {
+		return nil, Errorf(CodeInvalid, "Invalid request format: missing field 'patient_data'")
+	}
+	plaintext, err := s.opener.Open(ctx, *env)
+	if err != nil {
+		return nil, envelopeError(err, prefix)
+	}
+	rec, err := record.Parse(plaintext)
+	clear(plaintext)
+	if err != nil {
+		var fe *record.FieldError
+		if errors.As(err, &fe) {
+			return nil, WrapError(CodeInvalid, err, fmt.Sprintf("%s: Invalid patient record: %s", prefix, fe.Error()))
+		}
+		return nil, WrapError(CodeInvalid, err, prefix+": Invalid patient record")
+	}
+	if rec.PatientID != env.PatientID {
+		return nil, Errorf(CodeInvalid, "%s: patient_id does not match the encrypted record", prefix)
+	}
+	return rec, nil
+}
+
+// envelopeError maps cipher errors to the API's messages (the errors table
+// of docs/decisions.md).
+func envelopeError(err error, prefix string) error {
+	var fe *cipher.FieldError
+	var ee *cipher.EnvelopeError
+	switch {
+	case errors.As(err, &fe):
+		return WrapError(CodeInvalid, err, fmt.Sprintf("Validation error: field '%s' is required", fe.Field))
+	case errors.Is(err, cipher.ErrInvalidPatientID) && errors.As(err, &ee):
+		// Over 64 bytes or control characters: worded as checkCode words
+		// an over-long or control-laden code.
+		return WrapError(CodeInvalid, err, fmt.Sprintf("Validation error: field '%s' %s", ee.Field, ee.Reason))
+	case errors.Is(err, cipher.ErrInvalidHashFormat):
+		return WrapError(CodeInvalid, err, prefix+": Invalid data_hash")
+	case errors.Is(err, cipher.ErrHashMismatch):
+		return WrapError(CodeInvalid, err, prefix+": Data hash mismatch")
+	case errors.Is(err, cipher.ErrInvalidCID):
+		return WrapError(CodeInvalid, err, "Invalid the service CID format")
+	case errors.Is(err, cipher.ErrCIDMismatch):
+		return WrapError(CodeInvalid, err, prefix+": ipfs_cid does not address encrypted_data")
+	case errors.Is(err, cipher.ErrInvalidEncoding), errors.Is(err, cipher.ErrDecrypt):
+		return WrapError(CodeInvalid, err, "Invalid encrypted data format")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return WrapError(CodeUnavailable, err, "Service temporarily unavailable")
+	default:
+		return WrapError(CodeInternal, err, prefix+": decryption error")
+	}
+}
+
+func checkCode(field, code string) error {
+	if strings.TrimSpace(code) == "" {
+		return Errorf(CodeInvalid, "Validation error: field '%s' is required", field)
+	}
+	if len(code) > MaxCodeLength {
+		return Errorf(CodeInvalid, "Validation error: field '%s' is longer than %d characters", field, MaxCodeLength)
+	}
+	for _, r := range code {
+		if r < 0x20 || r == 0x7f {
+			return Errorf(CodeInvalid, "Validation error: field '%s' contains control characters", field)
+		}
+	}
+	return nil
+}
+
+func lookupError(err error, what, code string) error {
+	if errors.Is(err, eligibility.ErrUnknownProcedure) || errors.Is(err, prescription.ErrUnknownDrug) {
+		return WrapError(CodeNotFound, err, fmt.Sprintf("%s code %s not found", what, code))
+	}
+	return WrapError(CodeInternal, err, "Internal server error")
+}
+
+func (s *Service) proofError(ctx context.Context, prefix string, err error) error {
+	switch {
+	case errors.Is(err, ErrProofTimeout):
+		return WrapError(CodeInternal, err, prefix+": ZK proof generation timed out")
+	case errors.Is(err, ErrProofRejected):
+		return WrapError(CodeInternal, err, prefix+": ZK proof verification failed")
+	case errors.Is(err, ErrChainUnavailable):
+		return WrapError(CodeUnavailable, err, "Service temporarily unavailable")
+	case errors.Is(err, ErrProofUnsupported):
+		return WrapError(CodeUnprocessable, err, prefix+": the record cannot be proven: it exceeds the ZK circuit's bounds (see docs/decisions/zkp.md)")
+	}
+	return s.internal(ctx, prefix, err)
+}
+
+// internal logs an unexpected error (its text comes from our own code, never
+// from plaintext) and hides it from the caller.
+func (s *Service) internal(ctx context.Context, prefix string, err error) error {
+	s.logger.ErrorContext(ctx, "internal error", "op", prefix, "err", err)
+	return WrapError(CodeInternal, err, prefix+": internal error")
+}
