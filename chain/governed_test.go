@@ -159,6 +159,7 @@ func TestGovernedRegistry(t *testing.T) {
 
 	r, err := g.Apply(ctx, l, recordAction)
 	require.NoError(t, err)
+	t.Logf("record gas used: %d", r.GasUsed)
 	rec, err := g.CheckRecorded(r, inputs[1], issuerBig, circuitBig)
 	require.NoError(t, err)
 	assert.Equal(t, verifier, rec.Verifier)
