@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -74,7 +75,17 @@ func proveTri(t *testing.T, issuer, circuitID, x int64) ([8]*big.Int, []*big.Int
 	return proof, inputs
 }
 
+// TestGovernedRegistry runs the governance checks on the in-process chain and
+// through a JSON-RPC endpoint (the external-node path, as TestJSONRPCEndpoint).
 func TestGovernedRegistry(t *testing.T) {
+	for _, external := range []bool{false, true} {
+		t.Run(map[bool]string{false: "embedded", true: "jsonrpc"}[external], func(t *testing.T) {
+			testGoverned(t, external)
+		})
+	}
+}
+
+func testGoverned(t *testing.T, external bool) {
 	ctx := t.Context()
 	s, err := triSetup()
 	require.NoError(t, err)
@@ -86,18 +97,30 @@ func TestGovernedRegistry(t *testing.T) {
 	require.NoError(t, err)
 	owner := crypto.PubkeyToAddress(ownerKey.PublicKey)
 	hotAddr := crypto.PubkeyToAddress(hotKey.PublicKey)
+	opts := []chain.Option{chain.WithKey(hotKey), chain.WithFunded(owner, crypto.PubkeyToAddress(strangerKey.PublicKey))}
+	if external {
+		opts = append(opts, chain.WithHTTP(freePort(t)))
+	}
 	// The Ledger's own key (the hot submitter) deploys; the owner is a separate, cold address.
-	l, err := chain.NewSimulated(ctx, chain.WithKey(hotKey),
-		chain.WithFunded(owner, crypto.PubkeyToAddress(strangerKey.PublicKey)))
+	l, err := chain.NewSimulated(ctx, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, l.Close()) })
 	client := l.Client()
+	var hot chain.Sender = l
+	if external {
+		endpoint, _ := l.Network()
+		ec, err := ethclient.DialContext(ctx, endpoint)
+		require.NoError(t, err)
+		t.Cleanup(ec.Close)
+		client = ec
+		hot = chain.KeySender{Client: ec, Key: hotKey}
+	}
 	ownerTx := chain.KeySender{Client: client, Key: ownerKey}
 	stranger := chain.KeySender{Client: client, Key: strangerKey}
 
-	g, err := chain.DeployGoverned(ctx, l, client, owner)
+	g, err := chain.DeployGoverned(ctx, hot, client, owner)
 	require.NoError(t, err)
-	verifier, err := chain.DeployVerifier(ctx, l, s.vk)
+	verifier, err := chain.DeployVerifier(ctx, hot, s.vk)
 	require.NoError(t, err)
 	const issuer, circuit = 1234567, 7
 	issuerBig, circuitBig := big.NewInt(issuer), big.NewInt(circuit)
@@ -105,7 +128,7 @@ func TestGovernedRegistry(t *testing.T) {
 	// The hot key governs nothing.
 	for _, a := range []chain.OwnerAction{g.RegisterIssuer(issuerBig, common.Address{}), g.AddCircuit(circuitBig, verifier),
 		g.SetSubmitter(hotAddr, true), g.RevokeNonce(issuerBig, 1)} {
-		_, err := g.Apply(ctx, l, a)
+		_, err := g.Apply(ctx, hot, a)
 		require.ErrorIs(t, err, chain.ErrReverted, a.Summary)
 	}
 
@@ -132,11 +155,11 @@ func TestGovernedRegistry(t *testing.T) {
 	recordAction := chain.OwnerAction{Summary: "record", Data: record}
 
 	// Not yet a submitter; issuer not yet registered.
-	_, err = g.Apply(ctx, l, recordAction)
+	_, err = g.Apply(ctx, hot, recordAction)
 	require.ErrorIs(t, err, chain.ErrReverted)
 	_, err = g.Apply(ctx, ownerTx, g.SetSubmitter(hotAddr, true))
 	require.NoError(t, err)
-	_, err = g.Apply(ctx, l, recordAction)
+	_, err = g.Apply(ctx, hot, recordAction)
 	require.ErrorIs(t, err, chain.ErrReverted, "unregistered issuer")
 	_, err = g.Apply(ctx, ownerTx, g.RegisterIssuer(issuerBig, common.Address{}))
 	require.NoError(t, err)
@@ -146,18 +169,18 @@ func TestGovernedRegistry(t *testing.T) {
 	bad[1] = new(big.Int).Add(bad[1], big.NewInt(1))
 	badData, err := g.Record(circuitBig, proof, bad)
 	require.NoError(t, err)
-	_, err = g.Apply(ctx, l, chain.OwnerAction{Summary: "bad record", Data: badData})
+	_, err = g.Apply(ctx, hot, chain.OwnerAction{Summary: "bad record", Data: badData})
 	require.ErrorIs(t, err, chain.ErrReverted)
 	// publicInputs[2] must equal the circuit id.
 	other, err := g.Record(big.NewInt(8), proof, inputs)
 	require.NoError(t, err)
-	_, err = g.Apply(ctx, l, chain.OwnerAction{Summary: "wrong id", Data: other})
+	_, err = g.Apply(ctx, hot, chain.OwnerAction{Summary: "wrong id", Data: other})
 	require.ErrorIs(t, err, chain.ErrReverted)
 	// An unregistered account cannot record.
 	_, err = g.Apply(ctx, stranger, recordAction)
 	require.ErrorIs(t, err, chain.ErrReverted)
 
-	r, err := g.Apply(ctx, l, recordAction)
+	r, err := g.Apply(ctx, hot, recordAction)
 	require.NoError(t, err)
 	t.Logf("record gas used: %d", r.GasUsed)
 	rec, err := g.CheckRecorded(r, inputs[1], issuerBig, circuitBig)
@@ -197,6 +220,6 @@ func TestGovernedRegistry(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, active, "history: active at the old record's block")
 	assert.Positive(t, ret.BlockNumber.Cmp(r.BlockNumber))
-	_, err = g.Apply(ctx, l, recordAction)
+	_, err = g.Apply(ctx, hot, recordAction)
 	require.ErrorIs(t, err, chain.ErrReverted, "retired issuer")
 }
