@@ -161,8 +161,12 @@ func (g *Governed) Unsigned(ctx context.Context, owner common.Address, a OwnerAc
 // SignUnsigned signs an UnsignedTx's RLP with key (what a cold wallet does);
 // used by tests and by `--owner-key` sends.
 func SignUnsigned(u UnsignedTx, key *ecdsa.PrivateKey) (*types.Transaction, error) {
+	raw, err := hexutil.Decode(u.RLPHex)
+	if err != nil {
+		return nil, fmt.Errorf("chain: unsigned tx hex: %w", err)
+	}
 	var tx types.Transaction
-	if err := tx.UnmarshalBinary(hexutil.MustDecode(u.RLPHex)); err != nil {
+	if err := tx.UnmarshalBinary(raw); err != nil {
 		return nil, fmt.Errorf("chain: decode unsigned tx: %w", err)
 	}
 	if crypto.PubkeyToAddress(key.PublicKey) != u.From {

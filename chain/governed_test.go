@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/backend/groth16"
@@ -222,4 +223,11 @@ func testGoverned(t *testing.T, external bool) {
 	assert.Positive(t, ret.BlockNumber.Cmp(r.BlockNumber))
 	_, err = g.Apply(ctx, hot, recordAction)
 	require.ErrorIs(t, err, chain.ErrReverted, "retired issuer")
+
+	// Several blocks later the record has 3 confirmations and is unchanged.
+	confirmed, err := chain.WaitConfirmations(ctx, client, r, 3, 10*time.Millisecond)
+	require.NoError(t, err)
+	assert.Equal(t, r.BlockHash, confirmed.BlockHash)
+	_, err = chain.SignUnsigned(chain.UnsignedTx{RLPHex: "0xzz"}, ownerKey)
+	require.Error(t, err, "bad hex is an error, not a panic")
 }
