@@ -2,8 +2,10 @@ package chain
 
 import (
 	"context"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 )
 
 // DeployCode deploys arbitrary contract creation code (tests only).
@@ -18,3 +20,18 @@ func (l *Ledger) CallContract(ctx context.Context, to common.Address, data []byt
 
 // ConstructorArgs exposes the verifier's constructor arguments (tests only).
 func (vk VerifyingKey) ConstructorArgs() ([]byte, error) { return vk.constructorArgs() }
+
+// WaitMinedForTest polls for a receipt (a transaction sent outside a Ledger).
+func WaitMinedForTest(ctx context.Context, client Backend, hash common.Hash) (*types.Receipt, error) {
+	for {
+		r, err := client.TransactionReceipt(ctx, hash)
+		if err == nil {
+			return r, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -27,6 +27,7 @@ type options struct {
 	httpAddr      string
 	pollInterval  time.Duration
 	funded        []common.Address
+	dataDir       string
 }
 
 func defaultOptions() options {

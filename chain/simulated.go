@@ -2,10 +2,13 @@ package chain
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
 	"net"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -34,6 +37,20 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 		return nil, err
 	}
 	key := o.key
+	var kept embeddedState
+	restart := false
+	if o.dataDir != "" {
+		var keptKey *ecdsa.PrivateKey
+		if kept, keptKey, restart, err = loadState(o.dataDir); err != nil {
+			return nil, err
+		}
+		if restart {
+			if err := reconcile(kept, keptKey, o); err != nil {
+				return nil, err
+			}
+			key, o.funded = keptKey, kept.Funded
+		}
+	}
 	if key == nil {
 		if key, err = crypto.GenerateKey(); err != nil {
 			return nil, fmt.Errorf("chain: generate key: %w", err)
@@ -46,6 +63,10 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 		alloc[a] = types.Account{Balance: funds}
 	}
 	simOpts := []func(*node.Config, *ethconfig.Config){}
+	if o.dataDir != "" {
+		dir := filepath.Join(o.dataDir, "geth")
+		simOpts = append(simOpts, func(nc *node.Config, _ *ethconfig.Config) { nc.DataDir = dir })
+	}
 	endpoint := "embedded"
 	if o.httpAddr != "" {
 		host, portStr, _ := net.SplitHostPort(o.httpAddr)
@@ -60,7 +81,12 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 		})
 		endpoint = "http://" + o.httpAddr
 	}
-	sim, err := newBackend(alloc, simOpts)
+	var sim embeddedBackend
+	if o.dataDir != "" {
+		sim, err = newDevNode(alloc, simOpts)
+	} else {
+		sim, err = newBackend(alloc, simOpts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +103,11 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 	closeFn := func() error {
 		prod.stop()
 		stopWatch()
+		if o.dataDir != "" {
+			if err := keepHead(ctx, o.dataDir, sim.Client()); err != nil {
+				return errors.Join(err, sim.Close())
+			}
+		}
 		return sim.Close()
 	}
 	l, err := newLedger(ctx, sim.Client(), key, o)
@@ -87,22 +118,39 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 	l.closeFn = closeFn
 	l.endpoint = endpoint
 	l.network = "simulated"
+	if restart {
+		l.mu.Lock()
+		l.registry = kept.Registry
+		l.mu.Unlock()
+		return l, nil
+	}
 	if _, err := l.deployAll(ctx, nil); err != nil {
 		return nil, errors.Join(err, l.Close())
+	}
+	if o.dataDir != "" {
+		st := embeddedState{Key: hex.EncodeToString(crypto.FromECDSA(key)), Funded: o.funded, Registry: l.Registry()}
+		if err := saveState(o.dataDir, st); err != nil {
+			return nil, errors.Join(err, l.Close())
+		}
 	}
 	return l, nil
 }
 
 // newBackend wraps simulated.NewBackend, which panics when the node cannot
 // start (for example when the HTTP port is taken).
-func newBackend(alloc types.GenesisAlloc, opts []func(*node.Config, *ethconfig.Config)) (b *simulated.Backend, err error) {
+func newBackend(alloc types.GenesisAlloc, opts []func(*node.Config, *ethconfig.Config)) (b embeddedBackend, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("chain: start simulated chain: %v", r)
 		}
 	}()
-	return simulated.NewBackend(alloc, opts...), nil
+	return memBackend{simulated.NewBackend(alloc, opts...)}, nil
 }
+
+// memBackend is the in-memory simulated backend as an embeddedBackend.
+type memBackend struct{ *simulated.Backend }
+
+func (m memBackend) Client() Backend { return m.Backend.Client() }
 
 // producer seals a block of the simulated chain whenever one is requested.
 // Requests made while a block is being sealed are folded into one more block,

@@ -18,7 +18,7 @@ import (
 func hashSources(t *testing.T, dir string) string {
 	t.Helper()
 	h := sha256.New()
-	for _, name := range []string{"Groth16Verifier.sol", "StatementRegistry.sol", "compile.js", "package.json"} {
+	for _, name := range []string{"Groth16Verifier.sol", "StatementRegistry.sol", "GovernedRegistry.sol", "compile.js", "package.json"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
 		h.Write([]byte(name))

@@ -4,7 +4,7 @@ package contracts
 
 // SourcesSHA256 is the SHA-256 of the Solidity sources, compile.js and
 // package.json these bindings were generated from.
-const SourcesSHA256 = "7e175dee6a92cc6627a0be85ad0d458dc815492c324e7c32989a3632f1e79914"
+const SourcesSHA256 = "df6fd6725fe9d7b6c308b1d686245211ef716f61d7818320cff1746edb8cdc3a"
 
 // SolcVersion is the compiler that produced the bytecode.
 const SolcVersion = "0.8.28+commit.7893614a.Emscripten.clang"

@@ -1,0 +1,81 @@
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/eth"
+	"github.com/ethereum/go-ethereum/eth/catalyst"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/p2p"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// embeddedBackend is the in-process chain as NewSimulated uses it.
+type embeddedBackend interface {
+	Client() Backend
+	Commit() common.Hash
+	Close() error
+}
+
+// devNode is go-ethereum's simulated chain assembled the way
+// ethclient/simulated does it, but on a data directory and without that
+// package's rewind to genesis at start, so a restart continues from the kept
+// head. Same genesis (dev chain, every fork) as the in-memory backend.
+type devNode struct {
+	stack  *node.Node
+	beacon *catalyst.SimulatedBeacon
+	client *ethclient.Client
+}
+
+func newDevNode(alloc types.GenesisAlloc, opts []func(*node.Config, *ethconfig.Config)) (*devNode, error) {
+	nodeConf := node.DefaultConfig
+	nodeConf.P2P = p2p.Config{NoDiscovery: true}
+	genesisAlloc := core.SystemContractAllocs()
+	maps.Copy(genesisAlloc, alloc)
+	ethConf := ethconfig.Defaults
+	ethConf.Genesis = &core.Genesis{Config: params.AllDevChainProtocolChanges, GasLimit: ethconfig.Defaults.Miner.GasCeil, Alloc: genesisAlloc}
+	ethConf.SyncMode = ethconfig.FullSync
+	ethConf.TxPool.NoLocals = true
+	ethConf.LogNoHistory = true
+	for _, o := range opts {
+		o(&nodeConf, &ethConf)
+	}
+	if nodeConf.DataDir == "" {
+		return nil, errors.New("chain: dev node needs a data dir")
+	}
+	stack, err := node.New(&nodeConf)
+	if err != nil {
+		return nil, fmt.Errorf("chain: embedded node: %w", err)
+	}
+	backend, err := eth.New(stack, &ethConf)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("chain: embedded node: %w", err), stack.Close())
+	}
+	fs := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
+	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(fs)}})
+	if err := stack.Start(); err != nil {
+		return nil, errors.Join(fmt.Errorf("chain: start embedded node: %w", err), stack.Close())
+	}
+	beacon, err := catalyst.NewSimulatedBeacon(0, common.Address{}, backend)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("chain: embedded beacon: %w", err), stack.Close())
+	}
+	return &devNode{stack: stack, beacon: beacon, client: ethclient.NewClient(stack.Attach())}, nil
+}
+
+func (d *devNode) Client() Backend     { return d.client }
+func (d *devNode) Commit() common.Hash { return d.beacon.Commit() }
+
+func (d *devNode) Close() error {
+	d.client.Close()
+	return errors.Join(d.beacon.Stop(), d.stack.Close())
+}
