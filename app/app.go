@@ -30,9 +30,12 @@ type App struct {
 	Keyring *cipher.Keyring
 	ZK      *zkp.System
 	Ledger  *chain.Ledger
-	DB      *store.DB
-	Keys    *apikey.Service
-	Limiter *ratelimit.Limiter
+	// ChainRPCAddr is where the read-only chain JSON-RPC listens
+	// (CHAIN_RPC_LISTEN); empty when it is not served.
+	ChainRPCAddr string
+	DB           *store.DB
+	Keys         *apikey.Service
+	Limiter      *ratelimit.Limiter
 	// Webhooks keeps endpoints and takes the service's events into the
 	// outbox; Dispatcher delivers them until Close.
 	Webhooks   *webhook.Registry
@@ -96,6 +99,9 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Ledger)
+	if err := a.serveChainRPC(cfg, logger); err != nil {
+		return nil, err
+	}
 	if a.Pharmacy, err = openPharmacy(ctx, cfg, a.Ledger, logger); err != nil {
 		return nil, err
 	}

@@ -143,19 +143,43 @@ func TestAttestationOnChain(t *testing.T) {
 	}
 }
 
-// TestKeysReusedAcrossRestart opens a second service on the same DATA_DIR:
-// the Fernet key and the Groth16 keys are loaded, not made again.
+// keyedDir is a fresh DATA_DIR holding the shared service's Groth16 keys
+// (so no set-up runs again) and nothing else: its own database and embedded
+// chain, since one chain directory serves one process at a time.
+func keyedDir(t *testing.T) string {
+	t.Helper()
+	shared(t)
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(filepath.Join(dir, "zkp"), os.DirFS(filepath.Join(sharedDir, "zkp"))))
+	return dir
+}
+
+// TestKeysReusedAcrossRestart closes a service and opens another on the same
+// DATA_DIR: the Fernet key and the Groth16 keys are loaded, not made again,
+// and the embedded chain still holds the first service's transactions and
+// events and goes on from its old head.
 func TestKeysReusedAcrossRestart(t *testing.T) {
-	a := shared(t)
+	dir := keyedDir(t)
+	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: dir}, slog.New(slog.DiscardHandler), io.Discard)
+	require.NoError(t, err)
+	env := sealed(t, a, nil)
+	first, err := a.Service.VerifyEligibility(t.Context(), env, "PROC002")
+	require.NoError(t, err)
+	require.True(t, first.ZKProofVerified)
+	head, err := a.Ledger.Client().HeaderByNumber(t.Context(), nil)
+	require.NoError(t, err)
+	require.NoError(t, a.Close())
+
 	before := map[string]time.Time{}
-	require.NoError(t, filepath.Walk(sharedDir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() && !strings.Contains(filepath.Base(p), ".db") {
-			before[p] = fi.ModTime() // key files; the database is written to by design
+	require.NoError(t, filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		if err == nil && !fi.IsDir() && !strings.Contains(filepath.Base(p), ".db") && !strings.HasPrefix(rel, "chain") {
+			before[p] = fi.ModTime() // key files; the database and the chain are written to by design
 		}
 		return err
 	}))
 	require.NotEmpty(t, before)
-	b, err := app.Open(t.Context(), app.Config{DataDir: sharedDir}, slog.New(slog.DiscardHandler))
+	b, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: dir}, slog.New(slog.DiscardHandler), io.Discard)
 	require.NoError(t, err)
 	defer b.Close()
 	for p, mt := range before {
@@ -163,10 +187,48 @@ func TestKeysReusedAcrossRestart(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, mt, fi.ModTime(), "%s was rewritten", p)
 	}
-	// An envelope sealed for the first instance opens in the second.
-	res, err := b.Service.VerifyEligibility(t.Context(), sealed(t, a, nil), "PROC004")
+	// The first service's transaction and its event are still on the chain.
+	st, err := b.Ledger.Statement(t.Context(), common.HexToHash(first.Proof.TxHash))
+	require.NoError(t, err)
+	assert.Equal(t, attest.KindEligibility, st.Kind)
+	// An envelope sealed for the first instance opens in the second, and its
+	// transaction lands above the old head.
+	res, err := b.Service.VerifyEligibility(t.Context(), env, "PROC004")
 	require.NoError(t, err)
 	assert.True(t, res.ZKProofVerified)
+	now, err := b.Ledger.Client().HeaderByNumber(t.Context(), nil)
+	require.NoError(t, err)
+	assert.Greater(t, now.Number.Uint64(), head.Number.Uint64())
+}
+
+// TestChainRPCListen serves the embedded chain's read-only JSON-RPC: a
+// third party finds a decision's receipt and cannot send a transaction.
+func TestChainRPCListen(t *testing.T) {
+	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: keyedDir(t), ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
+	require.NoError(t, err)
+	defer a.Close()
+	require.NotEmpty(t, a.ChainRPCAddr)
+	res, err := a.Service.VerifyEligibility(t.Context(), sealed(t, a, nil), "PROC002")
+	require.NoError(t, err)
+	require.True(t, res.ZKProofVerified)
+
+	rpc := func(method string, params ...any) map[string]any {
+		if params == nil {
+			params = []any{}
+		}
+		_, body := post(t, "http://"+a.ChainRPCAddr, map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+		return body
+	}
+	receipt := rpc("eth_getTransactionReceipt", res.Proof.TxHash)
+	require.NotNil(t, receipt["result"], "%v", receipt)
+	r := receipt["result"].(map[string]any)
+	assert.Equal(t, "0x1", r["status"])
+	assert.Equal(t, strings.ToLower(a.Ledger.Registry().Hex()), r["to"])
+	assert.NotEmpty(t, r["logs"])
+	assert.NotNil(t, rpc("eth_chainId")["result"])
+	refused := rpc("eth_sendRawTransaction", "0x00")
+	assert.Nil(t, refused["result"])
+	assert.NotNil(t, refused["error"])
 }
 
 func getJSON(t *testing.T, url string) (int, map[string]any) {

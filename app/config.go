@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 
@@ -20,15 +21,19 @@ type Config struct {
 	ChainKey      string     // CHAIN_PRIVATE_KEY: hex key that signs verification transactions (with CHAIN_ENDPOINT)
 	ChainRegistry string     // CHAIN_REGISTRY: StatementRegistry address (with CHAIN_ENDPOINT; see `healthagents chain deploy`)
 	ChainID       uint64     // CHAIN_ID: expected chain id (optional)
-	IPFSEndpoint  string     // IPFS_ENDPOINT; optional Kubo RPC address
-	FernetKey     string     // FERNET_KEY; comma-separated, first encrypts; empty = generated once under DataDir
-	DataDir       string     // DATA_DIR, default ./data
-	AdminToken    string     // ADMIN_TOKEN; bearer token allowed to create keys
-	RedisURL      string     // REDIS_URL; shared rate limits across replicas
-	Production    bool       // HEALTHAGENTS_ENV=production
-	TLSCertFile   string     // TLS_CERT_FILE
-	TLSKeyFile    string     // TLS_KEY_FILE
-	CORSOrigins   []string   // CORS_ORIGINS, comma-separated; empty = all origins
+	// ChainRPCListen (CHAIN_RPC_LISTEN, e.g. 127.0.0.1:8545): serve the
+	// embedded chain's read-only Ethereum JSON-RPC there, so third parties
+	// can check a decision without our code. Empty (default): not served.
+	ChainRPCListen string
+	IPFSEndpoint   string   // IPFS_ENDPOINT; optional Kubo RPC address
+	FernetKey      string   // FERNET_KEY; comma-separated, first encrypts; empty = generated once under DataDir
+	DataDir        string   // DATA_DIR, default ./data
+	AdminToken     string   // ADMIN_TOKEN; bearer token allowed to create keys
+	RedisURL       string   // REDIS_URL; shared rate limits across replicas
+	Production     bool     // HEALTHAGENTS_ENV=production
+	TLSCertFile    string   // TLS_CERT_FILE
+	TLSKeyFile     string   // TLS_KEY_FILE
+	CORSOrigins    []string // CORS_ORIGINS, comma-separated; empty = all origins
 	// TrustedProxies (TRUSTED_PROXIES, comma-separated addresses or CIDR
 	// ranges) are believed about X-Forwarded-For and X-Forwarded-Proto.
 	TrustedProxies []string
@@ -81,20 +86,21 @@ func startupWarnings(cfg Config) []string {
 // ConfigFromEnv reads the settings through getenv (os.Getenv in the binary).
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
-		Host:          or(getenv("HOST"), "0.0.0.0"),
-		Port:          8000,
-		LogLevel:      slog.LevelInfo,
-		DatabaseURL:   getenv("DATABASE_URL"),
-		ChainEndpoint: getenv("CHAIN_ENDPOINT"),
-		ChainKey:      getenv("CHAIN_PRIVATE_KEY"),
-		ChainRegistry: getenv("CHAIN_REGISTRY"),
-		IPFSEndpoint:  getenv("IPFS_ENDPOINT"),
-		FernetKey:     getenv("FERNET_KEY"),
-		DataDir:       or(getenv("DATA_DIR"), "data"),
-		AdminToken:    getenv("ADMIN_TOKEN"),
-		RedisURL:      getenv("REDIS_URL"),
-		TLSCertFile:   getenv("TLS_CERT_FILE"),
-		TLSKeyFile:    getenv("TLS_KEY_FILE"),
+		Host:           or(getenv("HOST"), "0.0.0.0"),
+		Port:           8000,
+		LogLevel:       slog.LevelInfo,
+		DatabaseURL:    getenv("DATABASE_URL"),
+		ChainEndpoint:  getenv("CHAIN_ENDPOINT"),
+		ChainKey:       getenv("CHAIN_PRIVATE_KEY"),
+		ChainRegistry:  getenv("CHAIN_REGISTRY"),
+		ChainRPCListen: getenv("CHAIN_RPC_LISTEN"),
+		IPFSEndpoint:   getenv("IPFS_ENDPOINT"),
+		FernetKey:      getenv("FERNET_KEY"),
+		DataDir:        or(getenv("DATA_DIR"), "data"),
+		AdminToken:     getenv("ADMIN_TOKEN"),
+		RedisURL:       getenv("REDIS_URL"),
+		TLSCertFile:    getenv("TLS_CERT_FILE"),
+		TLSKeyFile:     getenv("TLS_KEY_FILE"),
 	}
 	if p := getenv("PORT"); p != "" {
 		n, err := strconv.Atoi(p)
@@ -117,6 +123,14 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.CORSOrigins = splitList(getenv("CORS_ORIGINS"))
 	c.TrustedProxies = splitList(getenv("TRUSTED_PROXIES"))
+	if c.ChainRPCListen != "" {
+		if c.ChainEndpoint != "" {
+			return c, fmt.Errorf("CHAIN_RPC_LISTEN serves the embedded chain; with CHAIN_ENDPOINT, third parties query that node")
+		}
+		if _, _, err := net.SplitHostPort(c.ChainRPCListen); err != nil {
+			return c, fmt.Errorf("CHAIN_RPC_LISTEN must be host:port (e.g. 127.0.0.1:8545): %v", err)
+		}
+	}
 	if id := getenv("CHAIN_ID"); id != "" {
 		n, err := strconv.ParseUint(id, 10, 64)
 		if err != nil {

@@ -36,7 +36,7 @@ func TestOpenWiresIPFSEndpoint(t *testing.T) {
 		endpoints = append(endpoints, real)
 	}
 	for _, endpoint := range endpoints {
-		a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: sharedDir, IPFSEndpoint: endpoint}, slog.New(slog.DiscardHandler), io.Discard)
+		a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: keyedDir(t), IPFSEndpoint: endpoint}, slog.New(slog.DiscardHandler), io.Discard)
 		require.NoError(t, err)
 		require.NotNil(t, a.IPFS)
 		ts := httptest.NewServer(a.Handler)

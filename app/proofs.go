@@ -23,13 +23,16 @@ func openProofs(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.Syst
 	opts := []chain.Option{chain.WithLogger(logger)}
 	var ledger *chain.Ledger
 	if cfg.ChainEndpoint == "" {
+		// The embedded chain keeps its blocks under DATA_DIR/chain: every
+		// earlier blockchain_tx still resolves after a restart.
+		opts = append(opts, chain.WithDataDir(filepath.Join(cfg.DataDir, "chain")))
 		if ledger, err = chain.NewSimulated(ctx, opts...); err != nil {
 			return nil, nil, fmt.Errorf("embedded chain: %w", err)
 		}
 		if err := attest.Register(ctx, ledger, sys); err != nil {
 			return nil, nil, errors.Join(fmt.Errorf("embedded chain: %w", err), ledger.Close())
 		}
-		logger.Info("embedded simulated chain started; its state is not kept across restarts (set CHAIN_ENDPOINT for a real node)")
+		logger.Info("embedded chain started; its blocks are kept under DATA_DIR/chain (set CHAIN_ENDPOINT for an external node)")
 		return sys, ledger, nil
 	}
 	if cfg.ChainKey == "" || cfg.ChainRegistry == "" {

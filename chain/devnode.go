@@ -7,6 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/eth"
 	"github.com/ethereum/go-ethereum/eth/catalyst"
@@ -46,6 +47,12 @@ func newDevNode(alloc types.GenesisAlloc, opts []func(*node.Config, *ethconfig.C
 	ethConf.SyncMode = ethconfig.FullSync
 	ethConf.TxPool.NoLocals = true
 	ethConf.LogNoHistory = true
+	// Archive mode with the hash scheme writes every block's state as it is
+	// made, so a process killed without Close restarts at its last block
+	// instead of rewinding to the last flushed state (which could predate
+	// the registry's deployment).
+	ethConf.NoPruning = true
+	ethConf.StateScheme = rawdb.HashScheme
 	for _, o := range opts {
 		o(&nodeConf, &ethConf)
 	}
