@@ -1,6 +1,7 @@
 package chain_test
 
 import (
+	"crypto/ecdsa"
 	"math/big"
 	"sync"
 	"testing"
@@ -114,10 +115,10 @@ func testGoverned(t *testing.T, external bool) {
 		require.NoError(t, err)
 		t.Cleanup(ec.Close)
 		client = ec
-		hot = chain.KeySender{Client: ec, Key: hotKey}
+		hot = keySender(t, ec, hotKey)
 	}
-	ownerTx := chain.KeySender{Client: client, Key: ownerKey}
-	stranger := chain.KeySender{Client: client, Key: strangerKey}
+	ownerTx := keySender(t, client, ownerKey)
+	stranger := keySender(t, client, strangerKey)
 
 	g, err := chain.DeployGoverned(ctx, hot, client, owner)
 	require.NoError(t, err)
@@ -230,4 +231,13 @@ func testGoverned(t *testing.T, external bool) {
 	assert.Equal(t, r.BlockHash, confirmed.BlockHash)
 	_, err = chain.SignUnsigned(chain.UnsignedTx{RLPHex: "0xzz"}, ownerKey)
 	require.Error(t, err, "bad hex is an error, not a panic")
+}
+
+// keySender sends with key through the shared transaction pipeline (the
+// owner's or a stranger's account).
+func keySender(t *testing.T, client chain.TxBackend, key *ecdsa.PrivateKey) *chain.Transactor {
+	t.Helper()
+	tx, err := chain.NewTransactor(t.Context(), client, key, 50*time.Millisecond)
+	require.NoError(t, err)
+	return tx
 }

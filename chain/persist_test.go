@@ -56,6 +56,6 @@ func TestEmbeddedChainPersists(t *testing.T) {
 	rc2, err := l2.Submit(ctx, fixtureKind, ps.proof, ps.inputs)
 	require.NoError(t, err)
 	assert.Greater(t, rc2.BlockNumber, oldHead.Number.Uint64())
-	_, err = chain.KeySender{Client: l2.Client(), Key: owner}.Transact(ctx, &account, nil, 21000)
+	_, err = keySender(t, l2.Client(), owner).Transact(ctx, &account, nil, 21000)
 	require.NoError(t, err)
 }
