@@ -11,6 +11,7 @@ import (
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/audit"
 	"github.com/healthagents/healthagents/internal/openapi"
+	"github.com/healthagents/healthagents/ratelimit"
 )
 
 // The access audit log (HIPAA 164.312(b)). Every route that decrypts,
@@ -67,18 +68,20 @@ var auditQueryParams = append([]openapi.Param{
 
 func (s *srv) auditRoutes() []route {
 	return []route{
-		{Method: "GET", Path: "/api/v1/audit", Handler: http.HandlerFunc(s.listAudit), Doc: openapi.Operation{
-			OperationID: "listAuditEntries", Tags: []string{"audit"}, Summary: "Who accessed which patient's data, and when",
-			Description: "The append-only access log: one entry per operation that decrypted, stored, read or deleted a patient's data, oldest first. Needs keys:admin; an admin key bound to an organization sees its organization's entries only. No medical data and no patient ids: filter by patient_id and the server hashes it.",
-			QueryParams: auditQueryParams, Responses: ok("A page of entries.", AuditList{}),
-			Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "GET", Path: "/api/v1/audit/verify", Handler: http.HandlerFunc(s.verifyAudit), Doc: openapi.Operation{
-			OperationID: "verifyAuditLog", Tags: []string{"audit"}, Summary: "Recompute the audit log's hash chain",
-			Description: "Reads every entry in order and checks that each one's prev_hash is its predecessor's hash and its hash recomputes. Needs keys:admin on a key bound to no organization.",
-			Responses:   ok("The verification.", AuditVerification{}),
-			Errors:      []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
+		{Method: "GET", Path: "/api/v1/audit", Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.listAudit), Doc: openapi.Operation{
+				OperationID: "listAuditEntries", Tags: []string{"audit"}, Summary: "Who accessed which patient's data, and when",
+				Description: "The append-only access log: one entry per operation that decrypted, stored, read or deleted a patient's data, oldest first. Needs keys:admin; an admin key bound to an organization sees its organization's entries only. No medical data and no patient ids: filter by patient_id and the server hashes it.",
+				QueryParams: auditQueryParams, Responses: ok("A page of entries.", AuditList{}),
+				Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/api/v1/audit/verify", Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.verifyAudit), Doc: openapi.Operation{
+				OperationID: "verifyAuditLog", Tags: []string{"audit"}, Summary: "Recompute the audit log's hash chain",
+				Description: "Reads every entry in order and checks that each one's prev_hash is its predecessor's hash and its hash recomputes. Needs keys:admin on a key bound to no organization.",
+				Responses:   ok("The verification.", AuditVerification{}),
+				Errors:      []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
 	}
 }
 
@@ -89,26 +92,13 @@ type auditSpec struct {
 	pathPrescription bool // the path's {prescription_id} names the record read
 }
 
-// auditedRoutes are the routes that touch patient data, by "METHOD path".
-// The v1 pharmacy attestation and the federated round phases carry no
-// patient data and are not audited.
-var auditedRoutes = map[string]auditSpec{
-	"POST /verify-eligibility":                    {action: audit.ActionEligibilityVerify},
-	"POST /validate-prescription":                 {action: audit.ActionPrescriptionValidate},
-	"PUT /api/v1/patients/{patient_id}":           {action: audit.ActionPatientPut, pathPatient: true},
-	"DELETE /api/v1/patients/{patient_id}":        {action: audit.ActionPatientDelete, pathPatient: true},
-	"POST /api/v1/eligibility/verify":             {action: audit.ActionEligibilityVerifyV1},
-	"POST /api/v1/prescriptions/validate":         {action: audit.ActionPrescriptionV1},
-	"POST /api/v1/prescriptions/batch-validate":   {action: audit.ActionPrescriptionV1},
-	"GET /api/v1/prescriptions/{prescription_id}": {action: audit.ActionPrescriptionRead, pathPrescription: true},
-	"POST /submit-federated-update":               {action: audit.ActionFederatedSubmitUpdate},
-}
-
-// withAudit wraps the audited routes of rs.
+// withAudit wraps the audited routes of rs (route.Audit). The v1 pharmacy
+// attestation and the federated round phases carry no patient data and are
+// not audited.
 func (s *srv) withAudit(rs []route) []route {
 	for i, rt := range rs {
-		if spec, ok := auditedRoutes[rt.Method+" "+rt.Path]; ok {
-			rs[i].Handler = s.audited(spec, rt.Handler)
+		if rt.Audit != nil {
+			rs[i].Handler = s.audited(*rt.Audit, rt.Handler)
 		}
 	}
 	return rs

@@ -62,51 +62,6 @@ func requestKey(r *http.Request) *apikey.Key {
 	return k
 }
 
-// classOf maps a route path to its rate-limit class.
-func classOf(path string) ratelimit.Class {
-	switch path {
-	case "/health":
-		return ratelimit.ClassHealth
-	case "/status":
-		return ratelimit.ClassStatus
-	case "/verify-eligibility":
-		return ratelimit.ClassEligibility
-	case "/api/v1/eligibility/verify":
-		return ratelimit.ClassEligibilityV1
-	case "/validate-prescription", "/api/v1/prescriptions/validate":
-		return ratelimit.ClassPrescription
-	case "/api/v1/prescriptions/batch-validate":
-		// A batch of n draws n units of the prescription budget: one here,
-		// n-1 in its handler once the body is read (charge;
-		// docs/decisions/v1.md).
-		return ratelimit.ClassPrescription
-	case "/submit-federated-update", "/api/v1/federated/gradients":
-		return ratelimit.ClassFederated
-	}
-	return ratelimit.ClassGeneral
-}
-
-// scopeOf maps a route path to the scope a key needs for it ("" for none).
-func scopeOf(path string) apikey.Scope {
-	switch {
-	case path == "/verify-eligibility" || strings.HasPrefix(path, "/api/v1/eligibility"):
-		return apikey.ScopeEligibility
-	case path == "/validate-prescription" || strings.HasPrefix(path, "/api/v1/prescriptions"):
-		return apikey.ScopePrescription
-	case strings.HasPrefix(path, "/api/v1/pharmacy"):
-		// Writing availability attestations to the chain: the pharmacy
-		// scope, which no key has by default (docs/decisions/v1.md).
-		return apikey.ScopePharmacy
-	case path == "/submit-federated-update" || strings.HasPrefix(path, "/api/v1/federated"):
-		return apikey.ScopeFederated
-	case strings.HasPrefix(path, "/webhooks") || strings.HasPrefix(path, "/api/v1/webhooks"):
-		return apikey.ScopeWebhooks
-	case strings.HasPrefix(path, "/api/v1/patients"):
-		return apikey.ScopePatients
-	}
-	return ""
-}
-
 // guard wraps a route with authentication, permission and rate-limit
 // checks, and usage recording. Routes documented with AuthNone (the
 // documentation pages) pass through untouched.
@@ -114,11 +69,9 @@ func (s *srv) guard(rt route) http.Handler {
 	if rt.Doc.Auth == openapi.AuthNone {
 		return rt.Handler
 	}
-	class, scope := classOf(rt.Path), scopeOf(rt.Path)
+	class, scope := rt.Class, rt.Scope
 	required := rt.Doc.Auth == openapi.AuthRequired
-	// POST /auth/keys also takes the ADMIN_TOKEN or a bootstrap token,
-	// which its handler checks; only sk_ bearers are keys there.
-	adminBearer := rt.Method == http.MethodPost && rt.Path == "/auth/keys"
+	adminBearer := rt.AdminBearer
 	next := rt.Handler
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()

@@ -17,10 +17,13 @@ import (
 	"time"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/apikey"
+	"github.com/healthagents/healthagents/audit"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/secagg"
 	"github.com/healthagents/healthagents/internal/openapi"
+	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/record"
 )
 
@@ -246,53 +249,61 @@ var roundParam = []openapi.Param{{Name: "round", Description: "The round number 
 func (s *srv) federatedRoutes() []route {
 	fedErrs := []int{400, 401, 403, 409, 429, 503}
 	return []route{
-		{Method: "POST", Path: "/submit-federated-update", Handler: http.HandlerFunc(s.submitFederatedUpdate), Doc: openapi.Operation{
-			OperationID: "submitFederatedUpdate", Tags: []string{"federated"}, Summary: "Train a local update on encrypted records and enter it into the round",
-			Description: "Decrypts and checks every envelope, then the service trains the caller's local update inside a participant it hosts for the caller's organization " +
-				"(the organization of the API key; all callers without one count together as one participant) and enters it into the round's secure aggregation. " +
-				"The response reports the round entered and the participants so far; the new model appears at GET /api/v1/federated/model once the round closes. " +
-				"round_number must be the open round (400 otherwise, naming it); a round past key advertisement, or a second submission of the same organization in a round, is 409. " +
-				"More than 5000 records is 413. An undecryptable record gives 400 `Federated learning submission failed: Decryption failed - check encryption key`; work beyond the timeout 500 `Federated learning submission failed: Timeout`.",
-			Request: FederatedUpdateRequest{}, Responses: ok("The update entered the round.", FederatedUpdateResult{}),
-			Errors: []int{400, 403, 409, 413, 429, 500, 503}, RateLimited: true, Auth: openapi.AuthOptional,
-		}},
-		{Method: "POST", Path: "/api/v1/federated/organizations", Handler: http.HandlerFunc(s.registerOrganization), Doc: openapi.Operation{
-			OperationID: "registerFederatedOrganization", Tags: []string{"federated"}, Summary: "Register the caller's organization",
-			Description: "Needs a key with the federated scope bound to an organization: organization_id is that organization. 201 on first registration, 200 when it replaces an earlier one. Registration is required before the v1 round endpoints.",
-			Request:     OrganizationRequest{},
-			Responses: map[int]openapi.Response{
-				http.StatusCreated: {Description: "Registered.", Body: Organization{}},
-				http.StatusOK:      {Description: "Registration replaced.", Body: Organization{}},
-			},
-			Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "GET", Path: "/api/v1/federated/model", Handler: http.HandlerFunc(s.globalModel), Doc: openapi.Operation{
-			OperationID: "getFederatedModel", Tags: []string{"federated"}, Summary: "The current global model",
-			Responses: ok("The latest model version.", GlobalModel{}), Errors: []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "GET", Path: "/api/v1/federated/rounds/current", Handler: http.HandlerFunc(s.currentRound), Doc: openapi.Operation{
-			OperationID: "getFederatedRound", Tags: []string{"federated"}, Summary: "The open round as the caller sees it",
-			Description: "Phase, parameters, starting model, the advertised keys (from share_keys on), the shares addressed to the caller (masked_input) and the survivors (unmasking). 409 when no round can open (maximum rounds or privacy budget reached).",
-			Responses:   ok("The round.", FederatedRound{}), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/keys", Handler: http.HandlerFunc(s.advertiseKeys), Doc: openapi.Operation{
-			OperationID: "advertiseFederatedKeys", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 1: advertise two X25519 public keys",
-			PathParams: roundParam, Request: KeysSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/shares", Handler: http.HandlerFunc(s.shareKeys), Doc: openapi.Operation{
-			OperationID: "shareFederatedKeys", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 2: sealed Shamir shares for every other participant",
-			PathParams: roundParam, Request: SharesSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "POST", Path: "/api/v1/federated/gradients", Handler: http.HandlerFunc(s.submitGradients), Doc: openapi.Operation{
-			OperationID: "submitFederatedGradients", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 3: the masked update",
-			Description: "gradients_encrypted is the masked vector; invalid hex, a malformed vector, a wrong length, a stale model_version or a closed or wrong round is 400 and changes nothing. The coordinator never receives an unmasked update.",
-			Request:     GradientSubmission{}, Responses: accepted(), Errors: []int{400, 401, 403, 409, 413, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/reveals", Handler: http.HandlerFunc(s.revealShares), Doc: openapi.Operation{
-			OperationID: "revealFederatedShares", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 4: the shares that unmask the sum",
-			Description: "For every organization that shared keys: its self_mask share if it is a survivor, its mask_key share if it dropped out.",
-			PathParams:  roundParam, Request: RevealsSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
+		{Method: "POST", Path: "/submit-federated-update", Scope: apikey.ScopeFederated, Class: ratelimit.ClassFederated, Gate: classFederated, Body: MaxFederatedBodyBytes, Audit: &auditSpec{action: audit.ActionFederatedSubmitUpdate},
+			Handler: http.HandlerFunc(s.submitFederatedUpdate), Doc: openapi.Operation{
+				OperationID: "submitFederatedUpdate", Tags: []string{"federated"}, Summary: "Train a local update on encrypted records and enter it into the round",
+				Description: "Decrypts and checks every envelope, then the service trains the caller's local update inside a participant it hosts for the caller's organization " +
+					"(the organization of the API key; all callers without one count together as one participant) and enters it into the round's secure aggregation. " +
+					"The response reports the round entered and the participants so far; the new model appears at GET /api/v1/federated/model once the round closes. " +
+					"round_number must be the open round (400 otherwise, naming it); a round past key advertisement, or a second submission of the same organization in a round, is 409. " +
+					"More than 5000 records is 413. An undecryptable record gives 400 `Federated learning submission failed: Decryption failed - check encryption key`; work beyond the timeout 500 `Federated learning submission failed: Timeout`.",
+				Request: FederatedUpdateRequest{}, Responses: ok("The update entered the round.", FederatedUpdateResult{}),
+				Errors: []int{400, 403, 409, 413, 429, 500, 503}, RateLimited: true, Auth: openapi.AuthOptional,
+			}},
+		{Method: "POST", Path: "/api/v1/federated/organizations", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
+			Handler: http.HandlerFunc(s.registerOrganization), Doc: openapi.Operation{
+				OperationID: "registerFederatedOrganization", Tags: []string{"federated"}, Summary: "Register the caller's organization",
+				Description: "Needs a key with the federated scope bound to an organization: organization_id is that organization. 201 on first registration, 200 when it replaces an earlier one. Registration is required before the v1 round endpoints.",
+				Request:     OrganizationRequest{},
+				Responses: map[int]openapi.Response{
+					http.StatusCreated: {Description: "Registered.", Body: Organization{}},
+					http.StatusOK:      {Description: "Registration replaced.", Body: Organization{}},
+				},
+				Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/api/v1/federated/model", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.globalModel), Doc: openapi.Operation{
+				OperationID: "getFederatedModel", Tags: []string{"federated"}, Summary: "The current global model",
+				Responses: ok("The latest model version.", GlobalModel{}), Errors: []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/api/v1/federated/rounds/current", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.currentRound), Doc: openapi.Operation{
+				OperationID: "getFederatedRound", Tags: []string{"federated"}, Summary: "The open round as the caller sees it",
+				Description: "Phase, parameters, starting model, the advertised keys (from share_keys on), the shares addressed to the caller (masked_input) and the survivors (unmasking). 409 when no round can open (maximum rounds or privacy budget reached).",
+				Responses:   ok("The round.", FederatedRound{}), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/keys", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
+			Handler: http.HandlerFunc(s.advertiseKeys), Doc: openapi.Operation{
+				OperationID: "advertiseFederatedKeys", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 1: advertise two X25519 public keys",
+				PathParams: roundParam, Request: KeysSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/shares", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: RoundBodyBytes,
+			Handler: http.HandlerFunc(s.shareKeys), Doc: openapi.Operation{
+				OperationID: "shareFederatedKeys", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 2: sealed Shamir shares for every other participant",
+				PathParams: roundParam, Request: SharesSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "POST", Path: "/api/v1/federated/gradients", Scope: apikey.ScopeFederated, Class: ratelimit.ClassFederated, Gate: classFederated, Body: bodyGradient,
+			Handler: http.HandlerFunc(s.submitGradients), Doc: openapi.Operation{
+				OperationID: "submitFederatedGradients", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 3: the masked update",
+				Description: "gradients_encrypted is the masked vector; invalid hex, a malformed vector, a wrong length, a stale model_version or a closed or wrong round is 400 and changes nothing. The coordinator never receives an unmasked update.",
+				Request:     GradientSubmission{}, Responses: accepted(), Errors: []int{400, 401, 403, 409, 413, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/reveals", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: RoundBodyBytes,
+			Handler: http.HandlerFunc(s.revealShares), Doc: openapi.Operation{
+				OperationID: "revealFederatedShares", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 4: the shares that unmask the sum",
+				Description: "For every organization that shared keys: its self_mask share if it is a survivor, its mask_key share if it dropped out.",
+				PathParams:  roundParam, Request: RevealsSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
 	}
 }
 

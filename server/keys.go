@@ -12,6 +12,7 @@ import (
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/internal/openapi"
+	"github.com/healthagents/healthagents/ratelimit"
 )
 
 // CreateKeyRequest is the optional body of POST /auth/keys. With no body the
@@ -115,44 +116,50 @@ var keyIDParam = []openapi.Param{{Name: "key_id", Description: "The key's public
 
 func (s *srv) keyRoutes() []route {
 	return []route{
-		{Method: "POST", Path: "/auth/keys", Handler: http.HandlerFunc(s.createKey), Doc: openapi.Operation{
-			OperationID: "createKey", Tags: []string{"keys"}, Summary: "Create an API key",
-			Description: "Bearer: the ADMIN_TOKEN, the one-time bootstrap token printed at first start, or a key with the keys:admin scope. The body is optional.",
-			Request:     CreateKeyRequest{}, Responses: ok("The new key, shown once.", KeyCreated{}),
-			Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "GET", Path: "/api/keys", Handler: http.HandlerFunc(s.listKeys), Doc: openapi.Operation{
-			OperationID: "listKeys", Tags: []string{"keys"}, Summary: "List API keys",
-			Description: "Needs keys:admin; an admin key bound to an organization sees that organization's keys.",
-			Responses:   ok("A page of keys.", KeyList{}), QueryParams: pageParams,
-			Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "POST", Path: "/api/keys/rotate", Handler: http.HandlerFunc(s.rotateKey), Doc: openapi.Operation{
-			OperationID: "rotateKey", Tags: []string{"keys"}, Summary: "Rotate the calling key",
-			Description: "Issues a successor of the key in the Authorization header; the old key keeps working for 24 hours, then gets 401. A key is rotated once (409 after).",
-			Responses:   ok("The new key, shown once.", KeyCreated{}),
-			Errors:      []int{401, 403, 409, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "DELETE", Path: "/api/keys/{key_id}", Handler: http.HandlerFunc(s.revokeKey), Doc: openapi.Operation{
-			OperationID: "revokeKey", Tags: []string{"keys"}, Summary: "Revoke a key immediately",
-			Description: "A key may revoke itself; a keys:admin key any key of its organization.",
-			PathParams:  keyIDParam, Responses: ok("Revoked.", KeyRevoked{}),
-			Errors: []int{401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "GET", Path: "/api/keys/{key_id}/usage", Handler: http.HandlerFunc(s.keyUsage), Doc: openapi.Operation{
-			OperationID: "getKeyUsage", Tags: []string{"keys"}, Summary: "Requests, errors and latency of a key",
-			PathParams: keyIDParam,
-			QueryParams: []openapi.Param{{Name: "window", Description: "The window ending now: a Go duration (90m, 24h) or days (7d); default 24h, at most 90d.",
-				Schema: &openapi.Schema{Type: openapi.Types{"string"}, Default: "24h"}}},
-			Responses: ok("Usage over the window.", KeyUsage{}),
-			Errors:    []int{400, 401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "POST", Path: "/api/keys/{key_id}/whitelist", Handler: http.HandlerFunc(s.whitelistKey), Doc: openapi.Operation{
-			OperationID: "whitelistKey", Tags: []string{"keys"}, Summary: "Restrict a key to addresses",
-			Description: "Replaces the key's allow-list; requests from elsewhere get 403.",
-			PathParams:  keyIDParam, Request: WhitelistRequest{}, Responses: ok("The allow-list now in force.", Whitelist{}),
-			Errors: []int{400, 401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
+		{Method: "POST", Path: "/auth/keys", Class: ratelimit.ClassGeneral, Body: SmallBodyBytes, AdminBearer: true,
+			Handler: http.HandlerFunc(s.createKey), Doc: openapi.Operation{
+				OperationID: "createKey", Tags: []string{"keys"}, Summary: "Create an API key",
+				Description: "Bearer: the ADMIN_TOKEN, the one-time bootstrap token printed at first start, or a key with the keys:admin scope. The body is optional.",
+				Request:     CreateKeyRequest{}, Responses: ok("The new key, shown once.", KeyCreated{}),
+				Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/api/keys", Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.listKeys), Doc: openapi.Operation{
+				OperationID: "listKeys", Tags: []string{"keys"}, Summary: "List API keys",
+				Description: "Needs keys:admin; an admin key bound to an organization sees that organization's keys.",
+				Responses:   ok("A page of keys.", KeyList{}), QueryParams: pageParams,
+				Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "POST", Path: "/api/keys/rotate", Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.rotateKey), Doc: openapi.Operation{
+				OperationID: "rotateKey", Tags: []string{"keys"}, Summary: "Rotate the calling key",
+				Description: "Issues a successor of the key in the Authorization header; the old key keeps working for 24 hours, then gets 401. A key is rotated once (409 after).",
+				Responses:   ok("The new key, shown once.", KeyCreated{}),
+				Errors:      []int{401, 403, 409, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "DELETE", Path: "/api/keys/{key_id}", Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.revokeKey), Doc: openapi.Operation{
+				OperationID: "revokeKey", Tags: []string{"keys"}, Summary: "Revoke a key immediately",
+				Description: "A key may revoke itself; a keys:admin key any key of its organization.",
+				PathParams:  keyIDParam, Responses: ok("Revoked.", KeyRevoked{}),
+				Errors: []int{401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/api/keys/{key_id}/usage", Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.keyUsage), Doc: openapi.Operation{
+				OperationID: "getKeyUsage", Tags: []string{"keys"}, Summary: "Requests, errors and latency of a key",
+				PathParams: keyIDParam,
+				QueryParams: []openapi.Param{{Name: "window", Description: "The window ending now: a Go duration (90m, 24h) or days (7d); default 24h, at most 90d.",
+					Schema: &openapi.Schema{Type: openapi.Types{"string"}, Default: "24h"}}},
+				Responses: ok("Usage over the window.", KeyUsage{}),
+				Errors:    []int{400, 401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "POST", Path: "/api/keys/{key_id}/whitelist", Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
+			Handler: http.HandlerFunc(s.whitelistKey), Doc: openapi.Operation{
+				OperationID: "whitelistKey", Tags: []string{"keys"}, Summary: "Restrict a key to addresses",
+				Description: "Replaces the key's allow-list; requests from elsewhere get 403.",
+				PathParams:  keyIDParam, Request: WhitelistRequest{}, Responses: ok("The allow-list now in force.", Whitelist{}),
+				Errors: []int{400, 401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
 	}
 }
 

@@ -28,36 +28,15 @@ const (
 	BatchBodyBytes = 1 << 20
 )
 
-// bodyLimits names the routes whose limit is not the single-record one
-// (WithMaxBodyBytes, default DefaultMaxBodyBytes). TestBodyLimitsCoverRoutes
-// keeps it in step with the route table: every route that takes a body
-// either appears here or is one of singleRecordRoutes. Routes without a
-// body (GET, DELETE, key rotation) never read one.
-var bodyLimits = map[string]int64{
-	"POST /auth/keys":                               SmallBodyBytes,
-	"POST /api/keys/{key_id}/whitelist":             SmallBodyBytes,
-	"POST /webhooks":                                SmallBodyBytes,
-	"POST /api/v1/federated/organizations":          SmallBodyBytes,
-	"POST /api/v1/federated/rounds/{round}/keys":    SmallBodyBytes,
-	"POST /api/v1/federated/rounds/{round}/shares":  RoundBodyBytes,
-	"POST /api/v1/federated/rounds/{round}/reveals": RoundBodyBytes,
-	"POST /submit-federated-update":                 MaxFederatedBodyBytes,
-	"POST /api/v1/federated/gradients":              0, // FederatedAPI.MaxGradientBytes
-	// The v1 routes that carry no envelope: a few bounded fields (a
-	// prescription: at most 10 medications, under 16 KiB however escaped).
-	"POST /api/v1/eligibility/verify":           SmallBodyBytes,
-	"POST /api/v1/prescriptions/validate":       SmallBodyBytes,
-	"POST /api/v1/prescriptions/batch-validate": BatchBodyBytes,
-	"POST /api/v1/pharmacy/attestations":        SmallBodyBytes,
-}
-
-// singleRecordRoutes carry one envelope and read up to the single-record
-// limit.
-var singleRecordRoutes = []string{
-	"POST /verify-eligibility",
-	"POST /validate-prescription",
-	"PUT /api/v1/patients/{patient_id}",
-}
+// Sizes of route.Body that are settings rather than constants.
+const (
+	// bodySingleRecord: one envelope, WithMaxBodyBytes (default
+	// DefaultMaxBodyBytes).
+	bodySingleRecord int64 = -1
+	// bodyGradient: FederatedAPI.MaxGradientBytes (default
+	// DefaultMaxGradientBytes).
+	bodyGradient int64 = -2
+)
 
 // bodyLimit is the most a route reads, or 0 for a route without a body
 // (GET).
@@ -65,15 +44,14 @@ func (s *srv) bodyLimit(rt route) int64 {
 	if rt.Method == http.MethodGet || rt.Method == http.MethodHead {
 		return 0
 	}
-	pattern := rt.Method + " " + rt.Path
-	if pattern == "POST /api/v1/federated/gradients" {
+	switch {
+	case rt.Body == bodyGradient:
 		if f := s.deps.FederatedAPI; f != nil && f.MaxGradientBytes > 0 {
 			return f.MaxGradientBytes
 		}
 		return DefaultMaxGradientBytes
-	}
-	if n, ok := bodyLimits[pattern]; ok {
-		return n
+	case rt.Body > 0:
+		return rt.Body
 	}
 	return s.opts.maxBody
 }

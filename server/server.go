@@ -154,8 +154,8 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 	s.idem = newIdempotency()
 	s.gates = newGates(s.opts.admission)
 	for _, rt := range s.routes {
-		if class, heavy := heavyRoutes[rt.Method+" "+rt.Path]; heavy {
-			rt.Handler = s.gates[class].admit(rt.Handler) // inside guard, outside body reading
+		if rt.Gate != "" {
+			rt.Handler = s.gates[rt.Gate].admit(rt.Handler) // inside guard, outside body reading
 		}
 		if rt.Method == http.MethodPost {
 			// Outside the gate: a retry waiting for its first attempt's

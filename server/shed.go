@@ -55,29 +55,6 @@ const (
 	classFederated gateClass = "federated"
 )
 
-// heavyRoutes are the CPU-bound routes behind an admission gate, by class:
-// each proves, verifies on the chain or trains. TestHeavyRoutesExist keeps
-// the list in step with the route table.
-var heavyRoutes = map[string]gateClass{
-	"POST /verify-eligibility":                  classProof,
-	"POST /validate-prescription":               classProof,
-	"POST /api/v1/eligibility/verify":           classProof,
-	"POST /api/v1/prescriptions/validate":       classProof,
-	"POST /api/v1/prescriptions/batch-validate": classProof,
-	"POST /submit-federated-update":             classFederated,
-	"POST /api/v1/federated/gradients":          classFederated,
-}
-
-// HeavyRoutes lists the routes ("METHOD /path") that pass through an
-// admission gate.
-func HeavyRoutes() []string {
-	out := make([]string, 0, len(heavyRoutes))
-	for r := range heavyRoutes {
-		out = append(out, r)
-	}
-	return out
-}
-
 // admissionOptions size the gate; zero values take the defaults.
 type admissionOptions struct {
 	maxInFlight int

@@ -131,29 +131,36 @@ func TestAdmissionDefaults(t *testing.T) {
 	assert.Error(t, WithAdmissionQueue(-1, time.Second)(&o))
 }
 
-// TestHeavyRoutesExist keeps heavyRoutes in step with the route table: a
-// renamed heavy route would otherwise silently leave the gate.
+// TestHeavyRoutesExist: the CPU-bound routes, and only they, pass through
+// an admission gate, each of a known class.
 func TestHeavyRoutesExist(t *testing.T) {
 	t.Parallel()
 	rs, err := (&srv{}).routeTable()
 	require.NoError(t, err)
+	heavy := map[string]gateClass{}
 	have := map[string]bool{}
 	for _, rt := range rs {
 		have[rt.Method+" "+rt.Path] = true
+		if rt.Gate != "" {
+			heavy[rt.Method+" "+rt.Path] = rt.Gate
+		}
 	}
-	for r, class := range heavyRoutes {
-		assert.True(t, have[r], "heavy route %s is not served", r)
+	assert.Len(t, heavy, 7)
+	for r, class := range heavy {
 		assert.Contains(t, []gateClass{classProof, classFederated}, class, r)
 	}
 	for _, cheap := range []string{"GET /health", "GET /status", "GET /openapi.json", "POST /auth/keys"} {
 		assert.True(t, have[cheap], cheap)
-		_, heavy := heavyRoutes[cheap]
-		assert.False(t, heavy, "%s must stay outside the gates", cheap)
+		_, isHeavy := heavy[cheap]
+		assert.False(t, isHeavy, "%s must stay outside the gates", cheap)
 	}
 	// The federated routes need no chain: they must not share the proof
 	// routes' gate, which a stalled chain can hold for 10 s per request.
 	for _, r := range []string{"POST /submit-federated-update", "POST /api/v1/federated/gradients"} {
-		assert.Equal(t, classFederated, heavyRoutes[r], r)
+		assert.Equal(t, classFederated, heavy[r], r)
+	}
+	for _, r := range []string{"POST /verify-eligibility", "POST /validate-prescription", "POST /api/v1/eligibility/verify", "POST /api/v1/prescriptions/validate", "POST /api/v1/prescriptions/batch-validate"} {
+		assert.Equal(t, classProof, heavy[r], r)
 	}
 
 	gates := newGates(admissionOptions{maxInFlight: 1})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
+	"github.com/healthagents/healthagents/audit"
 	"github.com/healthagents/healthagents/internal/openapi"
 	"github.com/healthagents/healthagents/ratelimit"
 )
@@ -61,48 +62,55 @@ func (s *srv) v1Routes() []route {
 		return o
 	}
 	return []route{
-		{Method: "PUT", Path: "/api/v1/patients/{patient_id}", Handler: http.HandlerFunc(s.putPatient), Doc: auth(openapi.Operation{
-			OperationID: "putPatient", Tags: []string{"v1"}, Summary: "Register a patient's encrypted record",
-			Description: "Our extension: the v1 operations name a patient but carry no envelope, so the envelope is registered here first. It is checked like any envelope (hash, CID, decryption, record, patient_id) and stored exactly as received, still encrypted, replacing the caller's previous one. Records belong to the caller's owner (the key's organization, else its rotation chain): a patient_id names a record only within its owner, so other organizations can neither read, replace nor delete it, and their PUT of the same id registers a record of their own. Needs the patients scope.",
-			PathParams:  patientIDParam, Request: healthagents.PatientData{}, Responses: ok("Stored.", PatientRegistered{}),
-			Errors: []int{400, 401, 403, 413, 429, 503},
-		})},
-		{Method: "DELETE", Path: "/api/v1/patients/{patient_id}", Handler: http.HandlerFunc(s.deletePatient), Doc: auth(openapi.Operation{
-			OperationID: "deletePatient", Tags: []string{"v1"}, Summary: "Delete a patient's registered record",
-			Description: "Removes the caller's envelope (retention rules require deletion). 404 `PATIENT_NOT_FOUND: ...` when the caller's owner has none registered under this id (another organization's record of the same id is neither visible nor touched).",
-			PathParams:  patientIDParam, Responses: ok("Deleted.", PatientDeleted{}),
-			Errors: []int{400, 401, 403, 404, 429, 503},
-		})},
-		{Method: "POST", Path: "/api/v1/eligibility/verify", Handler: http.HandlerFunc(s.v1VerifyEligibility), Doc: auth(openapi.Operation{
-			OperationID: "verifyEligibilityV1", Tags: []string{"v1"}, Summary: "Verify a registered patient's eligibility with a proof",
-			Description: "Decides eligibility for the procedure today from the registered record, proves it in zero knowledge and has the proof verified in a mined transaction: verification_proof.blockchain_tx is that transaction's hash. A procedure the plan excludes is 200 with eligible=false and a reason. Needs the eligibility scope; the Pro tier may make 10,000 per UTC day. " + v1EligibilityErrors,
-			Request:     healthagents.V1EligibilityRequest{}, Responses: ok("The decision and its proof.", healthagents.V1EligibilityResult{}),
-			Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503},
-		})},
-		{Method: "POST", Path: "/api/v1/prescriptions/validate", Handler: http.HandlerFunc(s.v1ValidatePrescription), Doc: auth(openapi.Operation{
-			OperationID: "validatePrescriptionV1", Tags: []string{"v1"}, Summary: "Validate a multi-medication prescription",
-			Description: v1PrescriptionDoc + " Needs the prescription scope.",
-			Request:     healthagents.V1PrescriptionRequest{}, Responses: ok("The validation, stored under prescription_id.", healthagents.V1PrescriptionResult{}),
-			Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503},
-		})},
-		{Method: "POST", Path: "/api/v1/prescriptions/batch-validate", Handler: http.HandlerFunc(s.v1BatchValidate), Doc: auth(openapi.Operation{
-			OperationID: "batchValidatePrescriptions", Tags: []string{"v1"}, Summary: "Validate up to 25 prescriptions",
-			Description: "Each prescription is validated as POST /api/v1/prescriptions/validate would, independently: one failing does not fail the others, and each item carries the status and detail (or result) the single endpoint would have answered. The call itself is 200 unless the batch is malformed or larger than 25 (400). Needs the prescription scope. Rate limit: a batch of n costs n units of the prescription and per-key budgets, taken all or nothing before anything is validated: 429 when they do not fit, 400 when n exceeds the caller's per-minute limit; on success X-RateLimit-Remaining counts the whole batch.",
-			Request:     BatchValidateRequest{}, Responses: ok("One item per prescription, in request order.", BatchValidateResult{}),
-			Errors: []int{400, 401, 403, 413, 429, 503},
-		})},
-		{Method: "GET", Path: "/api/v1/prescriptions/{prescription_id}", Handler: http.HandlerFunc(s.v1GetPrescription), Doc: auth(openapi.Operation{
-			OperationID: "getPrescription", Tags: []string{"v1"}, Summary: "Read a stored prescription validation",
-			Description: "Readable by keys of the owner that made it (organization, or the key's rotation chain). Needs the prescription scope.",
-			PathParams:  prescriptionIDParam, Responses: ok("The validation as returned when it was made.", healthagents.V1PrescriptionResult{}),
-			Errors: []int{400, 401, 403, 404, 429, 503},
-		})},
-		{Method: "POST", Path: "/api/v1/pharmacy/attestations", Handler: http.HandlerFunc(s.v1AttestAvailability), Doc: auth(openapi.Operation{
-			OperationID: "attestPharmacyAvailability", Tags: []string{"v1"}, Summary: "Publish a pharmacy availability attestation",
-			Description: "Writes (pharmacy_npi, NDC, estimated availability) to the PharmacyOracle contract in a mined transaction; prescription validation reads it back from the chain. Needs the pharmacy scope, which keys get only when created with it (a prescriber's key cannot confirm its own prescriptions). estimated_availability must be a date after 1970-01-01 and at most 366 days after today (UTC), else 400 `Validation error: field 'estimated_availability' must be after 1970-01-01 and at most 366 days after today (UTC)`. 400 `PHARMACY_ERROR: ...` when the oracle refuses the attestation as malformed; 503 `PHARMACY_ERROR: ...` when no oracle is configured or the chain does not answer.",
-			Request:     healthagents.V1Attestation{}, Responses: map[int]openapi.Response{http.StatusCreated: {Description: "Written to the chain.", Body: healthagents.V1AttestationResult{}}},
-			Errors: []int{400, 401, 403, 413, 429, 500, 503},
-		})},
+		{Method: "PUT", Path: "/api/v1/patients/{patient_id}", Scope: apikey.ScopePatients, Class: ratelimit.ClassGeneral, Body: bodySingleRecord, Audit: &auditSpec{action: audit.ActionPatientPut, pathPatient: true},
+			Handler: http.HandlerFunc(s.putPatient), Doc: auth(openapi.Operation{
+				OperationID: "putPatient", Tags: []string{"v1"}, Summary: "Register a patient's encrypted record",
+				Description: "Our extension: the v1 operations name a patient but carry no envelope, so the envelope is registered here first. It is checked like any envelope (hash, CID, decryption, record, patient_id) and stored exactly as received, still encrypted, replacing the caller's previous one. Records belong to the caller's owner (the key's organization, else its rotation chain): a patient_id names a record only within its owner, so other organizations can neither read, replace nor delete it, and their PUT of the same id registers a record of their own. Needs the patients scope.",
+				PathParams:  patientIDParam, Request: healthagents.PatientData{}, Responses: ok("Stored.", PatientRegistered{}),
+				Errors: []int{400, 401, 403, 413, 429, 503},
+			})},
+		{Method: "DELETE", Path: "/api/v1/patients/{patient_id}", Scope: apikey.ScopePatients, Class: ratelimit.ClassGeneral, Audit: &auditSpec{action: audit.ActionPatientDelete, pathPatient: true},
+			Handler: http.HandlerFunc(s.deletePatient), Doc: auth(openapi.Operation{
+				OperationID: "deletePatient", Tags: []string{"v1"}, Summary: "Delete a patient's registered record",
+				Description: "Removes the caller's envelope (retention rules require deletion). 404 `PATIENT_NOT_FOUND: ...` when the caller's owner has none registered under this id (another organization's record of the same id is neither visible nor touched).",
+				PathParams:  patientIDParam, Responses: ok("Deleted.", PatientDeleted{}),
+				Errors: []int{400, 401, 403, 404, 429, 503},
+			})},
+		{Method: "POST", Path: "/api/v1/eligibility/verify", Scope: apikey.ScopeEligibility, Class: ratelimit.ClassEligibilityV1, Gate: classProof, Body: SmallBodyBytes, Audit: &auditSpec{action: audit.ActionEligibilityVerifyV1},
+			Handler: http.HandlerFunc(s.v1VerifyEligibility), Doc: auth(openapi.Operation{
+				OperationID: "verifyEligibilityV1", Tags: []string{"v1"}, Summary: "Verify a registered patient's eligibility with a proof",
+				Description: "Decides eligibility for the procedure today from the registered record, proves it in zero knowledge and has the proof verified in a mined transaction: verification_proof.blockchain_tx is that transaction's hash. A procedure the plan excludes is 200 with eligible=false and a reason. Needs the eligibility scope; the Pro tier may make 10,000 per UTC day. " + v1EligibilityErrors,
+				Request:     healthagents.V1EligibilityRequest{}, Responses: ok("The decision and its proof.", healthagents.V1EligibilityResult{}),
+				Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503},
+			})},
+		{Method: "POST", Path: "/api/v1/prescriptions/validate", Scope: apikey.ScopePrescription, Class: ratelimit.ClassPrescription, Gate: classProof, Body: SmallBodyBytes, Audit: &auditSpec{action: audit.ActionPrescriptionV1},
+			Handler: http.HandlerFunc(s.v1ValidatePrescription), Doc: auth(openapi.Operation{
+				OperationID: "validatePrescriptionV1", Tags: []string{"v1"}, Summary: "Validate a multi-medication prescription",
+				Description: v1PrescriptionDoc + " Needs the prescription scope.",
+				Request:     healthagents.V1PrescriptionRequest{}, Responses: ok("The validation, stored under prescription_id.", healthagents.V1PrescriptionResult{}),
+				Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503},
+			})},
+		{Method: "POST", Path: "/api/v1/prescriptions/batch-validate", Scope: apikey.ScopePrescription, Class: ratelimit.ClassPrescription, Gate: classProof, Body: BatchBodyBytes, Audit: &auditSpec{action: audit.ActionPrescriptionV1},
+			Handler: http.HandlerFunc(s.v1BatchValidate), Doc: auth(openapi.Operation{
+				OperationID: "batchValidatePrescriptions", Tags: []string{"v1"}, Summary: "Validate up to 25 prescriptions",
+				Description: "Each prescription is validated as POST /api/v1/prescriptions/validate would, independently: one failing does not fail the others, and each item carries the status and detail (or result) the single endpoint would have answered. The call itself is 200 unless the batch is malformed or larger than 25 (400). Needs the prescription scope. Rate limit: a batch of n costs n units of the prescription and per-key budgets, taken all or nothing before anything is validated: 429 when they do not fit, 400 when n exceeds the caller's per-minute limit; on success X-RateLimit-Remaining counts the whole batch.",
+				Request:     BatchValidateRequest{}, Responses: ok("One item per prescription, in request order.", BatchValidateResult{}),
+				Errors: []int{400, 401, 403, 413, 429, 503},
+			})},
+		{Method: "GET", Path: "/api/v1/prescriptions/{prescription_id}", Scope: apikey.ScopePrescription, Class: ratelimit.ClassGeneral, Audit: &auditSpec{action: audit.ActionPrescriptionRead, pathPrescription: true},
+			Handler: http.HandlerFunc(s.v1GetPrescription), Doc: auth(openapi.Operation{
+				OperationID: "getPrescription", Tags: []string{"v1"}, Summary: "Read a stored prescription validation",
+				Description: "Readable by keys of the owner that made it (organization, or the key's rotation chain). Needs the prescription scope.",
+				PathParams:  prescriptionIDParam, Responses: ok("The validation as returned when it was made.", healthagents.V1PrescriptionResult{}),
+				Errors: []int{400, 401, 403, 404, 429, 503},
+			})},
+		{Method: "POST", Path: "/api/v1/pharmacy/attestations", Scope: apikey.ScopePharmacy, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
+			Handler: http.HandlerFunc(s.v1AttestAvailability), Doc: auth(openapi.Operation{
+				OperationID: "attestPharmacyAvailability", Tags: []string{"v1"}, Summary: "Publish a pharmacy availability attestation",
+				Description: "Writes (pharmacy_npi, NDC, estimated availability) to the PharmacyOracle contract in a mined transaction; prescription validation reads it back from the chain. Needs the pharmacy scope, which keys get only when created with it (a prescriber's key cannot confirm its own prescriptions). estimated_availability must be a date after 1970-01-01 and at most 366 days after today (UTC), else 400 `Validation error: field 'estimated_availability' must be after 1970-01-01 and at most 366 days after today (UTC)`. 400 `PHARMACY_ERROR: ...` when the oracle refuses the attestation as malformed; 503 `PHARMACY_ERROR: ...` when no oracle is configured or the chain does not answer.",
+				Request:     healthagents.V1Attestation{}, Responses: map[int]openapi.Response{http.StatusCreated: {Description: "Written to the chain.", Body: healthagents.V1AttestationResult{}}},
+				Errors: []int{400, 401, 403, 413, 429, 500, 503},
+			})},
 	}
 }
 
@@ -256,7 +264,7 @@ func (s *srv) v1AttestAvailability(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	// scopeOf already requires the pharmacy scope for /api/v1/pharmacy
+	// The route's Scope (apikey.ScopePharmacy) already requires the pharmacy scope
 	// (auth.go); checked again so writing to the chain stays closed to
 	// other keys if the route moves.
 	if k := requestKey(r); k == nil || !k.HasScope(apikey.ScopePharmacy) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/internal/openapi"
+	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/webhook"
 )
 
@@ -35,36 +36,41 @@ var webhookIDParam = []openapi.Param{{Name: "id", Description: "Endpoint id.", E
 
 func (s *srv) webhookRoutes() []route {
 	return []route{
-		{Method: "POST", Path: "/webhooks", Handler: http.HandlerFunc(s.createWebhook), Doc: openapi.Operation{
-			OperationID: "createWebhook", Tags: []string{"webhooks"}, Summary: "Register a webhook endpoint",
-			Description: "Needs a key with the webhooks scope. Events of requests made with keys of the same owner (organization, or the key's rotation chain) are POSTed to url, signed as the Standard Webhooks specification says. " +
-				"400 for an unknown event, a non-HTTPS URL in production, an IPv4 host not written as four decimal numbers, a host resolving to a loopback, private, link-local, CGNAT, multicast or metadata address, or an account's 101st endpoint. " +
-				"The secret is shown once; a retry with the same Idempotency-Key from the same key within an hour replays this answer, secret included.",
-			Request: webhook.CreateRequest{}, Responses: map[int]openapi.Response{http.StatusCreated: {Description: "The endpoint and its signing secret, shown once.", Body: webhook.Created{}}},
-			Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "GET", Path: "/webhooks", Handler: http.HandlerFunc(s.listWebhooks), Doc: openapi.Operation{
-			OperationID: "listWebhooks", Tags: []string{"webhooks"}, Summary: "List webhook endpoints",
-			Responses: ok("A page of the caller's endpoints, oldest first.", WebhookList{}), QueryParams: pageParams,
-			Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "GET", Path: "/webhooks/{id}", Handler: http.HandlerFunc(s.getWebhook), Doc: openapi.Operation{
-			OperationID: "getWebhook", Tags: []string{"webhooks"}, Summary: "Get a webhook endpoint",
-			PathParams: webhookIDParam, Responses: ok("The endpoint (never its secret).", webhook.Endpoint{}),
-			Errors: []int{401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "DELETE", Path: "/webhooks/{id}", Handler: http.HandlerFunc(s.deleteWebhook), Doc: openapi.Operation{
-			OperationID: "deleteWebhook", Tags: []string{"webhooks"}, Summary: "Delete a webhook endpoint",
-			Description: "Undelivered events and the attempt history go with it.",
-			PathParams:  webhookIDParam, Responses: ok("Deleted.", WebhookDeleted{}),
-			Errors: []int{401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
-		{Method: "GET", Path: "/webhooks/{id}/deliveries", Handler: http.HandlerFunc(s.webhookAttempts), Doc: openapi.Operation{
-			OperationID: "listWebhookDeliveries", Tags: []string{"webhooks"}, Summary: "Delivery attempts of an endpoint",
-			Description: "Every attempt: status, latency, failure class and at most 256 bytes of the reply, newest first.",
-			PathParams:  webhookIDParam, QueryParams: pageParams, Responses: ok("A page of attempts.", WebhookAttempts{}),
-			Errors: []int{400, 401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-		}},
+		{Method: "POST", Path: "/webhooks", Scope: apikey.ScopeWebhooks, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
+			Handler: http.HandlerFunc(s.createWebhook), Doc: openapi.Operation{
+				OperationID: "createWebhook", Tags: []string{"webhooks"}, Summary: "Register a webhook endpoint",
+				Description: "Needs a key with the webhooks scope. Events of requests made with keys of the same owner (organization, or the key's rotation chain) are POSTed to url, signed as the Standard Webhooks specification says. " +
+					"400 for an unknown event, a non-HTTPS URL in production, an IPv4 host not written as four decimal numbers, a host resolving to a loopback, private, link-local, CGNAT, multicast or metadata address, or an account's 101st endpoint. " +
+					"The secret is shown once; a retry with the same Idempotency-Key from the same key within an hour replays this answer, secret included.",
+				Request: webhook.CreateRequest{}, Responses: map[int]openapi.Response{http.StatusCreated: {Description: "The endpoint and its signing secret, shown once.", Body: webhook.Created{}}},
+				Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/webhooks", Scope: apikey.ScopeWebhooks, Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.listWebhooks), Doc: openapi.Operation{
+				OperationID: "listWebhooks", Tags: []string{"webhooks"}, Summary: "List webhook endpoints",
+				Responses: ok("A page of the caller's endpoints, oldest first.", WebhookList{}), QueryParams: pageParams,
+				Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/webhooks/{id}", Scope: apikey.ScopeWebhooks, Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.getWebhook), Doc: openapi.Operation{
+				OperationID: "getWebhook", Tags: []string{"webhooks"}, Summary: "Get a webhook endpoint",
+				PathParams: webhookIDParam, Responses: ok("The endpoint (never its secret).", webhook.Endpoint{}),
+				Errors: []int{401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "DELETE", Path: "/webhooks/{id}", Scope: apikey.ScopeWebhooks, Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.deleteWebhook), Doc: openapi.Operation{
+				OperationID: "deleteWebhook", Tags: []string{"webhooks"}, Summary: "Delete a webhook endpoint",
+				Description: "Undelivered events and the attempt history go with it.",
+				PathParams:  webhookIDParam, Responses: ok("Deleted.", WebhookDeleted{}),
+				Errors: []int{401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/webhooks/{id}/deliveries", Scope: apikey.ScopeWebhooks, Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.webhookAttempts), Doc: openapi.Operation{
+				OperationID: "listWebhookDeliveries", Tags: []string{"webhooks"}, Summary: "Delivery attempts of an endpoint",
+				Description: "Every attempt: status, latency, failure class and at most 256 bytes of the reply, newest first.",
+				PathParams:  webhookIDParam, QueryParams: pageParams, Responses: ok("A page of attempts.", WebhookAttempts{}),
+				Errors: []int{400, 401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
 	}
 }
 
