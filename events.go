@@ -17,11 +17,44 @@ const (
 // is the raw de-identified code: a sink must never deliver it as is (the
 // webhook package replaces it with a keyed hash). Data holds only fields
 // safe to deliver: no medical data.
+//
+// Owner is the tenant on whose behalf the request ran (see
+// ContextWithOwner): a multi-tenant sink delivers the event only to that
+// owner's endpoints, and an event without one to none. The Service fills it
+// from the request's context.
 type Event struct {
 	Type      string
 	Time      time.Time
 	PatientID string
+	Owner     string
 	Data      map[string]any
+}
+
+type ownerCtxKey struct{}
+
+// ContextWithOwner returns ctx carrying the tenant (an organization, or an
+// API key's rotation chain) on whose behalf the Service works: the events of
+// the call carry it as Event.Owner. The HTTP server sets it from the
+// authenticated key; a program embedding the Service sets its own.
+func ContextWithOwner(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, ownerCtxKey{}, owner)
+}
+
+// OwnerFromContext returns the owner ContextWithOwner put in ctx.
+func OwnerFromContext(ctx context.Context) (string, bool) {
+	o, ok := ctx.Value(ownerCtxKey{}).(string)
+	return o, ok && o != ""
+}
+
+// owned fills each event's Owner from ctx where it is empty.
+func owned(ctx context.Context, events ...Event) []Event {
+	owner, _ := OwnerFromContext(ctx)
+	for i := range events {
+		if events[i].Owner == "" {
+			events[i].Owner = owner
+		}
+	}
+	return events
 }
 
 // EventSink takes events for delivery. Emit must make the event durable (or
@@ -48,6 +81,7 @@ func (s *Service) emit(ctx context.Context, e Event) error {
 	if e.Time.IsZero() {
 		e.Time = s.serviceTime()
 	}
+	e = owned(ctx, e)[0]
 	if err := s.events.Emit(ctx, e); err != nil {
 		s.logger.ErrorContext(ctx, "event not recorded", "event", e.Type, "err", err)
 		return WrapError(CodeUnavailable, err, "Service temporarily unavailable")

@@ -179,7 +179,7 @@ func (v *V1) save(ctx context.Context, p StoredPrescription, events []Event) err
 		events = nil
 	}
 	if es, ok := v.rx.(PrescriptionEventStore); ok && len(events) > 0 {
-		if err := es.SavePrescriptionWithEvents(ctx, p, events); err != nil {
+		if err := es.SavePrescriptionWithEvents(ctx, p, owned(ctx, events...)); err != nil {
 			return v.unavailable(ctx, prescriptionPrefix, err)
 		}
 		return nil

@@ -176,7 +176,7 @@ func (a *App) openWebhooks(ctx context.Context, cfg Config, logger *slog.Logger)
 		return err
 	}
 	// Signing secrets are stored sealed with the Fernet keyring.
-	opts := []webhook.Option{webhook.WithLogger(logger), webhook.WithOwner(server.WebhookOwner), webhook.WithSecretSealer(a.Keyring)}
+	opts := []webhook.Option{webhook.WithLogger(logger), webhook.WithTenants(), webhook.WithSecretSealer(a.Keyring)}
 	if !cfg.Production {
 		opts = append(opts, webhook.AllowHTTP(), webhook.AllowLoopback())
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/internal/openapi"
 	"github.com/healthagents/healthagents/ratelimit"
@@ -117,6 +118,9 @@ func (s *srv) guard(rt route) http.Handler {
 		}
 		rec := &responseRecorder{ResponseWriter: w}
 		ctx := context.WithValue(context.WithValue(r.Context(), keyCtxKey{}, key), callerCtxKey{}, caller)
+		// The Service's events carry the key's owner (Event.Owner), so a
+		// tenant-scoped webhook registry delivers them only to its endpoints.
+		ctx = healthagents.ContextWithOwner(ctx, ownerOf(key))
 		next.ServeHTTP(rec, r.WithContext(ctx))
 		status := rec.status
 		if status == 0 {

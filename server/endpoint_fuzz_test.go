@@ -93,7 +93,7 @@ func newFuzzTarget(f *testing.F) *fuzzTarget {
 	if err != nil {
 		f.Fatal(err)
 	}
-	reg, err := webhook.NewRegistry(ws, webhook.WithOwner(server.WebhookOwner), webhook.WithResolver(fuzzResolver{}))
+	reg, err := webhook.NewRegistry(ws, webhook.WithTenants(), webhook.WithResolver(fuzzResolver{}))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/healthagents/healthagents/apikey"
@@ -97,17 +96,8 @@ func webhookDocs() map[string]openapi.Operation {
 	}
 }
 
-// WebhookOwner returns the owner of the API key a request authenticated
-// with: its organization, or else its rotation chain. Pass it to
-// webhook.WithOwner so events reach only the requester's endpoints.
-func WebhookOwner(ctx context.Context) (string, bool) {
-	k, _ := ctx.Value(keyCtxKey{}).(*apikey.Key)
-	if k == nil {
-		return "", false
-	}
-	return ownerOf(k), true
-}
-
+// ownerOf is the tenant of an API key: its organization, or else its
+// rotation chain. Webhook endpoints and events belong to it.
 func ownerOf(k *apikey.Key) string {
 	if k.Organization != "" {
 		return "org:" + k.Organization

@@ -55,7 +55,7 @@ func TestWebhooksOverHTTP(t *testing.T) {
 		t.Cleanup(func() { keys.Close(context.Background()) })
 		ws, err := store.NewWebhookStore(db)
 		require.NoError(t, err)
-		hookOpts := []webhook.Option{webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithOwner(server.WebhookOwner)}
+		hookOpts := []webhook.Option{webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithTenants()}
 		reg, err := webhook.NewRegistry(ws, hookOpts...)
 		require.NoError(t, err)
 		disp, err := webhook.NewDispatcher(ws, hookOpts...)

@@ -252,18 +252,13 @@ func TestWebhookPseudonymDerivesFromTheAuditPatientRef(t *testing.T) {
 		kr := newKeyring(t)
 		ws, err := store.NewWebhookStore(db, store.WithKeySealer(kr))
 		require.NoError(t, err)
-		type ownerKey struct{}
-		reg, err := webhook.NewRegistry(ws, webhook.AllowHTTP(), webhook.AllowLoopback(),
-			webhook.WithOwner(func(ctx context.Context) (string, bool) {
-				o, ok := ctx.Value(ownerKey{}).(string)
-				return o, ok
-			}))
+		reg, err := webhook.NewRegistry(ws, webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithTenants())
 		require.NoError(t, err)
 		for _, o := range []string{"org:a", "org:b"} {
 			_, err = reg.Create(ctx, o, webhook.CreateRequest{URL: "http://127.0.0.1:9/" + o, Events: []string{healthagents.EventEligibilityVerified}})
 			require.NoError(t, err)
-			require.NoError(t, reg.Emit(context.WithValue(ctx, ownerKey{}, o),
-				healthagents.Event{Type: healthagents.EventEligibilityVerified, PatientID: "PT-PSEUDO"}))
+			require.NoError(t, reg.Emit(ctx,
+				healthagents.Event{Type: healthagents.EventEligibilityVerified, PatientID: "PT-PSEUDO", Owner: o}))
 		}
 		rows, err := db.SQL().QueryContext(ctx, `SELECT e.owner, d.payload FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id`)
 		require.NoError(t, err)

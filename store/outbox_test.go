@@ -17,13 +17,6 @@ import (
 	"github.com/healthagents/healthagents/webhook"
 )
 
-type ownerKey struct{}
-
-func ownerOf(ctx context.Context) (string, bool) {
-	o, ok := ctx.Value(ownerKey{}).(string)
-	return o, ok
-}
-
 // outboxRow is one webhook_deliveries row.
 type outboxRow struct{ endpoint, event, payload string }
 
@@ -86,7 +79,7 @@ func TestPrescriptionOutbox(t *testing.T) {
 			return append([]int(nil), woke...)
 		}
 		reg, err := webhook.NewRegistry(ws, webhook.AllowHTTP(), webhook.AllowLoopback(),
-			webhook.WithOwner(ownerOf), webhook.WithEnqueueHook(hook))
+			webhook.WithTenants(), webhook.WithEnqueueHook(hook))
 		require.NoError(t, err)
 		ctx := t.Context()
 		rx := []string{healthagents.EventPrescriptionValidated, healthagents.EventPrescriptionApproved}
@@ -99,23 +92,22 @@ func TestPrescriptionOutbox(t *testing.T) {
 
 		s, err := store.NewPrescriptionOutbox(db, reg)
 		require.NoError(t, err)
-		asA := context.WithValue(ctx, ownerKey{}, "org:a")
 		at := time.Date(2026, 11, 22, 1, 2, 3, 456789000, time.UTC)
 		rxp := func(id string) healthagents.StoredPrescription {
 			return healthagents.StoredPrescription{ID: id, Owner: "org:a", PatientID: "PT-77", Status: healthagents.StatusApproved,
 				CreatedAt: at, Result: []byte(`{"validation_status":"approved"}`)}
 		}
-		events := func(id string) []healthagents.Event {
+		events := func(id, owner string) []healthagents.Event {
 			data := map[string]any{"valid": true, "zk_proof_verified": true, "prescription_id": id, "validation_status": "approved"}
 			return []healthagents.Event{
-				{Type: healthagents.EventPrescriptionValidated, Time: at, PatientID: "PT-77", Data: data},
-				{Type: healthagents.EventPrescriptionApproved, Time: at, PatientID: "PT-77", Data: data},
+				{Type: healthagents.EventPrescriptionValidated, Time: at, PatientID: "PT-77", Owner: owner, Data: data},
+				{Type: healthagents.EventPrescriptionApproved, Time: at, PatientID: "PT-77", Owner: owner, Data: data},
 			}
 		}
 
 		// Both written: the validation, and one row per event for the one
 		// endpoint of org:a subscribed to it.
-		require.NoError(t, s.SavePrescriptionWithEvents(asA, rxp("rx_1"), events("rx_1")))
+		require.NoError(t, s.SavePrescriptionWithEvents(ctx, rxp("rx_1"), events("rx_1", "org:a")))
 		got, err := s.Prescription(ctx, "rx_1")
 		require.NoError(t, err)
 		assert.Equal(t, rxp("rx_1"), got)
@@ -130,13 +122,13 @@ func TestPrescriptionOutbox(t *testing.T) {
 		assert.Equal(t, []int{2}, wakeUps(), "one wake-up, after the commit: the rows were visible to another connection")
 
 		// The validation cannot be written (its id is taken): no outbox row.
-		err = s.SavePrescriptionWithEvents(asA, rxp("rx_1"), events("rx_1"))
+		err = s.SavePrescriptionWithEvents(ctx, rxp("rx_1"), events("rx_1", "org:a"))
 		require.Error(t, err)
 		assert.Len(t, outboxRows(t, db), 2)
 
 		// An anonymous request's events go to no tenant: the validation
 		// alone is stored, nobody is woken.
-		require.NoError(t, s.SavePrescriptionWithEvents(ctx, rxp("rx_2"), events("rx_2")))
+		require.NoError(t, s.SavePrescriptionWithEvents(ctx, rxp("rx_2"), events("rx_2", "")))
 		_, err = s.Prescription(ctx, "rx_2")
 		require.NoError(t, err)
 		assert.Len(t, outboxRows(t, db), 2)
@@ -144,7 +136,7 @@ func TestPrescriptionOutbox(t *testing.T) {
 		// The outbox insert fails inside the transaction: the validation
 		// written before it in that transaction is gone too.
 		refuseOutbox(t, db)
-		err = s.SavePrescriptionWithEvents(asA, rxp("rx_3"), events("rx_3"))
+		err = s.SavePrescriptionWithEvents(ctx, rxp("rx_3"), events("rx_3", "org:a"))
 		require.Error(t, err)
 		assert.True(t, strings.Contains(err.Error(), "outbox refused"), "%v", err)
 		_, err = s.Prescription(ctx, "rx_3")

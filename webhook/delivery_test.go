@@ -25,17 +25,10 @@ import (
 	"github.com/healthagents/healthagents/webhook"
 )
 
-type ownerKey struct{}
-
-func withOwner() webhook.Option {
-	return webhook.WithOwner(func(ctx context.Context) (string, bool) {
-		o, ok := ctx.Value(ownerKey{}).(string)
-		return o, ok
-	})
-}
-
-func ownedBy(ctx context.Context, owner string) context.Context {
-	return context.WithValue(ctx, ownerKey{}, owner)
+// ownedEvent is e on behalf of owner, as the Service emits it.
+func ownedEvent(owner string, e healthagents.Event) healthagents.Event {
+	e.Owner = owner
+	return e
 }
 
 // hangingReceiver holds every request open until released, and counts the
@@ -91,7 +84,7 @@ func (h *hangingReceiver) stats() (total int, maxPerPath map[string]int) {
 func TestHangingReceiverDoesNotDelayAnotherOwner(t *testing.T) {
 	t.Parallel()
 	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
-		e := newEnv(t, db, withOwner(), webhook.WithConcurrency(4), webhook.WithEndpointConcurrency(2),
+		e := newEnv(t, db, webhook.WithTenants(), webhook.WithConcurrency(4), webhook.WithEndpointConcurrency(2),
 			webhook.WithTimeout(time.Minute), webhook.WithPollInterval(20*time.Millisecond))
 		slow := newHangingReceiver(t)
 		fast := newReceiver(t)
@@ -103,11 +96,11 @@ func TestHangingReceiverDoesNotDelayAnotherOwner(t *testing.T) {
 		_, err := e.reg.Create(ctx, "org:fast", webhook.CreateRequest{URL: fast.URL, Events: webhook.Events()})
 		require.NoError(t, err)
 		for i := range 5 {
-			require.NoError(t, e.reg.Emit(ownedBy(ctx, "org:slow"), eligibilityEvent("PT-S"+itoa(i))))
+			require.NoError(t, e.reg.Emit(ctx, ownedEvent("org:slow", eligibilityEvent("PT-S"+itoa(i)))))
 		}
 		e.clock.Advance(time.Second) // the other owner's events are newer
 		for i := range 3 {
-			require.NoError(t, e.reg.Emit(ownedBy(ctx, "org:fast"), eligibilityEvent("PT-F"+itoa(i))))
+			require.NoError(t, e.reg.Emit(ctx, ownedEvent("org:fast", eligibilityEvent("PT-F"+itoa(i)))))
 		}
 
 		require.NoError(t, e.disp.Start(ctx))
@@ -340,7 +333,7 @@ func TestHangingReceiverTimesOutAndIsRetried(t *testing.T) {
 func TestPatientPseudonymsDifferPerOwner(t *testing.T) {
 	t.Parallel()
 	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
-		e := newEnv(t, db, withOwner())
+		e := newEnv(t, db, webhook.WithTenants())
 		rcA, rcB := newReceiver(t), newReceiver(t)
 		ctx := t.Context()
 		_, err := e.reg.Create(ctx, "org:a", webhook.CreateRequest{URL: rcA.URL, Events: webhook.Events()})
@@ -348,9 +341,9 @@ func TestPatientPseudonymsDifferPerOwner(t *testing.T) {
 		_, err = e.reg.Create(ctx, "org:b", webhook.CreateRequest{URL: rcB.URL, Events: webhook.Events()})
 		require.NoError(t, err)
 		for range 2 {
-			require.NoError(t, e.reg.Emit(ownedBy(ctx, "org:a"), eligibilityEvent("PT-SAME")))
+			require.NoError(t, e.reg.Emit(ctx, ownedEvent("org:a", eligibilityEvent("PT-SAME"))))
 		}
-		require.NoError(t, e.reg.Emit(ownedBy(ctx, "org:b"), eligibilityEvent("PT-SAME")))
+		require.NoError(t, e.reg.Emit(ctx, ownedEvent("org:b", eligibilityEvent("PT-SAME"))))
 		assert.Equal(t, 3, e.runOnce(t))
 		pid := func(r received) string {
 			var p struct {

@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -22,7 +21,7 @@ type options struct {
 	now           func() time.Time
 	rand          io.Reader
 	logger        *slog.Logger
-	ownerOf       func(ctx context.Context) (string, bool)
+	tenants       bool
 	onEnqueue     func()
 	sealer        SecretSealer
 
@@ -157,13 +156,13 @@ func WithLogger(l *slog.Logger) Option {
 	return func(o *options) error { o.logger = l; return nil }
 }
 
-// WithOwner scopes events to tenants: owner tells, from the context of the
-// request that produced an event, which owner's endpoints get it. An event
-// whose context has no owner (an anonymous request) goes to no endpoint.
-// Without WithOwner every subscribed endpoint gets every event (a
+// WithTenants scopes events to tenants: an event goes only to the endpoints
+// of its Owner (healthagents.Event.Owner, which the Service fills from the
+// request), and an event without an owner (an anonymous request) to none.
+// Without WithTenants every subscribed endpoint gets every event (a
 // single-tenant deployment).
-func WithOwner(owner func(ctx context.Context) (string, bool)) Option {
-	return func(o *options) error { o.ownerOf = owner; return nil }
+func WithTenants() Option {
+	return func(o *options) error { o.tenants = true; return nil }
 }
 
 // WithEnqueueHook calls fn after Emit wrote at least one outbox row (or

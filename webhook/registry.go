@@ -340,7 +340,7 @@ func (r *Registry) Emit(ctx context.Context, e healthagents.Event) error {
 // writing it, for a caller that writes it in its own transaction together
 // with the result the event reports (package store's PrescriptionOutbox).
 // ok is false when the event goes to no endpoint (an anonymous request's
-// event under WithOwner). The pseudonym key may be read or created here, so
+// event under WithTenants). The pseudonym key may be read or created here, so
 // call Prepare before opening that transaction. After the commit, pass the
 // number of outbox rows written to Enqueued.
 func (r *Registry) Prepare(ctx context.Context, e healthagents.Event) (m Message, ok bool, err error) {
@@ -348,12 +348,11 @@ func (r *Registry) Prepare(ctx context.Context, e healthagents.Event) (m Message
 		return Message{}, false, fmt.Errorf("webhook: unknown event %q", e.Type)
 	}
 	owner := ""
-	if r.opts.ownerOf != nil {
-		o, ok := r.opts.ownerOf(ctx)
-		if !ok || o == "" {
+	if r.opts.tenants {
+		if e.Owner == "" {
 			return Message{}, false, nil // an anonymous request's event goes to no tenant
 		}
-		owner = o
+		owner = e.Owner
 	}
 	pid, err := r.pseudonym(ctx, owner, e.PatientID)
 	if err != nil {
@@ -427,7 +426,7 @@ const ownerPseudonymLabel = "healthagents webhook patient_id v1\x00"
 // towards each owner (two tenants cannot link their patients by it), while
 // whoever reads the audit log (an administrator) can still match an entry
 // to the deliveries it caused. owner is "" when the Registry has no
-// WithOwner (a single-tenant deployment: every endpoint gets the same one).
+// WithTenants (a single-tenant deployment: every endpoint gets the same one).
 func OwnerPseudonym(patientRef, owner string) string {
 	h := hmac.New(sha256.New, []byte(patientRef))
 	h.Write([]byte(ownerPseudonymLabel))

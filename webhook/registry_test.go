@@ -1,7 +1,6 @@
 package webhook_test
 
 import (
-	"context"
 	"errors"
 	"net/netip"
 	"strings"
@@ -146,20 +145,16 @@ func TestEndpointsAreScopedToTheirOwner(t *testing.T) {
 	})
 }
 
-func TestWithOwnerRoutesEventsToTheRequestersEndpoints(t *testing.T) {
+func TestWithTenantsRoutesEventsToTheRequestersEndpoints(t *testing.T) {
 	t.Parallel()
 	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
-		type ownerKey struct{}
-		e := newEnv(t, db, webhook.WithOwner(func(ctx context.Context) (string, bool) {
-			o, ok := ctx.Value(ownerKey{}).(string)
-			return o, ok
-		}))
+		e := newEnv(t, db, webhook.WithTenants())
 		mine, theirs := newReceiver(t), newReceiver(t)
 		e.register(t, mine.URL)
 		_, err := e.reg.Create(t.Context(), "org-2", webhook.CreateRequest{URL: theirs.URL, Events: webhook.Events()})
 		require.NoError(t, err)
 
-		require.NoError(t, e.reg.Emit(context.WithValue(t.Context(), ownerKey{}, owner), eligibilityEvent("PT-1")))
+		require.NoError(t, e.reg.Emit(t.Context(), ownedEvent(owner, eligibilityEvent("PT-1"))))
 		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-2")), "an anonymous event goes nowhere")
 		assert.Equal(t, 1, e.runOnce(t))
 		assert.Len(t, mine.requests(), 1)
