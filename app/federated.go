@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -19,7 +17,7 @@ import (
 // service hosts for root-family submitters, and the organization registry.
 type Federated struct {
 	Coordinator *federated.Coordinator
-	Host        *server.ParticipantHost
+	Host        *federated.ParticipantHost
 	API         *server.FederatedAPI
 
 	cancel context.CancelFunc
@@ -55,11 +53,11 @@ func OpenFederated(ctx context.Context, db *store.DB, cfg federated.Config, logg
 	if task.Name == "" && len(task.Features) == 0 {
 		task = federated.DefaultTask()
 	}
-	host, err := server.NewParticipantHost(coord, server.WithHostTask(task), server.WithHostLogger(logger))
+	host, err := federated.NewParticipantHost(coord, federated.WithHostTask(task), federated.WithHostLogger(logger))
 	if err != nil {
 		return nil, err
 	}
-	orgs, err := NewOrganizationStore(ctx, db)
+	orgs, err := store.NewOrganizationStore(db)
 	if err != nil {
 		host.Close()
 		return nil, err
@@ -94,62 +92,6 @@ func (f *Federated) Close() error {
 		f.Host.Close()
 	})
 	return nil
-}
-
-// OrganizationStore keeps federated organization registrations in the
-// service database. Its table is created on first use (portable SQL, see
-// docs/decisions/federated-http.md for why it is not a numbered migration
-// yet).
-type OrganizationStore struct {
-	db *store.DB
-}
-
-var _ server.OrganizationRegistry = (*OrganizationStore)(nil)
-
-// NewOrganizationStore returns the registry over db (its table comes from
-// store migration 0006).
-func NewOrganizationStore(ctx context.Context, db *store.DB) (*OrganizationStore, error) {
-	if db == nil {
-		return nil, errors.New("app: nil database")
-	}
-	return &OrganizationStore{db: db}, nil
-}
-
-// RegisterOrganization implements server.OrganizationRegistry.
-func (s *OrganizationStore) RegisterOrganization(ctx context.Context, o server.Organization) (bool, error) {
-	res, err := s.db.SQL().ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_organizations
-		(organization_id, name, endpoint, encryption_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (organization_id) DO NOTHING`),
-		o.OrganizationID, o.OrganizationName, o.Endpoint, o.EncryptionKey, store.Micros(o.CreatedAt), store.Micros(o.UpdatedAt))
-	if err != nil {
-		return false, fmt.Errorf("registering organization: %w", err)
-	}
-	if n, err := res.RowsAffected(); err == nil && n == 1 {
-		return true, nil
-	}
-	if _, err := s.db.SQL().ExecContext(ctx, s.db.Rebind(`UPDATE federated_organizations
-		SET name = ?, endpoint = ?, encryption_key = ?, updated_at = ? WHERE organization_id = ?`),
-		o.OrganizationName, o.Endpoint, o.EncryptionKey, store.Micros(o.UpdatedAt), o.OrganizationID); err != nil {
-		return false, fmt.Errorf("updating organization: %w", err)
-	}
-	return false, nil
-}
-
-// Organization implements server.OrganizationRegistry.
-func (s *OrganizationStore) Organization(ctx context.Context, id string) (server.Organization, error) {
-	o := server.Organization{OrganizationID: id}
-	var created, updated int64
-	err := s.db.SQL().QueryRowContext(ctx, s.db.Rebind(`SELECT name, endpoint, encryption_key, created_at, updated_at
-		FROM federated_organizations WHERE organization_id = ?`), id).
-		Scan(&o.OrganizationName, &o.Endpoint, &o.EncryptionKey, &created, &updated)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return server.Organization{}, server.ErrOrganizationNotFound
-	case err != nil:
-		return server.Organization{}, fmt.Errorf("reading organization: %w", err)
-	}
-	o.CreatedAt, o.UpdatedAt = store.FromMicros(created), store.FromMicros(updated)
-	return o, nil
 }
 
 // openFederated opens the coordinator on a.DB with the specification's

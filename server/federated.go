@@ -2,16 +2,11 @@ package server
 
 import (
 	"context"
-	"crypto/ecdh"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/url"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -70,28 +65,14 @@ type FederatedCoordinator interface {
 
 var _ FederatedCoordinator = (*federated.Coordinator)(nil)
 
-// ErrOrganizationNotFound is returned by an OrganizationRegistry for an
-// organization never registered.
-var ErrOrganizationNotFound = errors.New("server: organization not registered")
-
-// OrganizationRegistry keeps the organizations registered through POST
-// /api/v1/federated/organizations.
-type OrganizationRegistry interface {
-	// RegisterOrganization inserts or replaces o (keyed by its ID) and
-	// reports whether it was new. It keeps CreatedAt of an existing entry.
-	RegisterOrganization(ctx context.Context, o Organization) (created bool, err error)
-	// Organization returns the registration of id or ErrOrganizationNotFound.
-	Organization(ctx context.Context, id string) (Organization, error)
-}
-
 // FederatedAPI is what the federated endpoints need. Set it as
 // Deps.FederatedAPI, and as Deps.Federated for GET /status.
 type FederatedAPI struct {
-	Coordinator   FederatedCoordinator // required
-	Organizations OrganizationRegistry // required for the v1 endpoints
+	Coordinator   FederatedCoordinator           // required
+	Organizations federated.OrganizationRegistry // required for the v1 endpoints
 	// Host trains the local updates of root-family submitters; without it
 	// POST /submit-federated-update answers 503.
-	Host *ParticipantHost
+	Host *federated.ParticipantHost
 	// SubmitTimeout bounds one /submit-federated-update (default
 	// DefaultFederatedSubmitTimeout).
 	SubmitTimeout time.Duration
@@ -128,120 +109,6 @@ type FederatedUpdateResult struct {
 	ModelVersion string `json:"model_version" doc:"Version of that model."`
 	Phase        string `json:"phase" doc:"The round's phase after this submission."`
 	Records      int    `json:"records" doc:"Records that carried a usable label for the task."`
-}
-
-// OrganizationRequest is the body of POST /api/v1/federated/organizations.
-type OrganizationRequest struct {
-	OrganizationName string `json:"organization_name" doc:"Display name, 1-200 characters."`
-	Endpoint         string `json:"endpoint" doc:"The organization's https:// (or http://) URL, for the directory; the service never calls it."`
-	EncryptionKey    string `json:"encryption_key" doc:"The organization's long-term X25519 public key: 32 bytes as 64 hex digits or standard/URL-safe Base64."`
-}
-
-// Organization is a registered federated participant. OrganizationID is the
-// organization of the registering API key.
-type Organization struct {
-	OrganizationID   string    `json:"organization_id"`
-	OrganizationName string    `json:"organization_name"`
-	Endpoint         string    `json:"endpoint"`
-	EncryptionKey    string    `json:"encryption_key" doc:"X25519 public key, 64 lowercase hex digits."`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
-}
-
-// GradientSubmission is the body of POST /api/v1/federated/gradients: the
-// masked-input step of secure aggregation.
-type GradientSubmission struct {
-	OrganizationID     string `json:"organization_id" doc:"Must be the organization of the API key."`
-	Round              int    `json:"round"`
-	GradientsEncrypted string `json:"gradients_encrypted" doc:"Hex of the masked vector (secagg.MaskedInput binary form: \"HASM\", version 1, uint32 LE length, uint64 LE words); its length must be the round's dim."`
-	ModelVersion       string `json:"model_version" doc:"The round's starting model version the update was trained from."`
-	SampleCount        int    `json:"sample_count" doc:"Training records used; informational (organizations weigh equally)."`
-}
-
-// FederatedAccepted answers an accepted protocol message.
-type FederatedAccepted struct {
-	Accepted     bool   `json:"accepted"`
-	Round        int    `json:"round" doc:"The round the message was accepted for."`
-	CurrentRound int    `json:"current_round" doc:"The round now open (the next one, if this message closed the round)."`
-	Phase        string `json:"phase" doc:"Phase of the current round."`
-	Participants int    `json:"participants"`
-}
-
-// GlobalModel answers GET /api/v1/federated/model.
-type GlobalModel struct {
-	ModelVersion             string   `json:"model_version" example:"1.0.3"`
-	ModelHash                string   `json:"model_hash" doc:"SHA-256 hex of the canonical weight encoding."`
-	Weights                  string   `json:"weights" doc:"Hex of the canonical weight encoding (\"HAFW\", version 1, uint32 LE count, float64 LE weights)."`
-	Accuracy                 *float64 `json:"accuracy" doc:"Held-out accuracy (0-1) summed over the participants' held-out records, null before any round closed. It measures accuracy_model_version, the starting model of the latest round."`
-	AccuracyModelVersion     string   `json:"accuracy_model_version,omitempty"`
-	EvalSamples              int      `json:"eval_samples,omitempty"`
-	OrganizationsContributed int      `json:"organizations_contributed" doc:"Organizations whose updates made this version."`
-	TrainingRound            int      `json:"training_round" doc:"The round that produced this version; -1 for the initial model."`
-	CurrentRound             int      `json:"current_round"`
-	EpsilonSpent             float64  `json:"epsilon_spent" doc:"Differential-privacy epsilon spent by the whole run so far (0 without DP)."`
-}
-
-// AdvertisedKeys is one organization's public keys of a round.
-type AdvertisedKeys struct {
-	OrganizationID  string `json:"organization_id"`
-	CipherPublicKey string `json:"cipher_public_key" doc:"X25519, 64 hex."`
-	MaskPublicKey   string `json:"mask_public_key" doc:"X25519, 64 hex."`
-}
-
-// KeysSubmission is the body of POST /api/v1/federated/rounds/{round}/keys.
-type KeysSubmission struct {
-	CipherPublicKey string `json:"cipher_public_key" doc:"Fresh X25519 public key sealing shares, 64 hex."`
-	MaskPublicKey   string `json:"mask_public_key" doc:"Fresh X25519 public key of the pairwise masks, 64 hex."`
-}
-
-// SealedShare carries shares from one organization to another.
-type SealedShare struct {
-	From       string `json:"from"`
-	To         string `json:"to"`
-	Ciphertext string `json:"ciphertext" doc:"XChaCha20-Poly1305 ciphertext, hex."`
-}
-
-// SharesSubmission is the body of POST /api/v1/federated/rounds/{round}/shares.
-type SharesSubmission struct {
-	Commitment string        `json:"commitment" doc:"SHA-256 commitment to the self-mask seed, 64 hex."`
-	Shares     []SealedShare `json:"shares" doc:"One per other roster member; from is the caller."`
-}
-
-// RevealedShare is one share handed over in the unmasking phase.
-type RevealedShare struct {
-	Of    string `json:"of" doc:"The organization whose secret this is a share of."`
-	Kind  string `json:"kind" enum:"self_mask,mask_key"`
-	Share string `json:"share" doc:"Shamir share, hex: x (uint16 BE) then y (66 bytes)."`
-}
-
-// RevealsSubmission is the body of POST /api/v1/federated/rounds/{round}/reveals.
-type RevealsSubmission struct {
-	Reveals []RevealedShare `json:"reveals"`
-}
-
-// FederatedRound is the current round as the calling organization sees it.
-type FederatedRound struct {
-	Round           int              `json:"round"`
-	Phase           string           `json:"phase" enum:"advertise_keys,share_keys,masked_input,unmasking"`
-	TaskHash        string           `json:"task_hash"`
-	ModelVersion    string           `json:"model_version" doc:"The round's starting model."`
-	ModelHash       string           `json:"model_hash"`
-	Weights         string           `json:"weights" doc:"Hex canonical encoding of the starting model."`
-	Session         string           `json:"session" doc:"32-byte session id, hex."`
-	Dim             int              `json:"dim" doc:"Masked vector length: weights + 2 evaluation counters."`
-	ClipNorm        float64          `json:"clip_norm"`
-	FracBits        uint             `json:"frac_bits"`
-	MaxParticipants int              `json:"max_participants"`
-	MaxEvalRecords  int              `json:"max_eval_records"`
-	Threshold       int              `json:"threshold,omitempty"`
-	PhaseDeadline   time.Time        `json:"phase_deadline"`
-	Deadline        time.Time        `json:"deadline"`
-	Participants    int              `json:"participants"`
-	Roster          []AdvertisedKeys `json:"roster,omitempty" doc:"Advertised keys, from share_keys on."`
-	SharedKeys      []string         `json:"shared_keys,omitempty" doc:"Organizations that shared keys (U2), from masked_input on."`
-	Inbox           []SealedShare    `json:"inbox,omitempty" doc:"Shares addressed to the caller, in masked_input."`
-	Survivors       []string         `json:"survivors,omitempty" doc:"Organizations that sent masked input (U3), in unmasking."`
-	Done            bool             `json:"done" doc:"The caller has answered the current phase."`
 }
 
 var roundParam = []openapi.Param{{Name: "round", Description: "The round number (0-indexed).", Example: 0, Schema: &openapi.Schema{Type: openapi.Types{"integer"}, Minimum: ptrFloat(0)}}}
@@ -352,7 +219,7 @@ func (s *srv) registered(w http.ResponseWriter, r *http.Request, f *FederatedAPI
 		return "", false
 	}
 	if _, err := f.Organizations.Organization(r.Context(), org); err != nil {
-		if errors.Is(err, ErrOrganizationNotFound) {
+		if errors.Is(err, federated.ErrOrganizationNotFound) {
 			writeDetail(w, http.StatusForbidden, detailNotRegistered)
 		} else {
 			s.writeError(w, r, fedError(err))
@@ -393,9 +260,9 @@ func fedError(err error) error {
 		return coded(healthagents.CodeInvalid, FedCodeInvalidSubmission, msg)
 	case errors.Is(err, federated.ErrWrongPhase):
 		return coded(healthagents.CodeConflict, FedCodeWrongPhase, msg)
-	case errors.Is(err, errRoundOver):
+	case errors.Is(err, federated.ErrRoundOver):
 		return coded(healthagents.CodeConflict, FedCodeWrongPhase, "the round moved on before the organization joined it")
-	case errors.Is(err, federated.ErrDuplicate), errors.Is(err, errAlreadyHosted):
+	case errors.Is(err, federated.ErrDuplicate), errors.Is(err, federated.ErrAlreadyHosted):
 		return coded(healthagents.CodeConflict, FedCodeDuplicate, msg)
 	case errors.Is(err, federated.ErrNotParticipant):
 		return coded(healthagents.CodeConflict, FedCodeNotParticipant, msg)
@@ -403,7 +270,7 @@ func fedError(err error) error {
 		return coded(healthagents.CodeConflict, FedCodeRoundFull, msg)
 	case errors.Is(err, federated.ErrNoOpenRound):
 		return coded(healthagents.CodeConflict, FedCodeNoOpenRound, msg)
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+	case errors.Is(err, federated.ErrHostClosed), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return healthagents.WrapError(healthagents.CodeUnavailable, err, detailUnavailable)
 	}
 	var he *healthagents.Error
@@ -458,12 +325,16 @@ func (s *srv) submitFederatedUpdate(w http.ResponseWriter, r *http.Request) {
 		s.writeFederated(w, r, ctx, err)
 		return
 	}
-	res, err := f.Host.Join(ctx, org, req.RoundNumber, recs)
+	j, err := f.Host.Join(ctx, org, req.RoundNumber, recs)
+	if errors.Is(err, federated.ErrTask) {
+		err = healthagents.WrapError(healthagents.CodeInvalid, err, federatedPrefix+": no record carries a diagnosis label of the task to train on")
+	}
 	if err != nil {
 		s.writeFederated(w, r, ctx, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, FederatedUpdateResult{Round: j.Round, Participants: j.Participants, ModelHash: j.ModelHash,
+		ModelVersion: j.ModelVersion, Phase: string(j.Phase), Records: j.Records})
 }
 
 // checkJoinable refuses a round_number that is not the open round, or an
@@ -536,102 +407,6 @@ func firstError(errs []error) error {
 	return nil
 }
 
-func (s *srv) registerOrganization(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
-	if f == nil {
-		return
-	}
-	org, ok := s.organizationOf(w, r)
-	if !ok {
-		return
-	}
-	if f.Organizations == nil {
-		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
-		return
-	}
-	var req OrganizationRequest
-	if err := read(w, r, s.opts.maxBody, &req, "organization_name", "endpoint", "encryption_key"); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	o, err := validateOrganization(org, req)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	now := time.Now
-	if f.Now != nil {
-		now = f.Now
-	}
-	o.CreatedAt = now().UTC()
-	o.UpdatedAt = o.CreatedAt
-	created, err := f.Organizations.RegisterOrganization(r.Context(), o)
-	if err != nil {
-		s.writeError(w, r, fedError(err))
-		return
-	}
-	got, err := f.Organizations.Organization(r.Context(), org)
-	if err != nil {
-		s.writeError(w, r, fedError(err))
-		return
-	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	writeJSON(w, status, got)
-}
-
-// validateOrganization checks a registration and normalizes the key to hex.
-func validateOrganization(id string, req OrganizationRequest) (Organization, error) {
-	name := strings.TrimSpace(req.OrganizationName)
-	if name == "" || len(name) > 200 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return Organization{}, healthagents.Errorf(healthagents.CodeInvalid, "Validation error: field 'organization_name' must be 1-200 printable characters")
-	}
-	u, err := url.Parse(strings.TrimSpace(req.Endpoint))
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || len(req.Endpoint) > 2048 {
-		return Organization{}, healthagents.Errorf(healthagents.CodeInvalid, "Validation error: field 'endpoint' must be an http(s) URL with a host and no user info")
-	}
-	key, err := ParseX25519PublicKey(req.EncryptionKey)
-	if err != nil {
-		return Organization{}, healthagents.WrapError(healthagents.CodeInvalid, err, "Validation error: field 'encryption_key' must be an X25519 public key: 32 bytes as 64 hex digits or Base64")
-	}
-	return Organization{OrganizationID: id, OrganizationName: name, Endpoint: u.String(), EncryptionKey: hex.EncodeToString(key)}, nil
-}
-
-// ParseX25519PublicKey reads a 32-byte X25519 public key written as 64 hex
-// digits or standard or URL-safe Base64 (padded or not). The all-zero key
-// and the other low-order points are refused (they give a shared secret
-// that does not depend on the private key).
-func ParseX25519PublicKey(s string) ([]byte, error) {
-	s = strings.TrimSpace(s)
-	b, err := decodeKey(s)
-	if err != nil {
-		return nil, err
-	}
-	if len(b) != 32 {
-		return nil, fmt.Errorf("X25519 public key of %d bytes, want 32", len(b))
-	}
-	if isLowOrder(b) {
-		return nil, errors.New("X25519 public key of low order")
-	}
-	return b, nil
-}
-
-func decodeKey(s string) ([]byte, error) {
-	if len(s) == 64 {
-		if b, err := hex.DecodeString(s); err == nil {
-			return b, nil
-		}
-	}
-	for _, enc := range []func(string) ([]byte, error){b64Std, b64URL, b64RawStd, b64RawURL} {
-		if b, err := enc(s); err == nil {
-			return b, nil
-		}
-	}
-	return nil, errors.New("neither hex nor Base64")
-}
-
 // decodeHex decodes a hex field of a federated body, with a 400 naming it.
 func decodeHex(field, s string) ([]byte, error) {
 	b, err := hex.DecodeString(s)
@@ -639,467 +414,4 @@ func decodeHex(field, s string) ([]byte, error) {
 		return nil, healthagents.Errorf(healthagents.CodeInvalid, "Validation error: field '%s' must be hex", field)
 	}
 	return b, nil
-}
-
-func (s *srv) globalModel(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
-	if f == nil {
-		return
-	}
-	h, err := f.Coordinator.History(r.Context())
-	if err != nil {
-		s.writeError(w, r, fedError(err))
-		return
-	}
-	st, err := f.Coordinator.Status(r.Context())
-	if err != nil {
-		s.writeError(w, r, fedError(err))
-		return
-	}
-	m := h[len(h)-1]
-	enc, err := federated.EncodeWeights(m.Weights)
-	if err != nil {
-		s.writeError(w, r, fedError(err))
-		return
-	}
-	out := GlobalModel{
-		ModelVersion: m.Version, ModelHash: m.Hash, Weights: hex.EncodeToString(enc),
-		OrganizationsContributed: len(m.Contributors), TrainingRound: m.Round,
-		CurrentRound: st.Round, EpsilonSpent: m.EpsilonSpent,
-	}
-	if met := federated.LatestMetrics(h); met != nil {
-		acc := met.Accuracy
-		out.Accuracy, out.AccuracyModelVersion, out.EvalSamples = &acc, met.EvaluatedVersion, met.EvalSamples
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-func (s *srv) currentRound(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
-	if f == nil {
-		return
-	}
-	org, ok := s.registered(w, r, f)
-	if !ok {
-		return
-	}
-	v, err := f.Coordinator.View(r.Context(), org)
-	if err != nil {
-		s.writeError(w, r, fedError(err))
-		return
-	}
-	out, err := roundOut(v)
-	if err != nil {
-		s.writeError(w, r, fedError(err))
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-func roundOut(v *federated.RoundView) (*FederatedRound, error) {
-	enc, err := federated.EncodeWeights(v.Base.Weights)
-	if err != nil {
-		return nil, err
-	}
-	out := &FederatedRound{
-		Round: v.Round, Phase: string(v.Phase), TaskHash: v.TaskHash,
-		ModelVersion: v.Base.Version, ModelHash: v.Base.Hash, Weights: hex.EncodeToString(enc),
-		Session: hex.EncodeToString(v.Session), Dim: v.Dim, ClipNorm: v.ClipNorm, FracBits: v.FracBits,
-		MaxParticipants: v.MaxParticipants, MaxEvalRecords: v.MaxEvalRecords, Threshold: v.Threshold,
-		PhaseDeadline: v.PhaseDeadline, Deadline: v.Deadline, Participants: v.Participants,
-		SharedKeys: v.U2, Survivors: v.U3, Done: v.Done,
-	}
-	for _, k := range v.Roster {
-		out.Roster = append(out.Roster, AdvertisedKeys{OrganizationID: k.ID, CipherPublicKey: hex.EncodeToString(k.Cipher), MaskPublicKey: hex.EncodeToString(k.Mask)})
-	}
-	for _, es := range v.Inbox {
-		out.Inbox = append(out.Inbox, SealedShare{From: es.From, To: es.To, Ciphertext: hex.EncodeToString(es.Ciphertext)})
-	}
-	return out, nil
-}
-
-// pathRound reads the {round} path parameter.
-func pathRound(r *http.Request) (int, error) {
-	n, err := strconv.Atoi(r.PathValue("round"))
-	if err != nil || n < 0 {
-		return 0, healthagents.Errorf(healthagents.CodeInvalid, "Validation error: round must be an integer of at least 0")
-	}
-	return n, nil
-}
-
-// submit runs one protocol message through the coordinator and answers 202.
-func (s *srv) submit(w http.ResponseWriter, r *http.Request, f *FederatedAPI, org string, sub federated.Submission) {
-	if err := f.Coordinator.Submit(r.Context(), org, sub); err != nil {
-		s.writeError(w, r, fedError(err))
-		return
-	}
-	out := FederatedAccepted{Accepted: true, Round: sub.Round}
-	if st, err := f.Coordinator.Status(r.Context()); err == nil {
-		out.CurrentRound, out.Phase, out.Participants = st.Round, string(st.Phase), st.Participants
-	}
-	writeJSON(w, http.StatusAccepted, out)
-}
-
-// roundRequest is the common start of the round-protocol endpoints: the
-// coordinator is there, the caller's organization is registered, the path
-// names a round, and the body decodes into req. On failure it has written
-// the error and ok is false.
-func (s *srv) roundRequest(w http.ResponseWriter, r *http.Request, req any, required ...string) (f *FederatedAPI, org string, round int, ok bool) {
-	if f = s.fed(w); f == nil {
-		return nil, "", 0, false
-	}
-	if org, ok = s.registered(w, r, f); !ok {
-		return nil, "", 0, false
-	}
-	round, err := pathRound(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return nil, "", 0, false
-	}
-	if err := read(w, r, s.opts.maxBody, req, required...); err != nil {
-		s.writeError(w, r, err)
-		return nil, "", 0, false
-	}
-	return f, org, round, true
-}
-
-func (s *srv) advertiseKeys(w http.ResponseWriter, r *http.Request) {
-	var req KeysSubmission
-	f, org, round, ok := s.roundRequest(w, r, &req, "cipher_public_key", "mask_public_key")
-	if !ok {
-		return
-	}
-	c, err := decodeHex("cipher_public_key", req.CipherPublicKey)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	m, err := decodeHex("mask_public_key", req.MaskPublicKey)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if isLowOrder(c) || isLowOrder(m) {
-		writeDetail(w, http.StatusBadRequest, "Validation error: X25519 public key of low order")
-		return
-	}
-	s.submit(w, r, f, org, federated.Submission{Round: round, Keys: &secagg.PublicKeys{ID: org, Cipher: c, Mask: m}})
-}
-
-func (s *srv) shareKeys(w http.ResponseWriter, r *http.Request) {
-	var req SharesSubmission
-	f, org, round, ok := s.roundRequest(w, r, &req, "commitment", "shares")
-	if !ok {
-		return
-	}
-	commit, err := decodeHex("commitment", req.Commitment)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	msg := &secagg.ShareKeysMessage{From: org, Commitment: commit, Shares: make([]secagg.EncryptedShare, 0, len(req.Shares))}
-	for _, sh := range req.Shares {
-		ct, err := decodeHex("shares.ciphertext", sh.Ciphertext)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		from := sh.From
-		if from == "" {
-			from = org
-		}
-		msg.Shares = append(msg.Shares, secagg.EncryptedShare{From: from, To: sh.To, Ciphertext: ct})
-	}
-	s.submit(w, r, f, org, federated.Submission{Round: round, Shares: msg})
-}
-
-func (s *srv) submitGradients(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
-	if f == nil {
-		return
-	}
-	org, ok := s.registered(w, r, f)
-	if !ok {
-		return
-	}
-	limit := f.MaxGradientBytes
-	if limit <= 0 {
-		limit = DefaultMaxGradientBytes
-	}
-	var req GradientSubmission
-	if err := read(w, r, limit, &req, "organization_id", "round", "gradients_encrypted", "model_version", "sample_count"); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if req.OrganizationID != org {
-		writeDetail(w, http.StatusForbidden, detailForbidden+" - organization_id is not the API key's organization")
-		return
-	}
-	if req.SampleCount < 0 {
-		writeDetail(w, http.StatusBadRequest, "Validation error: field 'sample_count' must be at least 0")
-		return
-	}
-	raw, err := decodeHex("gradients_encrypted", req.GradientsEncrypted)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	var masked secagg.MaskedInput
-	if err := masked.UnmarshalBinary(raw); err != nil {
-		writeDetail(w, http.StatusBadRequest, "Validation error: field 'gradients_encrypted' is not a masked vector (\"HASM\", version 1, length, words)")
-		return
-	}
-	s.submit(w, r, f, org, federated.Submission{Round: req.Round, ModelVersion: req.ModelVersion, Masked: masked})
-}
-
-func (s *srv) revealShares(w http.ResponseWriter, r *http.Request) {
-	var req RevealsSubmission
-	f, org, round, ok := s.roundRequest(w, r, &req, "reveals")
-	if !ok {
-		return
-	}
-	reveals := make([]secagg.RevealedShare, 0, len(req.Reveals))
-	for _, rv := range req.Reveals {
-		b, err := decodeHex("reveals.share", rv.Share)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		var sh secagg.Share
-		if err := sh.UnmarshalBinary(b); err != nil {
-			writeDetail(w, http.StatusBadRequest, "Validation error: field 'reveals.share' is not a Shamir share")
-			return
-		}
-		kind := secagg.ShareKind(rv.Kind)
-		if kind != secagg.SelfMask && kind != secagg.MaskKey {
-			writeDetail(w, http.StatusBadRequest, "Validation error: field 'reveals.kind' must be self_mask or mask_key")
-			return
-		}
-		reveals = append(reveals, secagg.RevealedShare{From: org, Of: rv.Of, Kind: kind, Share: sh})
-	}
-	s.submit(w, r, f, org, federated.Submission{Round: round, Reveals: reveals})
-}
-
-func b64Std(s string) ([]byte, error)    { return base64.StdEncoding.DecodeString(s) }
-func b64URL(s string) ([]byte, error)    { return base64.URLEncoding.DecodeString(s) }
-func b64RawStd(s string) ([]byte, error) { return base64.RawStdEncoding.DecodeString(s) }
-func b64RawURL(s string) ([]byte, error) { return base64.RawURLEncoding.DecodeString(s) }
-
-// lowOrderProbe is a fixed X25519 private key. Every X25519 scalar is a
-// multiple of the cofactor, so its shared secret with a low-order point is
-// zero, which crypto/ecdh reports as an error: that identifies the point.
-var lowOrderProbe = [32]byte{1: 0x5a, 7: 0x11, 31: 0x40}
-
-// isLowOrder reports whether b is not a usable X25519 public key.
-func isLowOrder(b []byte) bool {
-	if len(b) != 32 {
-		return false // the length is checked elsewhere, with its own message
-	}
-	curve := ecdh.X25519()
-	pub, err := curve.NewPublicKey(b)
-	if err != nil {
-		return true
-	}
-	priv, err := curve.NewPrivateKey(lowOrderProbe[:])
-	if err != nil {
-		return true
-	}
-	_, err = priv.ECDH(pub)
-	return err != nil
-}
-
-// Errors of ParticipantHost.
-var (
-	errAlreadyHosted = errors.New("federated: the organization already takes part in this round")
-	errRoundOver     = errors.New("federated: the hosted participant's round is over")
-	// ErrHostClosed is returned by Join after Close.
-	ErrHostClosed = errors.New("server: participant host closed")
-)
-
-// ParticipantHost runs, inside the service, the federated.Participant of an
-// organization that submitted encrypted records to POST
-// /submit-federated-update: it trains on the decrypted records and walks the
-// round's secure-aggregation phases against the coordinator. Records and
-// the participant's secrets stay in memory only; a service restart makes
-// the hosted participant a dropout of its round. Each hosted participant
-// takes part in the one round it joined, then ends.
-type ParticipantHost struct {
-	api    federated.RoundAPI
-	task   federated.Task
-	poll   time.Duration
-	logger *slog.Logger
-
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-
-	mu     sync.Mutex
-	hosted map[string]int // organization → round
-	closed bool
-}
-
-// HostOption configures a ParticipantHost.
-type HostOption func(*ParticipantHost) error
-
-// WithHostTask sets the diagnosis task (default federated.DefaultTask); it
-// must be the coordinator's.
-func WithHostTask(t federated.Task) HostOption {
-	return func(h *ParticipantHost) error { h.task = t; return nil }
-}
-
-// WithHostPoll sets how often a hosted participant looks at the round when
-// the coordinator cannot signal changes (default 1 s).
-func WithHostPoll(d time.Duration) HostOption {
-	return func(h *ParticipantHost) error {
-		if d <= 0 {
-			return errors.New("server: host poll interval must be positive")
-		}
-		h.poll = d
-		return nil
-	}
-}
-
-// WithHostLogger sets the logger of step failures (never record data).
-func WithHostLogger(l *slog.Logger) HostOption {
-	return func(h *ParticipantHost) error { h.logger = l; return nil }
-}
-
-// NewParticipantHost returns a host of participants against api (usually
-// the *federated.Coordinator itself). It starts a goroutine per Join;
-// Close stops them.
-func NewParticipantHost(api federated.RoundAPI, opts ...HostOption) (*ParticipantHost, error) {
-	if api == nil {
-		return nil, errors.New("server: participant host needs a RoundAPI")
-	}
-	h := &ParticipantHost{api: api, task: federated.DefaultTask(), poll: time.Second, hosted: map[string]int{}}
-	for _, o := range opts {
-		if err := o(h); err != nil {
-			return nil, err
-		}
-	}
-	if h.logger == nil {
-		h.logger = slog.New(slog.DiscardHandler)
-	}
-	h.ctx, h.cancel = context.WithCancel(context.Background())
-	return h, nil
-}
-
-// Join prepares org's participant on recs, advertises its keys for round
-// and leaves it running until that round ends. A second Join of org while
-// its participant runs is refused.
-func (h *ParticipantHost) Join(ctx context.Context, org string, round int, recs []*record.Record) (*FederatedUpdateResult, error) {
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		return nil, healthagents.WrapError(healthagents.CodeUnavailable, ErrHostClosed, detailUnavailable)
-	}
-	if _, ok := h.hosted[org]; ok {
-		h.mu.Unlock()
-		return nil, errAlreadyHosted
-	}
-	h.hosted[org] = round
-	h.mu.Unlock()
-	release := func() {
-		h.mu.Lock()
-		delete(h.hosted, org)
-		h.mu.Unlock()
-	}
-	p, err := federated.NewParticipant(federated.ParticipantConfig{Org: org, Task: h.task, Logger: h.logger}, recs)
-	if err != nil {
-		release()
-		if errors.Is(err, federated.ErrTask) {
-			return nil, healthagents.WrapError(healthagents.CodeInvalid, err, federatedPrefix+": no record carries a diagnosis label of the task to train on")
-		}
-		return nil, err
-	}
-	g := &pinnedRound{api: h.api, round: round}
-	v, err := p.Step(ctx, g)
-	if err == nil && (v.Round != round || v.Phase != federated.PhaseAdvertiseKeys || v.Done) {
-		err = fmt.Errorf("%w: round %d moved on before the keys were advertised", federated.ErrWrongPhase, round)
-	}
-	if err != nil {
-		release()
-		return nil, err
-	}
-	h.wg.Add(1)
-	go h.run(p, g, release)
-	labelled := len(recs)
-	if _, skipped, err := h.task.Examples(recs); err == nil {
-		labelled -= skipped
-	}
-	res := &FederatedUpdateResult{Round: round, Participants: v.Participants + 1, ModelHash: v.Base.Hash, ModelVersion: v.Base.Version, Phase: string(v.Phase), Records: labelled}
-	if after, err := h.api.View(ctx, org); err == nil && after.Round == round {
-		res.Participants, res.Phase = after.Participants, string(after.Phase)
-	}
-	return res, nil
-}
-
-// Hosted returns how many participants are running.
-func (h *ParticipantHost) Hosted() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.hosted)
-}
-
-// changeNotifier is the optional capability of *federated.Coordinator to
-// signal state changes, so hosted participants move on at once.
-type changeNotifier interface {
-	Changed() <-chan struct{}
-}
-
-func (h *ParticipantHost) run(p *federated.Participant, g *pinnedRound, release func()) {
-	defer h.wg.Done()
-	defer release()
-	notifier, _ := h.api.(changeNotifier)
-	for {
-		var changed <-chan struct{}
-		if notifier != nil {
-			changed = notifier.Changed() // before Step, so no change is missed
-		}
-		v, err := p.Step(h.ctx, g)
-		switch {
-		case h.ctx.Err() != nil, errors.Is(err, errRoundOver), errors.Is(err, federated.ErrNoOpenRound):
-			return
-		case err == nil && v.Round != g.round:
-			return
-		case err != nil && !errors.Is(err, federated.ErrDuplicate):
-			h.logger.Warn("hosted federated participant: step failed; retrying", "round", g.round, "err", err)
-		}
-		t := time.NewTimer(h.poll)
-		select {
-		case <-h.ctx.Done():
-		case <-changed:
-		case <-t.C:
-		}
-		t.Stop()
-	}
-}
-
-// Close stops every hosted participant (each becomes a dropout of its
-// round) and waits for them.
-func (h *ParticipantHost) Close() error {
-	h.mu.Lock()
-	h.closed = true
-	h.mu.Unlock()
-	h.cancel()
-	h.wg.Wait()
-	return nil
-}
-
-// pinnedRound lets a hosted participant act in one round only: a message
-// for any later round is dropped before it reaches the coordinator.
-type pinnedRound struct {
-	api   federated.RoundAPI
-	round int
-}
-
-func (p *pinnedRound) View(ctx context.Context, org string) (*federated.RoundView, error) {
-	return p.api.View(ctx, org)
-}
-
-func (p *pinnedRound) Submit(ctx context.Context, org string, s federated.Submission) error {
-	if s.Round != p.round {
-		return errRoundOver
-	}
-	return p.api.Submit(ctx, org, s)
 }

@@ -1,0 +1,77 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/federated"
+)
+
+// OrganizationRequest is the body of POST /api/v1/federated/organizations.
+type OrganizationRequest struct {
+	OrganizationName string `json:"organization_name" doc:"Display name, 1-200 characters."`
+	Endpoint         string `json:"endpoint" doc:"The organization's https:// (or http://) URL, for the directory; the service never calls it."`
+	EncryptionKey    string `json:"encryption_key" doc:"The organization's long-term X25519 public key: 32 bytes as 64 hex digits or standard/URL-safe Base64."`
+}
+
+// Organization is a registered federated participant (the federated
+// package's type is the wire format).
+type Organization = federated.Organization
+
+func (s *srv) registerOrganization(w http.ResponseWriter, r *http.Request) {
+	f := s.fed(w)
+	if f == nil {
+		return
+	}
+	org, ok := s.organizationOf(w, r)
+	if !ok {
+		return
+	}
+	if f.Organizations == nil {
+		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
+		return
+	}
+	var req OrganizationRequest
+	if err := read(w, r, s.opts.maxBody, &req, "organization_name", "endpoint", "encryption_key"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	o, err := federated.NewOrganization(org, req.OrganizationName, req.Endpoint, req.EncryptionKey)
+	var fe *federated.FieldError
+	if errors.As(err, &fe) {
+		s.writeError(w, r, healthagents.WrapError(healthagents.CodeInvalid, err, fmt.Sprintf("Validation error: field '%s' must be %s", fe.Field, fe.Rule)))
+		return
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	now := time.Now
+	if f.Now != nil {
+		now = f.Now
+	}
+	o.CreatedAt = now().UTC()
+	o.UpdatedAt = o.CreatedAt
+	created, err := f.Organizations.RegisterOrganization(r.Context(), o)
+	if err != nil {
+		s.writeError(w, r, fedError(err))
+		return
+	}
+	got, err := f.Organizations.Organization(r.Context(), org)
+	if err != nil {
+		s.writeError(w, r, fedError(err))
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, got)
+}
+
+// ParseX25519PublicKey reads a 32-byte X25519 public key; see
+// federated.ParseX25519PublicKey.
+func ParseX25519PublicKey(s string) ([]byte, error) { return federated.ParseX25519PublicKey(s) }
