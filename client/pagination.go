@@ -5,7 +5,8 @@ import (
 	"iter"
 )
 
-// Pagination limits of the API (spec section 8).
+// Pagination limits of the API: 10 items by default, at most 100
+// (docs/decisions/keys-and-limits.md).
 const (
 	DefaultPageSize = 10
 	MaxPageSize     = 100

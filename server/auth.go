@@ -16,7 +16,8 @@ import (
 	"github.com/healthagents/healthagents/ratelimit"
 )
 
-// The details of spec sections 5 and 7.
+// The details of authentication and error answers (docs/decisions.md,
+// "Errors and statuses").
 const (
 	detailUnauthorized = "Unauthorized: Invalid API key"
 	detailForbidden    = "Forbidden: Insufficient permissions"

@@ -7,9 +7,10 @@ import (
 )
 
 // statusOf is the one code → status table of the server. A timeout is a
-// 500 with the operation's detail: the spec's section 7 table has no 504,
-// and spec 4.1 gives 500 to a federated training error, its Timeout
-// included (TestTimeoutIs500).
+// 500 with the operation's detail: the API's error statuses (400, 401,
+// 403, 404, 413, 422, 429, 500, 503; docs/decisions.md "Errors and
+// statuses") have no 504, and a federated training error, its Timeout
+// included, is a 500 (TestTimeoutIs500).
 var statusOf = map[healthagents.Code]int{
 	healthagents.CodeInvalid:       http.StatusBadRequest,
 	healthagents.CodeUnauthorized:  http.StatusUnauthorized,

@@ -354,9 +354,9 @@ func checkJoinable(v *federated.RoundView, round int) error {
 }
 
 // writeFederated writes err, turning an expired submission deadline into
-// the spec's Timeout and a decryption failure into its detail. The timeout
-// is a 500, the status spec 4.1 gives training errors; section 7's table
-// has no 504.
+// the Timeout detail and a decryption failure into its detail. The timeout
+// is a 500, the status of every federated training error; the API's error
+// statuses have no 504 (docs/decisions.md, "Errors and statuses").
 func (s *srv) writeFederated(w http.ResponseWriter, r *http.Request, ctx context.Context, err error) {
 	switch {
 	case errors.Is(err, cipher.ErrDecrypt):

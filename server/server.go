@@ -33,7 +33,8 @@ type Deps struct {
 	// Keys authenticates and manages API keys (auth.go, keys.go). Without
 	// it every caller is public and key-only routes answer 401.
 	Keys *apikey.Service
-	// Limiter enforces the rate limits of spec section 8; nil: none.
+	// Limiter enforces the per-tier rate limits
+	// (docs/decisions/keys-and-limits.md); nil: none.
 	Limiter *ratelimit.Limiter
 	// V1 serves the /api/v1 patient, eligibility, prescription and
 	// pharmacy routes (v1.go); nil: they answer 503.

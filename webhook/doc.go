@@ -1,4 +1,4 @@
-// Package webhook delivers the service's events (spec section 6) to
+// Package webhook delivers the service's events (docs/decisions/webhooks.md) to
 // subscriber endpoints the way the Standard Webhooks specification
 // describes: signed, durable and at least once.
 //

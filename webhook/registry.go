@@ -223,7 +223,8 @@ func (r *Registry) owned(ctx context.Context, owner, id string) (StoredEndpoint,
 	return e, nil
 }
 
-// Pagination limits (spec section 8).
+// Pagination limits of every list endpoint: 10 items by default, at most
+// 100 (docs/decisions/keys-and-limits.md).
 const (
 	DefaultLimit = 10
 	MaxLimit     = 100
@@ -283,7 +284,7 @@ func (r *Registry) Attempts(ctx context.Context, owner, id string, p ListParams)
 }
 
 // EligibilityVerifiedPayload is the body of an eligibility.verified
-// delivery (spec section 6).
+// delivery (the events are listed in docs/decisions/webhooks.md).
 type EligibilityVerifiedPayload struct {
 	Event     string                  `json:"event" doc:"Event name." enum:"eligibility.verified"`
 	Timestamp time.Time               `json:"timestamp" doc:"When the decision was taken (ISO 8601, UTC)."`

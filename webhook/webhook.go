@@ -32,7 +32,8 @@ var (
 	ErrLeaseLost = errors.New("webhook: delivery lease lost")
 )
 
-// Events lists the event names an endpoint can subscribe to (spec section 6).
+// Events lists the event names an endpoint can subscribe to
+// (docs/decisions/webhooks.md, "Events and payloads").
 func Events() []string {
 	return []string{
 		healthagents.EventEligibilityVerified,

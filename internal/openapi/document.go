@@ -486,8 +486,8 @@ func (d *Document) response(r Response, rateLimited bool) (*response, error) {
 	return out, nil
 }
 
-// errorDescription is the spec's meaning of an error status (section 7),
-// with DESIGN.md's additions.
+// errorDescription is the meaning of an error status, as
+// docs/decisions.md "Errors and statuses" gives it.
 func errorDescription(code int) string {
 	switch code {
 	case http.StatusBadRequest:
