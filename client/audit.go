@@ -8,44 +8,6 @@ import (
 	"time"
 )
 
-// AuditEntry is one access to patient data in the server's audit log. It
-// holds no medical data and no patient id: PatientRef is a keyed hash of the
-// id (the patient_id webhook payloads carry).
-type AuditEntry struct {
-	Seq          int64     `json:"seq"`
-	Time         time.Time `json:"time"`
-	Actor        string    `json:"actor"` // "key" or "public"
-	KeyID        string    `json:"key_id,omitempty"`
-	Organization string    `json:"organization,omitempty"`
-	ClientIP     string    `json:"client_ip,omitempty"`
-	Action       string    `json:"action"` // e.g. patient.put, v1.eligibility.verify
-	PatientRef   string    `json:"patient_ref,omitempty"`
-	Resource     string    `json:"resource,omitempty"` // e.g. prescription:rx_...
-	Records      int       `json:"records,omitempty"`  // records of a federated submission
-	Outcome      string    `json:"outcome"`            // success, denied or error
-	Status       int       `json:"status"`
-	RequestID    string    `json:"request_id,omitempty"`
-	PrevHash     string    `json:"prev_hash"`
-	Hash         string    `json:"hash"`
-}
-
-// AuditList is one page of GET /api/v1/audit, oldest entry first.
-type AuditList struct {
-	Entries []AuditEntry `json:"entries"`
-	Total   int          `json:"total"`
-	Offset  int          `json:"offset"`
-	Limit   int          `json:"limit"`
-}
-
-// AuditVerification answers GET /api/v1/audit/verify. FirstBrokenSeq is
-// set when Valid is false.
-type AuditVerification struct {
-	Valid          bool   `json:"valid"`
-	Entries        int64  `json:"entries"`
-	FirstBrokenSeq *int64 `json:"first_broken_seq,omitempty"`
-	HeadHash       string `json:"head_hash"`
-}
-
 // AuditQuery filters the audit log; zero fields select everything.
 // PatientID is sent to the server, which hashes it to find the entries.
 type AuditQuery struct {

@@ -8,17 +8,28 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestDependencies keeps the SDK light: a program importing it must not pull
-// in the server, storage, proofs, chain or their heavy modules.
+// TestDependencies keeps the SDK and the wire types light: a program
+// importing client (or api, the wire types it shares with the server) must
+// not pull in the server, storage, proofs, chain or their heavy modules.
 func TestDependencies(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "github.com/healthagents/healthagents/client").CombinedOutput()
+	for _, pkg := range []string{"github.com/healthagents/healthagents/client", "github.com/healthagents/healthagents/api"} {
+		checkDependencies(t, pkg)
+	}
+}
+
+func checkDependencies(t *testing.T, pkg string) {
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", pkg).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	deps := strings.Fields(string(out))
-	require.Contains(t, deps, "github.com/hashicorp/go-retryablehttp", "sanity: the list is the client's")
+	require.Contains(t, deps, pkg, "sanity: the list is the package's")
+	if strings.HasSuffix(pkg, "/client") {
+		require.Contains(t, deps, "github.com/hashicorp/go-retryablehttp", "sanity: the list is the client's")
+		require.Contains(t, deps, "github.com/healthagents/healthagents/api", "the SDK uses the shared wire types")
+	}
 	forbidden := []string{
 		"github.com/healthagents/healthagents/server",
 		"github.com/healthagents/healthagents/app",
@@ -39,7 +50,7 @@ func TestDependencies(t *testing.T) {
 	for _, d := range deps {
 		for _, f := range forbidden {
 			if d == f || strings.HasPrefix(d, f+"/") || (strings.HasSuffix(f, "/") && strings.HasPrefix(d, f)) {
-				t.Errorf("client depends on %s", d)
+				t.Errorf("%s depends on %s", pkg, d)
 			}
 		}
 	}

@@ -7,78 +7,15 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/secagg"
 )
 
-// FederatedUpdateResult answers SubmitFederatedUpdate.
-type FederatedUpdateResult struct {
-	Round        int    `json:"round"`
-	Participants int    `json:"participants"`
-	ModelHash    string `json:"model_hash"`
-	ModelVersion string `json:"model_version"`
-	Phase        string `json:"phase"`
-	Records      int    `json:"records"`
-}
-
-// OrganizationRequest registers the caller's organization.
-type OrganizationRequest struct {
-	OrganizationName string `json:"organization_name"`
-	Endpoint         string `json:"endpoint"`
-	// EncryptionKey is the organization's long-term X25519 public key:
-	// 64 hex digits or Base64 of 32 bytes.
-	EncryptionKey string `json:"encryption_key"`
-}
-
-// Organization is a registered federated participant.
-type Organization struct {
-	OrganizationID   string    `json:"organization_id"`
-	OrganizationName string    `json:"organization_name"`
-	Endpoint         string    `json:"endpoint"`
-	EncryptionKey    string    `json:"encryption_key"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
-}
-
-// GradientSubmission is the masked-input step of secure aggregation.
-type GradientSubmission struct {
-	OrganizationID     string `json:"organization_id"`
-	Round              int    `json:"round"`
-	GradientsEncrypted string `json:"gradients_encrypted"` // hex of secagg.MaskedInput.MarshalBinary
-	ModelVersion       string `json:"model_version"`
-	SampleCount        int    `json:"sample_count"`
-}
-
-// FederatedAccepted answers an accepted protocol message.
-type FederatedAccepted struct {
-	Accepted     bool   `json:"accepted"`
-	Round        int    `json:"round"`
-	CurrentRound int    `json:"current_round"`
-	Phase        string `json:"phase"`
-	Participants int    `json:"participants"`
-}
-
-// GlobalModel is the current global model. Accuracy is nil before any round
-// closed; it measures AccuracyModelVersion on the participants' held-out
-// records.
-type GlobalModel struct {
-	ModelVersion             string   `json:"model_version"`
-	ModelHash                string   `json:"model_hash"`
-	Weights                  string   `json:"weights"` // hex of federated.EncodeWeights
-	Accuracy                 *float64 `json:"accuracy"`
-	AccuracyModelVersion     string   `json:"accuracy_model_version,omitempty"`
-	EvalSamples              int      `json:"eval_samples,omitempty"`
-	OrganizationsContributed int      `json:"organizations_contributed"`
-	TrainingRound            int      `json:"training_round"`
-	CurrentRound             int      `json:"current_round"`
-	EpsilonSpent             float64  `json:"epsilon_spent"`
-}
-
-// DecodeWeights returns the model's weights, checked against ModelHash.
-func (m *GlobalModel) DecodeWeights() ([]float64, error) {
+// DecodeWeights returns the model's weights, checked against its
+// model_hash.
+func DecodeWeights(m *GlobalModel) ([]float64, error) {
 	return decodeModel(m.Weights, m.ModelHash)
 }
 
@@ -95,69 +32,6 @@ func decodeModel(hexWeights, hash string) ([]float64, error) {
 		return nil, errors.New("healthagents: model weights do not match model_hash")
 	}
 	return w, nil
-}
-
-// AdvertisedKeys is one organization's public keys of a round.
-type AdvertisedKeys struct {
-	OrganizationID  string `json:"organization_id"`
-	CipherPublicKey string `json:"cipher_public_key"`
-	MaskPublicKey   string `json:"mask_public_key"`
-}
-
-// KeysSubmission advertises a round's two X25519 public keys (hex).
-type KeysSubmission struct {
-	CipherPublicKey string `json:"cipher_public_key"`
-	MaskPublicKey   string `json:"mask_public_key"`
-}
-
-// SealedShare carries sealed shares between organizations.
-type SealedShare struct {
-	From       string `json:"from"`
-	To         string `json:"to"`
-	Ciphertext string `json:"ciphertext"`
-}
-
-// SharesSubmission is the share-keys step.
-type SharesSubmission struct {
-	Commitment string        `json:"commitment"`
-	Shares     []SealedShare `json:"shares"`
-}
-
-// RevealedShare is one share of the unmasking step.
-type RevealedShare struct {
-	Of    string `json:"of"`
-	Kind  string `json:"kind"`
-	Share string `json:"share"`
-}
-
-// RevealsSubmission is the unmasking step.
-type RevealsSubmission struct {
-	Reveals []RevealedShare `json:"reveals"`
-}
-
-// FederatedRound is the open round as the calling organization sees it.
-type FederatedRound struct {
-	Round           int              `json:"round"`
-	Phase           string           `json:"phase"`
-	TaskHash        string           `json:"task_hash"`
-	ModelVersion    string           `json:"model_version"`
-	ModelHash       string           `json:"model_hash"`
-	Weights         string           `json:"weights"`
-	Session         string           `json:"session"`
-	Dim             int              `json:"dim"`
-	ClipNorm        float64          `json:"clip_norm"`
-	FracBits        uint             `json:"frac_bits"`
-	MaxParticipants int              `json:"max_participants"`
-	MaxEvalRecords  int              `json:"max_eval_records"`
-	Threshold       int              `json:"threshold,omitempty"`
-	PhaseDeadline   time.Time        `json:"phase_deadline"`
-	Deadline        time.Time        `json:"deadline"`
-	Participants    int              `json:"participants"`
-	Roster          []AdvertisedKeys `json:"roster,omitempty"`
-	SharedKeys      []string         `json:"shared_keys,omitempty"`
-	Inbox           []SealedShare    `json:"inbox,omitempty"`
-	Survivors       []string         `json:"survivors,omitempty"`
-	Done            bool             `json:"done"`
 }
 
 // SubmitFederatedUpdate calls POST /submit-federated-update: the service
@@ -290,12 +164,12 @@ func (a *roundAPI) View(ctx context.Context, org string) (*federated.RoundView, 
 	if err != nil {
 		return nil, err
 	}
-	return r.View()
+	return RoundView(r)
 }
 
-// View converts the wire form into the federated package's view, checking
-// every encoding and the starting model against its hash.
-func (r *FederatedRound) View() (*federated.RoundView, error) {
+// RoundView converts the wire form of a round into the federated package's
+// view, checking every encoding and the starting model against its hash.
+func RoundView(r *FederatedRound) (*federated.RoundView, error) {
 	w, err := decodeModel(r.Weights, r.ModelHash)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/audit"
 	"github.com/healthagents/healthagents/internal/openapi"
@@ -23,42 +24,6 @@ import (
 // entry cannot be written the caller gets 503 and not the result: the
 // service fails closed (docs/decisions/audit.md).
 
-// AuditEntry is one access in GET /api/v1/audit. It carries no medical data
-// and no patient id: patient_ref is a keyed hash of it.
-type AuditEntry struct {
-	Seq          int64     `json:"seq" doc:"Position in the log, from 1, without gaps."`
-	Time         time.Time `json:"time" doc:"When the access was answered (UTC)."`
-	Actor        string    `json:"actor" enum:"key,public" doc:"key: an API key; public: an unauthenticated caller of the root endpoints."`
-	KeyID        string    `json:"key_id,omitempty" doc:"The key's public id (never its secret)."`
-	Organization string    `json:"organization,omitempty" doc:"The key's organization."`
-	ClientIP     string    `json:"client_ip,omitempty" doc:"The caller's address as the server saw it (X-Forwarded-For only from a trusted proxy)."`
-	Action       string    `json:"action" enum:"eligibility.verify,prescription.validate,patient.put,patient.delete,v1.eligibility.verify,v1.prescription.validate,v1.prescription.read,federated.submit"`
-	PatientRef   string    `json:"patient_ref,omitempty" doc:"HMAC-SHA256 of the patient id under the deployment's pseudonym key, the same for every account (webhook payloads carry a per-account pseudonym derived from it, webhook.OwnerPseudonym); absent when the access named no single patient."`
-	Resource     string    `json:"resource,omitempty" doc:"Another object the access named, e.g. prescription:rx_..."`
-	Records      int       `json:"records,omitempty" doc:"Records carried by a federated submission."`
-	Outcome      string    `json:"outcome" enum:"success,denied,error" doc:"success below 400, denied for 401/403, error otherwise."`
-	Status       int       `json:"status" doc:"The HTTP status answered for this access (a batch item's own status)."`
-	RequestID    string    `json:"request_id,omitempty" doc:"The request's X-Request-ID."`
-	PrevHash     string    `json:"prev_hash" doc:"The previous entry's hash (64 zeros for the first)."`
-	Hash         string    `json:"hash" doc:"SHA-256(prev_hash bytes || canonical encoding of the entry), hex."`
-}
-
-// AuditList is a page of the audit log, oldest first.
-type AuditList struct {
-	Entries []AuditEntry `json:"entries"`
-	Total   int          `json:"total" doc:"Entries the filters select."`
-	Offset  int          `json:"offset"`
-	Limit   int          `json:"limit"`
-}
-
-// AuditVerification answers GET /api/v1/audit/verify.
-type AuditVerification struct {
-	Valid          bool   `json:"valid" doc:"Every entry chains to its predecessor and its hash recomputes."`
-	Entries        int64  `json:"entries"`
-	FirstBrokenSeq *int64 `json:"first_broken_seq,omitempty" doc:"The first position whose entry is missing, altered or out of place."`
-	HeadHash       string `json:"head_hash" doc:"The last entry's hash; keep it elsewhere to detect truncation later."`
-}
-
 var auditQueryParams = append([]openapi.Param{
 	{Name: "patient_id", Description: "Only accesses to this patient; hashed by the server, never stored.", Example: "PT-000123"},
 	{Name: "key_id", Description: "Only accesses by this API key id.", Example: "4Gq0bT2xZk"},
@@ -72,14 +37,14 @@ func (s *srv) auditRoutes() []route {
 			Handler: http.HandlerFunc(s.listAudit), Doc: openapi.Operation{
 				OperationID: "listAuditEntries", Tags: []string{"audit"}, Summary: "Who accessed which patient's data, and when",
 				Description: "The append-only access log: one entry per operation that decrypted, stored, read or deleted a patient's data, oldest first. Needs keys:admin; an admin key bound to an organization sees its organization's entries only. No medical data and no patient ids: filter by patient_id and the server hashes it.",
-				QueryParams: auditQueryParams, Responses: ok("A page of entries.", AuditList{}),
+				QueryParams: auditQueryParams, Responses: ok("A page of entries.", api.AuditList{}),
 				Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "GET", Path: "/api/v1/audit/verify", Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.verifyAudit), Doc: openapi.Operation{
 				OperationID: "verifyAuditLog", Tags: []string{"audit"}, Summary: "Recompute the audit log's hash chain",
 				Description: "Reads every entry in order and checks that each one's prev_hash is its predecessor's hash and its hash recomputes. Needs keys:admin on a key bound to no organization.",
-				Responses:   ok("The verification.", AuditVerification{}),
+				Responses:   ok("The verification.", api.AuditVerification{}),
 				Errors:      []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 	}
@@ -291,9 +256,9 @@ func (s *srv) listAudit(w http.ResponseWriter, r *http.Request) {
 		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
 		return
 	}
-	out := AuditList{Entries: make([]AuditEntry, len(es)), Total: total, Offset: offset, Limit: limit}
+	out := api.AuditList{Entries: make([]api.AuditEntry, len(es)), Total: total, Offset: offset, Limit: limit}
 	for i, e := range es {
-		out.Entries[i] = AuditEntry{
+		out.Entries[i] = api.AuditEntry{
 			Seq: e.Seq, Time: e.Time, Actor: e.ActorType, KeyID: e.KeyID, Organization: e.Organization,
 			ClientIP: e.ClientIP, Action: e.Action, PatientRef: e.PatientRef, Resource: e.Resource,
 			Records: e.Records, Outcome: e.Outcome, Status: e.Status, RequestID: e.RequestID,
@@ -319,5 +284,5 @@ func (s *srv) verifyAudit(w http.ResponseWriter, r *http.Request) {
 		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
 		return
 	}
-	writeJSON(w, http.StatusOK, AuditVerification{Valid: v.Valid, Entries: v.Entries, FirstBrokenSeq: v.FirstBrokenSeq, HeadHash: v.HeadHash})
+	writeJSON(w, http.StatusOK, api.AuditVerification{Valid: v.Valid, Entries: v.Entries, FirstBrokenSeq: v.FirstBrokenSeq, HeadHash: v.HeadHash})
 }

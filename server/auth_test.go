@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/ratelimit"
@@ -148,7 +149,7 @@ func (ks *keyServer) call(t *testing.T, method, path, token string, body any, he
 }
 
 // create makes a key through POST /auth/keys with the admin token.
-func (ks *keyServer) create(t *testing.T, req server.CreateKeyRequest) (string, string) {
+func (ks *keyServer) create(t *testing.T, req api.CreateKeyRequest) (string, string) {
 	t.Helper()
 	r := ks.call(t, "POST", "/auth/keys", adminToken, req)
 	require.Equal(t, http.StatusOK, r.status, r.body)
@@ -159,13 +160,13 @@ func TestAuthStatuses(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
 		ks := newKeyServer(t, db, keyServerOpts{serverOpts: []server.Option{server.WithTrustedProxies("127.0.0.1")}})
-		admin, _ := ks.create(t, server.CreateKeyRequest{Scopes: []string{"keys:admin", "eligibility"}})
-		plain, plainID := ks.create(t, server.CreateKeyRequest{})
-		rxOnly, _ := ks.create(t, server.CreateKeyRequest{Scopes: []string{"prescription"}})
-		restricted, _ := ks.create(t, server.CreateKeyRequest{Restricted: true})
-		fenced, _ := ks.create(t, server.CreateKeyRequest{AllowedIPs: []string{"10.0.0.0/8"}})
-		live, _ := ks.create(t, server.CreateKeyRequest{Env: "live"})
-		revoked, revokedID := ks.create(t, server.CreateKeyRequest{})
+		admin, _ := ks.create(t, api.CreateKeyRequest{Scopes: []string{"keys:admin", "eligibility"}})
+		plain, plainID := ks.create(t, api.CreateKeyRequest{})
+		rxOnly, _ := ks.create(t, api.CreateKeyRequest{Scopes: []string{"prescription"}})
+		restricted, _ := ks.create(t, api.CreateKeyRequest{Restricted: true})
+		fenced, _ := ks.create(t, api.CreateKeyRequest{AllowedIPs: []string{"10.0.0.0/8"}})
+		live, _ := ks.create(t, api.CreateKeyRequest{Env: "live"})
+		revoked, revokedID := ks.create(t, api.CreateKeyRequest{})
 		require.Equal(t, http.StatusOK, ks.call(t, "DELETE", "/api/keys/"+revokedID, revoked, nil).status)
 		forged := plain[:len(plain)-1] + map[bool]string{true: "A", false: "B"}[plain[len(plain)-1] != 'A']
 		unknown := foreignKey(t)
@@ -213,7 +214,7 @@ func TestDevKeysRefusedInProduction(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, b storetest.Backend, db *store.DB) {
 		clk := &testClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
 		dev := newKeyServer(t, db, keyServerOpts{clock: clk})
-		devKey, _ := dev.create(t, server.CreateKeyRequest{})
+		devKey, _ := dev.create(t, api.CreateKeyRequest{})
 		require.True(t, strings.HasPrefix(devKey, "sk_dev_"), "development mode issues sk_dev_ keys")
 		require.Equal(t, 200, dev.call(t, "GET", "/status", devKey, nil).status)
 
@@ -224,7 +225,7 @@ func TestDevKeysRefusedInProduction(t *testing.T) {
 		r = prod.call(t, "POST", "/auth/keys", adminToken, nil, "X-Forwarded-Proto: https")
 		require.Equal(t, 200, r.status)
 		assert.True(t, strings.HasPrefix(r.body["api_key"].(string), "sk_live_"), "production issues sk_live_ keys")
-		r = prod.call(t, "POST", "/auth/keys", adminToken, server.CreateKeyRequest{Env: "dev"})
+		r = prod.call(t, "POST", "/auth/keys", adminToken, api.CreateKeyRequest{Env: "dev"})
 		assert.Equal(t, 400, r.status)
 	})
 }
@@ -256,7 +257,7 @@ func TestRateLimitHeadersAndStatus(t *testing.T) {
 		assert.Equal(t, strconv.FormatInt(now.Add(time.Minute).Unix(), 10), r.header.Get("X-RateLimit-Reset"))
 
 		// A key has its own budgets: free tier, 100 per minute.
-		key, id := ks.create(t, server.CreateKeyRequest{})
+		key, id := ks.create(t, api.CreateKeyRequest{})
 		r = ks.call(t, "GET", "/api/keys/"+id+"/usage", key, nil)
 		require.Equal(t, 200, r.status, r.body)
 		assert.Equal(t, "100", r.header.Get("X-RateLimit-Limit"))
@@ -300,7 +301,7 @@ func TestRedisLimitSharedByTwoServers(t *testing.T) {
 		// Two server instances, two database handles on one database, one Redis.
 		a := newKeyServer(t, db, keyServerOpts{clock: clk, limiter: newLimiter()})
 		bb := newKeyServer(t, storetest.Open(t, b), keyServerOpts{clock: clk, limiter: newLimiter()})
-		key, id := a.create(t, server.CreateKeyRequest{Tier: "free"})
+		key, id := a.create(t, api.CreateKeyRequest{Tier: "free"})
 		allowed := 0
 		for i := range 130 {
 			srv := a
@@ -405,10 +406,10 @@ func TestLimitHeadersPerFigure(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
 		ks := newKeyServer(t, db, keyServerOpts{})
-		free, freeID := ks.create(t, server.CreateKeyRequest{Tier: "free"})
-		pro, proID := ks.create(t, server.CreateKeyRequest{Tier: "pro"})
-		ent, entID := ks.create(t, server.CreateKeyRequest{Tier: "enterprise", RateLimit: 5000})
-		dev, devID := ks.create(t, server.CreateKeyRequest{Tier: "enterprise", Env: "dev"})
+		free, freeID := ks.create(t, api.CreateKeyRequest{Tier: "free"})
+		pro, proID := ks.create(t, api.CreateKeyRequest{Tier: "pro"})
+		ent, entID := ks.create(t, api.CreateKeyRequest{Tier: "enterprise", RateLimit: 5000})
+		dev, devID := ks.create(t, api.CreateKeyRequest{Tier: "enterprise", Env: "dev"})
 		tests := []struct {
 			name, method, path, token string
 			limit, remaining          string

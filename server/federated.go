@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/audit"
 	"github.com/healthagents/healthagents/cipher"
@@ -101,16 +102,6 @@ type FederatedUpdateRequest struct {
 	RoundNumber     int                         `json:"round_number" doc:"The round now open (0-indexed); see GET /status."`
 }
 
-// FederatedUpdateResult answers POST /submit-federated-update (spec 2.5).
-type FederatedUpdateResult struct {
-	Round        int    `json:"round" doc:"The round the update entered."`
-	Participants int    `json:"participants" doc:"Organizations in that round so far, this one included."`
-	ModelHash    string `json:"model_hash" doc:"SHA-256 (64 hex) of the current global model: the round's starting model. The round's result appears at GET /api/v1/federated/model when it closes."`
-	ModelVersion string `json:"model_version" doc:"Version of that model."`
-	Phase        string `json:"phase" doc:"The round's phase after this submission."`
-	Records      int    `json:"records" doc:"Records that carried a usable label for the task."`
-}
-
 var roundParam = []openapi.Param{{Name: "round", Description: "The round number (0-indexed).", Example: 0, Schema: &openapi.Schema{Type: openapi.Types{"integer"}, Minimum: ptrFloat(0)}}}
 
 func (s *srv) federatedRoutes() []route {
@@ -124,14 +115,14 @@ func (s *srv) federatedRoutes() []route {
 					"The response reports the round entered and the participants so far; the new model appears at GET /api/v1/federated/model once the round closes. " +
 					"round_number must be the open round (400 otherwise, naming it); a round past key advertisement, or a second submission of the same organization in a round, is 409. " +
 					"More than 5000 records is 413. An undecryptable record gives 400 `Federated learning submission failed: Decryption failed - check encryption key`; work beyond the timeout 500 `Federated learning submission failed: Timeout`.",
-				Request: FederatedUpdateRequest{}, Responses: ok("The update entered the round.", FederatedUpdateResult{}),
+				Request: FederatedUpdateRequest{}, Responses: ok("The update entered the round.", api.FederatedUpdateResult{}),
 				Errors: []int{400, 403, 409, 413, 429, 500, 503}, RateLimited: true, Auth: openapi.AuthOptional,
 			}},
 		{Method: "POST", Path: "/api/v1/federated/organizations", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
 			Handler: http.HandlerFunc(s.registerOrganization), Doc: openapi.Operation{
 				OperationID: "registerFederatedOrganization", Tags: []string{"federated"}, Summary: "Register the caller's organization",
 				Description: "Needs a key with the federated scope bound to an organization: organization_id is that organization. 201 on first registration, 200 when it replaces an earlier one. Registration is required before the v1 round endpoints.",
-				Request:     OrganizationRequest{},
+				Request:     api.OrganizationRequest{},
 				Responses: map[int]openapi.Response{
 					http.StatusCreated: {Description: "Registered.", Body: Organization{}},
 					http.StatusOK:      {Description: "Registration replaced.", Body: Organization{}},
@@ -141,41 +132,41 @@ func (s *srv) federatedRoutes() []route {
 		{Method: "GET", Path: "/api/v1/federated/model", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.globalModel), Doc: openapi.Operation{
 				OperationID: "getFederatedModel", Tags: []string{"federated"}, Summary: "The current global model",
-				Responses: ok("The latest model version.", GlobalModel{}), Errors: []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+				Responses: ok("The latest model version.", api.GlobalModel{}), Errors: []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "GET", Path: "/api/v1/federated/rounds/current", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.currentRound), Doc: openapi.Operation{
 				OperationID: "getFederatedRound", Tags: []string{"federated"}, Summary: "The open round as the caller sees it",
 				Description: "Phase, parameters, starting model, the advertised keys (from share_keys on), the shares addressed to the caller (masked_input) and the survivors (unmasking). 409 when no round can open (maximum rounds or privacy budget reached).",
-				Responses:   ok("The round.", FederatedRound{}), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
+				Responses:   ok("The round.", api.FederatedRound{}), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/keys", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
 			Handler: http.HandlerFunc(s.advertiseKeys), Doc: openapi.Operation{
 				OperationID: "advertiseFederatedKeys", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 1: advertise two X25519 public keys",
-				PathParams: roundParam, Request: KeysSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
+				PathParams: roundParam, Request: api.KeysSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/shares", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: RoundBodyBytes,
 			Handler: http.HandlerFunc(s.shareKeys), Doc: openapi.Operation{
 				OperationID: "shareFederatedKeys", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 2: sealed Shamir shares for every other participant",
-				PathParams: roundParam, Request: SharesSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
+				PathParams: roundParam, Request: api.SharesSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "POST", Path: "/api/v1/federated/gradients", Scope: apikey.ScopeFederated, Class: ratelimit.ClassFederated, Gate: classFederated, Body: bodyGradient,
 			Handler: http.HandlerFunc(s.submitGradients), Doc: openapi.Operation{
 				OperationID: "submitFederatedGradients", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 3: the masked update",
 				Description: "gradients_encrypted is the masked vector; invalid hex, a malformed vector, a wrong length, a stale model_version or a closed or wrong round is 400 and changes nothing. The coordinator never receives an unmasked update.",
-				Request:     GradientSubmission{}, Responses: accepted(), Errors: []int{400, 401, 403, 409, 413, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+				Request:     api.GradientSubmission{}, Responses: accepted(), Errors: []int{400, 401, 403, 409, 413, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/reveals", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: RoundBodyBytes,
 			Handler: http.HandlerFunc(s.revealShares), Doc: openapi.Operation{
 				OperationID: "revealFederatedShares", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 4: the shares that unmask the sum",
 				Description: "For every organization that shared keys: its self_mask share if it is a survivor, its mask_key share if it dropped out.",
-				PathParams:  roundParam, Request: RevealsSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
+				PathParams:  roundParam, Request: api.RevealsSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 	}
 }
 
 func accepted() map[int]openapi.Response {
-	return map[int]openapi.Response{http.StatusAccepted: {Description: "Accepted and stored.", Body: FederatedAccepted{}}}
+	return map[int]openapi.Response{http.StatusAccepted: {Description: "Accepted and stored.", Body: api.FederatedAccepted{}}}
 }
 
 // fed returns the federated dependencies, or writes 503.
@@ -333,7 +324,7 @@ func (s *srv) submitFederatedUpdate(w http.ResponseWriter, r *http.Request) {
 		s.writeFederated(w, r, ctx, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, FederatedUpdateResult{Round: j.Round, Participants: j.Participants, ModelHash: j.ModelHash,
+	writeJSON(w, http.StatusOK, api.FederatedUpdateResult{Round: j.Round, Participants: j.Participants, ModelHash: j.ModelHash,
 		ModelVersion: j.ModelVersion, Phase: string(j.Phase), Records: j.Records})
 }
 

@@ -148,7 +148,7 @@ func TestFederatedV1RoundsOverHTTP(t *testing.T) {
 		assert.Nil(t, m.Accuracy)
 		assert.Equal(t, -1, m.TrainingRound)
 		assert.Equal(t, 0, m.OrganizationsContributed)
-		w, err := m.DecodeWeights()
+		w, err := client.DecodeWeights(m)
 		require.NoError(t, err)
 		assert.Len(t, w, 5)
 

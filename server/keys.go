@@ -10,107 +10,11 @@ import (
 	"time"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/internal/openapi"
 	"github.com/healthagents/healthagents/ratelimit"
 )
-
-// CreateKeyRequest is the optional body of POST /auth/keys. With no body the
-// key gets the defaults: tier free, the service scopes, sk_live_ in
-// production and sk_dev_ otherwise.
-type CreateKeyRequest struct {
-	Name         string     `json:"name,omitempty" doc:"A label for the key."`
-	Env          string     `json:"env,omitempty" doc:"live (sk_live_) or dev (sk_dev_; refused in production)."`
-	Tier         string     `json:"tier,omitempty" doc:"free, pro or enterprise."`
-	Scopes       []string   `json:"scopes,omitempty" doc:"eligibility, prescription, federated, webhooks, patients, keys:admin."`
-	Organization string     `json:"organization,omitempty" doc:"The organization the key acts for (federated participant)."`
-	AllowedIPs   []string   `json:"allowed_ips,omitempty" doc:"Addresses or CIDR ranges the key may be used from."`
-	Restricted   bool       `json:"restricted,omitempty" doc:"A restricted account: every request gets 403."`
-	RateLimit    int        `json:"rate_limit,omitempty" doc:"Requests per minute replacing the tier figures."`
-	DailyQuota   int        `json:"daily_quota,omitempty" doc:"v1 eligibility verifications per UTC day; negative for unlimited."`
-	ExpiresAt    *time.Time `json:"expires_at,omitempty" doc:"When the key stops working."`
-}
-
-// KeyCreated is the answer to key creation and rotation. api_key is shown
-// this once; only its hash is stored.
-type KeyCreated struct {
-	APIKey       string     `json:"api_key" doc:"The key. Shown once."`
-	CreatedAt    time.Time  `json:"created_at"`
-	KeyID        string     `json:"key_id" doc:"The key's public id, used in /api/keys/{key_id}."`
-	Env          string     `json:"env"`
-	Tier         string     `json:"tier"`
-	Scopes       []string   `json:"scopes"`
-	Organization string     `json:"organization,omitempty"`
-	ExpiresAt    *time.Time `json:"expires_at,omitempty"`
-	// Rotation only.
-	Replaces         string     `json:"replaces,omitempty" doc:"Rotation: the id of the key this one replaces."`
-	OldKeyExpiresAt  *time.Time `json:"old_key_expires_at,omitempty" doc:"Rotation: when the replaced key stops working."`
-	OldKeyValidHours int        `json:"old_key_valid_hours,omitempty"`
-}
-
-// KeyInfo describes a key (never its secret).
-type KeyInfo struct {
-	KeyID        string     `json:"key_id"`
-	Env          string     `json:"env"`
-	Name         string     `json:"name,omitempty"`
-	Tier         string     `json:"tier"`
-	Scopes       []string   `json:"scopes"`
-	Organization string     `json:"organization,omitempty"`
-	AllowedIPs   []string   `json:"allowed_ips"`
-	Restricted   bool       `json:"restricted"`
-	RateLimit    int        `json:"rate_limit,omitempty"`
-	DailyQuota   int        `json:"daily_quota,omitempty"`
-	CreatedAt    time.Time  `json:"created_at"`
-	ExpiresAt    *time.Time `json:"expires_at,omitempty"`
-	RevokedAt    *time.Time `json:"revoked_at,omitempty"`
-	RotatedTo    string     `json:"rotated_to,omitempty"`
-	Active       bool       `json:"active"`
-}
-
-// KeyList is a page of keys.
-type KeyList struct {
-	Keys   []KeyInfo `json:"keys"`
-	Total  int       `json:"total"`
-	Offset int       `json:"offset"`
-	Limit  int       `json:"limit"`
-}
-
-// KeyRevoked answers DELETE /api/keys/{key_id}.
-type KeyRevoked struct {
-	KeyID     string    `json:"key_id"`
-	Revoked   bool      `json:"revoked"`
-	RevokedAt time.Time `json:"revoked_at"`
-}
-
-// KeyUsage answers GET /api/keys/{key_id}/usage.
-type KeyUsage struct {
-	KeyID         string    `json:"key_id"`
-	WindowSeconds int64     `json:"window_seconds"`
-	From          time.Time `json:"from"`
-	To            time.Time `json:"to"`
-	Requests      int64     `json:"requests"`
-	Errors        int64     `json:"errors" doc:"Responses with status 400 or above."`
-	LatencyMS     Latencies `json:"latency_ms"`
-	ErrorRate     float64   `json:"error_rate"`
-}
-
-// Latencies are latency percentiles in milliseconds (within 6.25 %).
-type Latencies struct {
-	P50 float64 `json:"p50"`
-	P95 float64 `json:"p95"`
-	P99 float64 `json:"p99"`
-}
-
-// WhitelistRequest is the body of POST /api/keys/{key_id}/whitelist.
-type WhitelistRequest struct {
-	IPs []string `json:"ips" doc:"Addresses or CIDR ranges; an empty list lifts the restriction."`
-}
-
-// Whitelist answers POST /api/keys/{key_id}/whitelist.
-type Whitelist struct {
-	KeyID string   `json:"key_id"`
-	IPs   []string `json:"ips"`
-}
 
 var keyIDParam = []openapi.Param{{Name: "key_id", Description: "The key's public id (the 10 characters after sk_live_ / sk_dev_).", Example: "4Gq0bT2xZk"}}
 
@@ -120,28 +24,28 @@ func (s *srv) keyRoutes() []route {
 			Handler: http.HandlerFunc(s.createKey), Doc: openapi.Operation{
 				OperationID: "createKey", Tags: []string{"keys"}, Summary: "Create an API key",
 				Description: "Bearer: the ADMIN_TOKEN, the one-time bootstrap token printed at first start, or a key with the keys:admin scope. The body is optional.",
-				Request:     CreateKeyRequest{}, Responses: ok("The new key, shown once.", KeyCreated{}),
+				Request:     api.CreateKeyRequest{}, Responses: ok("The new key, shown once.", api.KeyCreated{}),
 				Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "GET", Path: "/api/keys", Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.listKeys), Doc: openapi.Operation{
 				OperationID: "listKeys", Tags: []string{"keys"}, Summary: "List API keys",
 				Description: "Needs keys:admin; an admin key bound to an organization sees that organization's keys.",
-				Responses:   ok("A page of keys.", KeyList{}), QueryParams: pageParams,
+				Responses:   ok("A page of keys.", api.KeyList{}), QueryParams: pageParams,
 				Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "POST", Path: "/api/keys/rotate", Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.rotateKey), Doc: openapi.Operation{
 				OperationID: "rotateKey", Tags: []string{"keys"}, Summary: "Rotate the calling key",
 				Description: "Issues a successor of the key in the Authorization header; the old key keeps working for 24 hours, then gets 401. A key is rotated once (409 after).",
-				Responses:   ok("The new key, shown once.", KeyCreated{}),
+				Responses:   ok("The new key, shown once.", api.KeyCreated{}),
 				Errors:      []int{401, 403, 409, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "DELETE", Path: "/api/keys/{key_id}", Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.revokeKey), Doc: openapi.Operation{
 				OperationID: "revokeKey", Tags: []string{"keys"}, Summary: "Revoke a key immediately",
 				Description: "A key may revoke itself; a keys:admin key any key of its organization.",
-				PathParams:  keyIDParam, Responses: ok("Revoked.", KeyRevoked{}),
+				PathParams:  keyIDParam, Responses: ok("Revoked.", api.KeyRevoked{}),
 				Errors: []int{401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "GET", Path: "/api/keys/{key_id}/usage", Class: ratelimit.ClassGeneral,
@@ -150,14 +54,14 @@ func (s *srv) keyRoutes() []route {
 				PathParams: keyIDParam,
 				QueryParams: []openapi.Param{{Name: "window", Description: "The window ending now: a Go duration (90m, 24h) or days (7d); default 24h, at most 90d.",
 					Schema: &openapi.Schema{Type: openapi.Types{"string"}, Default: "24h"}}},
-				Responses: ok("Usage over the window.", KeyUsage{}),
+				Responses: ok("Usage over the window.", api.KeyUsage{}),
 				Errors:    []int{400, 401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "POST", Path: "/api/keys/{key_id}/whitelist", Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
 			Handler: http.HandlerFunc(s.whitelistKey), Doc: openapi.Operation{
 				OperationID: "whitelistKey", Tags: []string{"keys"}, Summary: "Restrict a key to addresses",
 				Description: "Replaces the key's allow-list; requests from elsewhere get 403.",
-				PathParams:  keyIDParam, Request: WhitelistRequest{}, Responses: ok("The allow-list now in force.", Whitelist{}),
+				PathParams:  keyIDParam, Request: api.WhitelistRequest{}, Responses: ok("The allow-list now in force.", api.Whitelist{}),
 				Errors: []int{400, 401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 	}
@@ -223,7 +127,7 @@ func (s *srv) createKey(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req CreateKeyRequest
+	var req api.CreateKeyRequest
 	body, err := readBody(w, r, SmallBodyBytes)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -272,7 +176,7 @@ func (s *srv) createKey(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, created(raw, k))
 }
 
-func (s *srv) createParams(req CreateKeyRequest) (apikey.CreateParams, error) {
+func (s *srv) createParams(req api.CreateKeyRequest) (apikey.CreateParams, error) {
 	p := apikey.CreateParams{
 		Name: req.Name, Tier: apikey.Tier(req.Tier), Organization: req.Organization,
 		Restricted: req.Restricted, RateLimit: req.RateLimit, DailyQuota: req.DailyQuota,
@@ -353,8 +257,8 @@ func tierRank(t apikey.Tier) int {
 	return 0
 }
 
-func created(raw string, k *apikey.Key) KeyCreated {
-	c := KeyCreated{
+func created(raw string, k *apikey.Key) api.KeyCreated {
+	c := api.KeyCreated{
 		APIKey: raw, CreatedAt: k.CreatedAt, KeyID: k.ID, Env: string(k.Env), Tier: string(k.Tier),
 		Scopes: scopeStrings(k.Scopes), Organization: k.Organization,
 	}
@@ -372,8 +276,8 @@ func scopeStrings(ss []apikey.Scope) []string {
 	return out
 }
 
-func keyInfo(k *apikey.Key, now time.Time) KeyInfo {
-	ki := KeyInfo{
+func keyInfo(k *apikey.Key, now time.Time) api.KeyInfo {
+	ki := api.KeyInfo{
 		KeyID: k.ID, Env: string(k.Env), Name: k.Name, Tier: string(k.Tier), Scopes: scopeStrings(k.Scopes),
 		Organization: k.Organization, AllowedIPs: prefixStrings(k), Restricted: k.Restricted,
 		RateLimit: k.RateLimit, DailyQuota: k.DailyQuota, CreatedAt: k.CreatedAt, RotatedTo: k.RotatedTo,
@@ -443,7 +347,7 @@ func (s *srv) listKeys(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := time.Now()
-	out := KeyList{Keys: make([]KeyInfo, 0, len(ks)), Total: total, Offset: offset, Limit: limit}
+	out := api.KeyList{Keys: make([]api.KeyInfo, 0, len(ks)), Total: total, Offset: offset, Limit: limit}
 	for i := range ks {
 		out.Keys = append(out.Keys, keyInfo(&ks[i], now))
 	}
@@ -488,7 +392,7 @@ func (s *srv) revokeKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, keyError(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, KeyRevoked{KeyID: k.ID, Revoked: true, RevokedAt: k.RevokedAt})
+	writeJSON(w, http.StatusOK, api.KeyRevoked{KeyID: k.ID, Revoked: true, RevokedAt: k.RevokedAt})
 }
 
 func (s *srv) keyUsage(w http.ResponseWriter, r *http.Request) {
@@ -510,10 +414,10 @@ func (s *srv) keyUsage(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, keyError(err))
 		return
 	}
-	out := KeyUsage{
+	out := api.KeyUsage{
 		KeyID: u.KeyID, WindowSeconds: int64(window / time.Second), From: u.From, To: u.To,
 		Requests: u.Requests, Errors: u.Errors,
-		LatencyMS: Latencies{P50: ms(u.P50), P95: ms(u.P95), P99: ms(u.P99)},
+		LatencyMS: api.Latencies{P50: ms(u.P50), P95: ms(u.P95), P99: ms(u.P99)},
 	}
 	if u.Requests > 0 {
 		out.ErrorRate = float64(u.Errors) / float64(u.Requests)
@@ -544,7 +448,7 @@ func (s *srv) whitelistKey(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req WhitelistRequest
+	var req api.WhitelistRequest
 	if err := read(w, r, SmallBodyBytes, &req, "ips"); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -560,5 +464,5 @@ func (s *srv) whitelistKey(w http.ResponseWriter, r *http.Request) {
 	}
 	k := *target
 	k.AllowedIPs = ips
-	writeJSON(w, http.StatusOK, Whitelist{KeyID: k.ID, IPs: prefixStrings(&k)})
+	writeJSON(w, http.StatusOK, api.Whitelist{KeyID: k.ID, IPs: prefixStrings(&k)})
 }

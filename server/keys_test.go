@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/apikey"
-	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
 )
@@ -27,7 +27,7 @@ func TestKeyLifecycleOverHTTP(t *testing.T) {
 
 		r := ks.call(t, "POST", "/auth/keys", "", nil)
 		assert.Equal(t, 401, r.status, "creation needs a bearer")
-		r = ks.call(t, "POST", "/auth/keys", boot, server.CreateKeyRequest{Name: "ops", Tier: "pro"})
+		r = ks.call(t, "POST", "/auth/keys", boot, api.CreateKeyRequest{Name: "ops", Tier: "pro"})
 		require.Equal(t, 200, r.status, r.body)
 		admin, adminID := r.body["api_key"].(string), r.body["key_id"].(string)
 		assert.Contains(t, r.body["scopes"], "keys:admin", "the bootstrap key administers the rest")
@@ -36,13 +36,13 @@ func TestKeyLifecycleOverHTTP(t *testing.T) {
 		assert.Equal(t, 401, r.status, "the bootstrap token works once")
 
 		// An admin key creates keys; a plain key cannot.
-		r = ks.call(t, "POST", "/auth/keys", admin, server.CreateKeyRequest{Organization: "clinic-a"})
+		r = ks.call(t, "POST", "/auth/keys", admin, api.CreateKeyRequest{Organization: "clinic-a"})
 		require.Equal(t, 200, r.status, r.body)
 		key, keyID := r.body["api_key"].(string), r.body["key_id"].(string)
 		assert.True(t, strings.HasPrefix(key, "sk_dev_"+keyID+"_"))
 		assert.NotContains(t, r.body["scopes"], "keys:admin")
 		assert.Equal(t, 403, ks.call(t, "POST", "/auth/keys", key, nil).status)
-		assert.Equal(t, 400, ks.call(t, "POST", "/auth/keys", admin, server.CreateKeyRequest{Scopes: []string{"bogus"}}).status, "unknown scope")
+		assert.Equal(t, 400, ks.call(t, "POST", "/auth/keys", admin, api.CreateKeyRequest{Scopes: []string{"bogus"}}).status, "unknown scope")
 
 		// Usage: requests, errors and latency percentiles.
 		for range 3 {
@@ -134,16 +134,16 @@ func TestOrganizationAdminsStayInTheirOrganization(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
 		ks := newKeyServer(t, db, keyServerOpts{})
-		orgAdmin, _ := ks.create(t, server.CreateKeyRequest{Organization: "a", Scopes: []string{"keys:admin", "eligibility"}})
-		_, otherID := ks.create(t, server.CreateKeyRequest{Organization: "b"})
-		_, sameID := ks.create(t, server.CreateKeyRequest{Organization: "a"})
+		orgAdmin, _ := ks.create(t, api.CreateKeyRequest{Organization: "a", Scopes: []string{"keys:admin", "eligibility"}})
+		_, otherID := ks.create(t, api.CreateKeyRequest{Organization: "b"})
+		_, sameID := ks.create(t, api.CreateKeyRequest{Organization: "a"})
 
 		assert.Equal(t, 403, ks.call(t, "DELETE", "/api/keys/"+otherID, orgAdmin, nil).status)
 		assert.Equal(t, 200, ks.call(t, "GET", "/api/keys/"+sameID+"/usage", orgAdmin, nil).status)
 		r := ks.call(t, "GET", "/api/keys", orgAdmin, nil)
 		require.Equal(t, 200, r.status)
 		assert.EqualValues(t, 2, r.body["total"], "only organization a")
-		for _, req := range []server.CreateKeyRequest{
+		for _, req := range []api.CreateKeyRequest{
 			{Organization: "b"},
 			{Scopes: []string{"prescription"}}, // a scope it lacks
 			{RateLimit: 5000},
@@ -151,7 +151,7 @@ func TestOrganizationAdminsStayInTheirOrganization(t *testing.T) {
 		} {
 			assert.Equal(t, http.StatusForbidden, ks.call(t, "POST", "/auth/keys", orgAdmin, req).status, "%+v", req)
 		}
-		r = ks.call(t, "POST", "/auth/keys", orgAdmin, server.CreateKeyRequest{Scopes: []string{"eligibility"}})
+		r = ks.call(t, "POST", "/auth/keys", orgAdmin, api.CreateKeyRequest{Scopes: []string{"eligibility"}})
 		require.Equal(t, 200, r.status, r.body)
 		assert.Equal(t, "a", r.body["organization"])
 	})

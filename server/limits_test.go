@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/server"
@@ -38,12 +39,12 @@ func TestSmallRoutesHaveSmallBodyLimits(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
 	ks := newKeyServer(t, db, keyServerOpts{noLimiter: true})
-	key, keyID := ks.create(t, server.CreateKeyRequest{})
+	key, keyID := ks.create(t, api.CreateKeyRequest{})
 	fed := newFedServer(t, storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)}), testFedConfig(), nil, nil, nil)
 	fed.register(t, "hospital-a")
 	fedKey := fed.keys["hospital-a"]
 	hooks := webhookServer(t, storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)}))
-	hookKey, _ := hooks.create(t, server.CreateKeyRequest{Organization: "clinic-a"})
+	hookKey, _ := hooks.create(t, api.CreateKeyRequest{Organization: "clinic-a"})
 
 	for _, tc := range []struct {
 		name, base, path, token string

@@ -7,15 +7,9 @@ import (
 	"time"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/federated"
 )
-
-// OrganizationRequest is the body of POST /api/v1/federated/organizations.
-type OrganizationRequest struct {
-	OrganizationName string `json:"organization_name" doc:"Display name, 1-200 characters."`
-	Endpoint         string `json:"endpoint" doc:"The organization's https:// (or http://) URL, for the directory; the service never calls it."`
-	EncryptionKey    string `json:"encryption_key" doc:"The organization's long-term X25519 public key: 32 bytes as 64 hex digits or standard/URL-safe Base64."`
-}
 
 // Organization is a registered federated participant (the federated
 // package's type is the wire format).
@@ -34,7 +28,7 @@ func (s *srv) registerOrganization(w http.ResponseWriter, r *http.Request) {
 		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
 		return
 	}
-	var req OrganizationRequest
+	var req api.OrganizationRequest
 	if err := read(w, r, s.opts.maxBody, &req, "organization_name", "endpoint", "encryption_key"); err != nil {
 		s.writeError(w, r, err)
 		return

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/record"
@@ -32,10 +33,10 @@ func TestV1BatchAndPharmacyGuards(t *testing.T) {
 		lim, err := ratelimit.New(ratelimit.WithPolicy(p), ratelimit.WithClock(clock.Now))
 		require.NoError(t, err)
 		ks := newKeyServer(t, db, keyServerOpts{clock: clock, limiter: lim})
-		rx, _ := ks.create(t, server.CreateKeyRequest{Scopes: []string{"prescription"}})
-		elig, _ := ks.create(t, server.CreateKeyRequest{Scopes: []string{"eligibility"}})
-		defaults, _ := ks.create(t, server.CreateKeyRequest{})
-		pharm, _ := ks.create(t, server.CreateKeyRequest{Scopes: []string{"pharmacy"}})
+		rx, _ := ks.create(t, api.CreateKeyRequest{Scopes: []string{"prescription"}})
+		elig, _ := ks.create(t, api.CreateKeyRequest{Scopes: []string{"eligibility"}})
+		defaults, _ := ks.create(t, api.CreateKeyRequest{})
+		pharm, _ := ks.create(t, api.CreateKeyRequest{Scopes: []string{"pharmacy"}})
 
 		r := ks.call(t, "POST", "/api/v1/prescriptions/batch-validate", rx, map[string]any{})
 		assert.Equal(t, "2", r.header.Get("X-RateLimit-Limit"), "the prescription figure, not the general 1000")

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/client"
@@ -73,9 +74,9 @@ func TestWebhooksOverHTTP(t *testing.T) {
 		t.Cleanup(ts.Close)
 		srv := &keyServer{url: ts.URL, keys: keys}
 
-		keyA, _ := srv.create(t, server.CreateKeyRequest{Organization: "clinic-a"})
-		keyB, _ := srv.create(t, server.CreateKeyRequest{Organization: "clinic-b"})
-		noScope, _ := srv.create(t, server.CreateKeyRequest{Scopes: []string{"eligibility"}})
+		keyA, _ := srv.create(t, api.CreateKeyRequest{Organization: "clinic-a"})
+		keyB, _ := srv.create(t, api.CreateKeyRequest{Organization: "clinic-b"})
+		noScope, _ := srv.create(t, api.CreateKeyRequest{Scopes: []string{"eligibility"}})
 		rc := newHookReceiver(t)
 		body := map[string]any{"url": rc.URL + "/hook", "events": []string{"eligibility.verified"}}
 
@@ -150,7 +151,7 @@ func TestWebhookRoutesWithoutARegistryAnswer503(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
 	ks := newKeyServer(t, db, keyServerOpts{noLimiter: true})
-	key, _ := ks.create(t, server.CreateKeyRequest{})
+	key, _ := ks.create(t, api.CreateKeyRequest{})
 	assert.Equal(t, 503, ks.call(t, "GET", "/webhooks", key, nil).status)
 }
 
@@ -187,8 +188,8 @@ func TestWebhookListPages(t *testing.T) {
 	t.Parallel()
 	storetest.ForEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
 		srv := webhookServer(t, db)
-		key, _ := srv.create(t, server.CreateKeyRequest{Organization: "clinic-pages"})
-		other, _ := srv.create(t, server.CreateKeyRequest{Organization: "clinic-other"})
+		key, _ := srv.create(t, api.CreateKeyRequest{Organization: "clinic-pages"})
+		other, _ := srv.create(t, api.CreateKeyRequest{Organization: "clinic-other"})
 		var created []string
 		for i := range 5 {
 			r := srv.call(t, "POST", "/webhooks", key, map[string]any{"url": "http://127.0.0.1:9/" + strconv.Itoa(i), "events": []string{"eligibility.verified"}})
@@ -229,7 +230,7 @@ func TestWebhookCreateReplayReturnsTheSameSecret(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
 	srv := webhookServer(t, db)
-	key, _ := srv.create(t, server.CreateKeyRequest{Organization: "clinic-idem"})
+	key, _ := srv.create(t, api.CreateKeyRequest{Organization: "clinic-idem"})
 	body := map[string]any{"url": "http://127.0.0.1:9/h", "events": []string{"eligibility.verified"}}
 	first := srv.call(t, "POST", "/webhooks", key, body, "Idempotency-Key: create-hook-1")
 	require.Equal(t, 201, first.status, first.body)

@@ -160,7 +160,7 @@ func reportRound(ctx context.Context, c *client.Client, p *federated.Participant
 		return
 	}
 	line := fmt.Sprintf("round %d closed: model %s from %d organizations", m.TrainingRound, m.ModelVersion, m.OrganizationsContributed)
-	if w, err := m.DecodeWeights(); err == nil {
+	if w, err := client.DecodeWeights(m); err == nil {
 		if ev, err := p.Evaluate(w); err == nil && ev.Total > 0 {
 			line += fmt.Sprintf(", local held-out accuracy %.3f (%d records)", ev.Accuracy(), ev.Total)
 		}

@@ -178,7 +178,7 @@ func train(ctx context.Context, stdout io.Writer, url string, keys map[string]st
 // The coordinator reports the same figure one round later, through the
 // secure sum (GET /api/v1/federated/model, accuracy).
 func heldOutAccuracy(hs []*hospital, m *client.GlobalModel) (float64, int, error) {
-	w, err := m.DecodeWeights()
+	w, err := client.DecodeWeights(m)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -1,0 +1,118 @@
+package api
+
+import "time"
+
+// Federated learning: the root submission and the v1 round protocol.
+
+// FederatedUpdateResult answers POST /submit-federated-update .
+type FederatedUpdateResult struct {
+	Round        int    `json:"round" doc:"The round the update entered."`
+	Participants int    `json:"participants" doc:"Organizations in that round so far, this one included."`
+	ModelHash    string `json:"model_hash" doc:"SHA-256 (64 hex) of the current global model: the round's starting model. The round's result appears at GET /api/v1/federated/model when it closes."`
+	ModelVersion string `json:"model_version" doc:"Version of that model."`
+	Phase        string `json:"phase" doc:"The round's phase after this submission."`
+	Records      int    `json:"records" doc:"Records that carried a usable label for the task."`
+}
+
+// OrganizationRequest is the body of POST /api/v1/federated/organizations.
+type OrganizationRequest struct {
+	OrganizationName string `json:"organization_name" doc:"Display name, 1-200 characters."`
+	Endpoint         string `json:"endpoint" doc:"The organization's https:// (or http://) URL, for the directory; the service never calls it."`
+	EncryptionKey    string `json:"encryption_key" doc:"The organization's long-term X25519 public key: 32 bytes as 64 hex digits or standard/URL-safe Base64."`
+}
+
+// GradientSubmission is the body of POST /api/v1/federated/gradients: the
+// masked-input step of secure aggregation.
+type GradientSubmission struct {
+	OrganizationID     string `json:"organization_id" doc:"Must be the organization of the API key."`
+	Round              int    `json:"round"`
+	GradientsEncrypted string `json:"gradients_encrypted" doc:"Hex of the masked vector (secagg.MaskedInput binary form: \"HASM\", version 1, uint32 LE length, uint64 LE words); its length must be the round's dim."`
+	ModelVersion       string `json:"model_version" doc:"The round's starting model version the update was trained from."`
+	SampleCount        int    `json:"sample_count" doc:"Training records used; informational (organizations weigh equally)."`
+}
+
+// FederatedAccepted answers an accepted protocol message.
+type FederatedAccepted struct {
+	Accepted     bool   `json:"accepted"`
+	Round        int    `json:"round" doc:"The round the message was accepted for."`
+	CurrentRound int    `json:"current_round" doc:"The round now open (the next one, if this message closed the round)."`
+	Phase        string `json:"phase" doc:"Phase of the current round."`
+	Participants int    `json:"participants"`
+}
+
+// GlobalModel answers GET /api/v1/federated/model.
+type GlobalModel struct {
+	ModelVersion             string   `json:"model_version" example:"1.0.3"`
+	ModelHash                string   `json:"model_hash" doc:"SHA-256 hex of the canonical weight encoding."`
+	Weights                  string   `json:"weights" doc:"Hex of the canonical weight encoding (\"HAFW\", version 1, uint32 LE count, float64 LE weights)."`
+	Accuracy                 *float64 `json:"accuracy" doc:"Held-out accuracy (0-1) summed over the participants' held-out records, null before any round closed. It measures accuracy_model_version, the starting model of the latest round."`
+	AccuracyModelVersion     string   `json:"accuracy_model_version,omitempty"`
+	EvalSamples              int      `json:"eval_samples,omitempty"`
+	OrganizationsContributed int      `json:"organizations_contributed" doc:"Organizations whose updates made this version."`
+	TrainingRound            int      `json:"training_round" doc:"The round that produced this version; -1 for the initial model."`
+	CurrentRound             int      `json:"current_round"`
+	EpsilonSpent             float64  `json:"epsilon_spent" doc:"Differential-privacy epsilon spent by the whole run so far (0 without DP)."`
+}
+
+// AdvertisedKeys is one organization's public keys of a round.
+type AdvertisedKeys struct {
+	OrganizationID  string `json:"organization_id"`
+	CipherPublicKey string `json:"cipher_public_key" doc:"X25519, 64 hex."`
+	MaskPublicKey   string `json:"mask_public_key" doc:"X25519, 64 hex."`
+}
+
+// KeysSubmission is the body of POST /api/v1/federated/rounds/{round}/keys.
+type KeysSubmission struct {
+	CipherPublicKey string `json:"cipher_public_key" doc:"Fresh X25519 public key sealing shares, 64 hex."`
+	MaskPublicKey   string `json:"mask_public_key" doc:"Fresh X25519 public key of the pairwise masks, 64 hex."`
+}
+
+// SealedShare carries shares from one organization to another.
+type SealedShare struct {
+	From       string `json:"from"`
+	To         string `json:"to"`
+	Ciphertext string `json:"ciphertext" doc:"XChaCha20-Poly1305 ciphertext, hex."`
+}
+
+// SharesSubmission is the body of POST /api/v1/federated/rounds/{round}/shares.
+type SharesSubmission struct {
+	Commitment string        `json:"commitment" doc:"SHA-256 commitment to the self-mask seed, 64 hex."`
+	Shares     []SealedShare `json:"shares" doc:"One per other roster member; from is the caller."`
+}
+
+// RevealedShare is one share handed over in the unmasking phase.
+type RevealedShare struct {
+	Of    string `json:"of" doc:"The organization whose secret this is a share of."`
+	Kind  string `json:"kind" enum:"self_mask,mask_key"`
+	Share string `json:"share" doc:"Shamir share, hex: x (uint16 BE) then y (66 bytes)."`
+}
+
+// RevealsSubmission is the body of POST /api/v1/federated/rounds/{round}/reveals.
+type RevealsSubmission struct {
+	Reveals []RevealedShare `json:"reveals"`
+}
+
+// FederatedRound is the current round as the calling organization sees it.
+type FederatedRound struct {
+	Round           int              `json:"round"`
+	Phase           string           `json:"phase" enum:"advertise_keys,share_keys,masked_input,unmasking"`
+	TaskHash        string           `json:"task_hash"`
+	ModelVersion    string           `json:"model_version" doc:"The round's starting model."`
+	ModelHash       string           `json:"model_hash"`
+	Weights         string           `json:"weights" doc:"Hex canonical encoding of the starting model."`
+	Session         string           `json:"session" doc:"32-byte session id, hex."`
+	Dim             int              `json:"dim" doc:"Masked vector length: weights + 2 evaluation counters."`
+	ClipNorm        float64          `json:"clip_norm"`
+	FracBits        uint             `json:"frac_bits"`
+	MaxParticipants int              `json:"max_participants"`
+	MaxEvalRecords  int              `json:"max_eval_records"`
+	Threshold       int              `json:"threshold,omitempty"`
+	PhaseDeadline   time.Time        `json:"phase_deadline"`
+	Deadline        time.Time        `json:"deadline"`
+	Participants    int              `json:"participants"`
+	Roster          []AdvertisedKeys `json:"roster,omitempty" doc:"Advertised keys, from share_keys on."`
+	SharedKeys      []string         `json:"shared_keys,omitempty" doc:"Organizations that shared keys (U2), from masked_input on."`
+	Inbox           []SealedShare    `json:"inbox,omitempty" doc:"Shares addressed to the caller, in masked_input."`
+	Survivors       []string         `json:"survivors,omitempty" doc:"Organizations that sent masked input (U3), in unmasking."`
+	Done            bool             `json:"done" doc:"The caller has answered the current phase."`
+}

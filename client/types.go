@@ -1,0 +1,36 @@
+package client
+
+import (
+	"github.com/healthagents/healthagents/api"
+	"github.com/healthagents/healthagents/federated"
+)
+
+// The SDK's wire types are the api package's (declared once, shared with
+// the server); these names keep the SDK's own spelling working.
+type (
+	CreateKeyRequest      = api.CreateKeyRequest
+	KeyCreated            = api.KeyCreated
+	KeyInfo               = api.KeyInfo
+	KeyList               = api.KeyList
+	KeyRevoked            = api.KeyRevoked
+	KeyUsage              = api.KeyUsage
+	Latencies             = api.Latencies
+	Whitelist             = api.Whitelist
+	FederatedUpdateResult = api.FederatedUpdateResult
+	OrganizationRequest   = api.OrganizationRequest
+	// Organization is a registered federated participant.
+	Organization       = federated.Organization
+	GradientSubmission = api.GradientSubmission
+	FederatedAccepted  = api.FederatedAccepted
+	GlobalModel        = api.GlobalModel
+	AdvertisedKeys     = api.AdvertisedKeys
+	KeysSubmission     = api.KeysSubmission
+	SealedShare        = api.SealedShare
+	SharesSubmission   = api.SharesSubmission
+	RevealedShare      = api.RevealedShare
+	RevealsSubmission  = api.RevealsSubmission
+	FederatedRound     = api.FederatedRound
+	AuditEntry         = api.AuditEntry
+	AuditList          = api.AuditList
+	AuditVerification  = api.AuditVerification
+)
