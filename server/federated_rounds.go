@@ -142,20 +142,12 @@ func (s *srv) advertiseKeys(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	c, err := decodeHex("cipher_public_key", req.CipherPublicKey)
-	if err != nil {
-		s.writeError(w, r, err)
+	if err := req.Validate(); err != nil {
+		writeDetail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	m, err := decodeHex("mask_public_key", req.MaskPublicKey)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if federated.LowOrderX25519(c) || federated.LowOrderX25519(m) {
-		writeDetail(w, http.StatusBadRequest, "Validation error: X25519 public key of low order")
-		return
-	}
+	c, _ := hex.DecodeString(req.CipherPublicKey) // checked by Validate
+	m, _ := hex.DecodeString(req.MaskPublicKey)
 	s.submit(w, r, f, org, federated.Submission{Round: round, Keys: &secagg.PublicKeys{ID: org, Cipher: c, Mask: m}})
 }
 
@@ -165,18 +157,14 @@ func (s *srv) shareKeys(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	commit, err := decodeHex("commitment", req.Commitment)
-	if err != nil {
-		s.writeError(w, r, err)
+	if err := req.Validate(); err != nil {
+		writeDetail(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	commit, _ := hex.DecodeString(req.Commitment) // checked by Validate
 	msg := &secagg.ShareKeysMessage{From: org, Commitment: commit, Shares: make([]secagg.EncryptedShare, 0, len(req.Shares))}
 	for _, sh := range req.Shares {
-		ct, err := decodeHex("shares.ciphertext", sh.Ciphertext)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
+		ct, _ := hex.DecodeString(sh.Ciphertext)
 		from := sh.From
 		if from == "" {
 			from = org
@@ -208,15 +196,11 @@ func (s *srv) submitGradients(w http.ResponseWriter, r *http.Request) {
 		writeDetail(w, http.StatusForbidden, detailForbidden+" - organization_id is not the API key's organization")
 		return
 	}
-	if req.SampleCount < 0 {
-		writeDetail(w, http.StatusBadRequest, "Validation error: field 'sample_count' must be at least 0")
+	if err := req.Validate(); err != nil {
+		writeDetail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	raw, err := decodeHex("gradients_encrypted", req.GradientsEncrypted)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
+	raw, _ := hex.DecodeString(req.GradientsEncrypted) // checked by Validate
 	var masked secagg.MaskedInput
 	if err := masked.UnmarshalBinary(raw); err != nil {
 		writeDetail(w, http.StatusBadRequest, "Validation error: field 'gradients_encrypted' is not a masked vector (\"HASM\", version 1, length, words)")

@@ -1,12 +1,9 @@
 package server
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/federated"
 )
@@ -33,12 +30,11 @@ func (s *srv) registerOrganization(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	o, err := federated.NewOrganization(org, req.OrganizationName, req.Endpoint, req.EncryptionKey)
-	var fe *federated.FieldError
-	if errors.As(err, &fe) {
-		s.writeError(w, r, healthagents.WrapError(healthagents.CodeInvalid, err, fmt.Sprintf("Validation error: field '%s' must be %s", fe.Field, fe.Rule)))
+	if err := req.Validate(); err != nil {
+		writeDetail(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	o, err := federated.NewOrganization(org, req.OrganizationName, req.Endpoint, req.EncryptionKey)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
