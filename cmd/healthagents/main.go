@@ -5,6 +5,7 @@
 //	healthagents keys create|list|revoke   manage API keys offline, on the service's database
 //	healthagents chain deploy       deploy the verifier contracts on CHAIN_ENDPOINT
 //	healthagents bench [flags]      drive a running server and print latency percentiles
+//	healthagents issuer keygen|sign a payer's coverage credentials (docs/credentials.md)
 //	healthagents version            print the version
 //
 // Settings: HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT,
@@ -38,7 +39,7 @@ func main() {
 }
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy | bench [flags] | participant --server URL --api-key KEY --org ID --data FILE.csv [--task FILE] | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy | bench [flags] | participant --server URL --api-key KEY --org ID --data FILE.csv [--task FILE] | issuer keygen|sign | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
@@ -63,6 +64,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return seal(cfg, logger, args, stdin, stdout)
 	case "participant":
 		return participate(ctx, args, getenv, logger, stdout, stderr)
+	case "issuer":
+		return issuerCommand(args, stdin, stdout, stderr)
 	case "version", "-v", "--version":
 		_, err := fmt.Fprintln(stdout, "healthagents", healthagents.Version)
 		return err
