@@ -65,6 +65,9 @@ type Health struct {
 	Status  string `json:"status" enum:"healthy" example:"healthy"`
 	Version string `json:"version" example:"0.1.0"`
 	Message string `json:"message"`
+	// Checked names the dependencies the answer checked (database, chain,
+	// and redis and ipfs when configured).
+	Checked []string `json:"checked,omitempty" doc:"The dependencies this answer checked." example:"[\"database\",\"chain\"]"`
 }
 
 // SystemStatus is the body of GET /status.

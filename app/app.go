@@ -22,6 +22,7 @@ import (
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/webhook"
 	"github.com/healthagents/healthagents/zkp"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // App is the whole service, assembled from a Config.
@@ -30,6 +31,10 @@ type App struct {
 	Keyring *cipher.Keyring
 	ZK      *zkp.System
 	Ledger  *chain.Ledger
+	// Metrics is the Prometheus registry served at GET /metrics: the
+	// server's request, refusal and gate metrics, the database pool, and
+	// the Go runtime and process.
+	Metrics *prometheus.Registry
 	// ChainRPCAddr is where the read-only chain JSON-RPC listens
 	// (CHAIN_RPC_LISTEN); empty when it is not served.
 	ChainRPCAddr string
@@ -157,6 +162,10 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if cfg.MaxInFlight > 0 {
 		opts = append(opts, server.WithMaxInFlight(cfg.MaxInFlight))
 	}
+	if a.Metrics, err = newMetricsRegistry(a.DB); err != nil {
+		return nil, err
+	}
+	opts = append(opts, server.WithMetrics(a.Metrics))
 	if a.Handler, err = server.New(deps, opts...); err != nil {
 		return nil, err
 	}

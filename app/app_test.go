@@ -119,6 +119,21 @@ func TestEndToEndProofVerifiedOnChain(t *testing.T) {
 	status, body = getJSON(t, ts.URL+"/health")
 	require.Equal(t, 200, status)
 	assert.Equal(t, "healthy", body["status"])
+	assert.Equal(t, []any{"database", "chain"}, body["checked"])
+	status, body = getJSON(t, ts.URL+"/readyz")
+	require.Equal(t, 200, status)
+	assert.Equal(t, map[string]any{"database": "ok", "chain": "ok"}, body["checks"])
+
+	// The binary's /metrics: the server's routes, the database pool, the Go runtime.
+	resp, err := http.Get(ts.URL + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	for _, want := range []string{`healthagents_http_requests_total{route="POST /verify-eligibility",status="200"}`,
+		"go_sql_open_connections", "go_goroutines"} {
+		assert.Contains(t, string(b), want)
+	}
 }
 
 // TestAttestationOnChain checks the transaction behind a result: anyone with

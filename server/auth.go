@@ -184,7 +184,11 @@ func (s *srv) limit(w http.ResponseWriter, r *http.Request, class ratelimit.Clas
 		s.logger.WarnContext(r.Context(), "rate limiter failed; request let through", "err", err)
 		return true
 	}
-	return answerLimit(w, d)
+	if !answerLimit(w, d) {
+		s.metrics.limited(class)
+		return false
+	}
+	return true
 }
 
 // answerLimit sets the X-RateLimit headers of d and, when d refuses the

@@ -22,11 +22,15 @@ func (s *srv) health(w http.ResponseWriter, r *http.Request) {
 		writeDetail(w, http.StatusServiceUnavailable, "Service temporarily unavailable")
 		return
 	}
-	writeJSON(w, http.StatusOK, healthagents.Health{
+	h := healthagents.Health{
 		Status:  "healthy",
 		Version: healthagents.Version,
 		Message: "Healthcare agents service is running",
-	})
+	}
+	for _, c := range s.deps.Checks {
+		h.Checked = append(h.Checked, c.Name)
+	}
+	writeJSON(w, http.StatusOK, h)
 }
 
 // checkDeps returns the cached result of the dependency checks, refreshing it

@@ -14,6 +14,7 @@ import (
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/webhook"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Deps are the parts the server needs. Service is required.
@@ -70,8 +71,9 @@ type options struct {
 	corsOrigins  []string
 	healthTTL    time.Duration
 	checkTimeout time.Duration
-	auth         authOptions      // auth.go
-	admission    admissionOptions // shed.go
+	auth         authOptions          // auth.go
+	admission    admissionOptions     // shed.go
+	metrics      *prometheus.Registry // metrics.go
 }
 
 // Option configures the server.
@@ -123,6 +125,9 @@ type srv struct {
 
 	idem  *idempotency
 	gates map[gateClass]*admission // shed.go
+	// metrics counts requests and refusals (metrics.go); nil without
+	// WithMetrics.
+	metrics *metrics
 
 	healthMu       sync.Mutex
 	healthAt       time.Time
@@ -154,6 +159,12 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 	s.routes = routes
 	s.idem = newIdempotency()
 	s.gates = newGates(s.opts.admission)
+	if s.metrics, err = newMetrics(s.opts.metrics, s.gates); err != nil {
+		return nil, err
+	}
+	for class, g := range s.gates {
+		g.onShed = func() { s.metrics.shedBy(class) }
+	}
 	for _, rt := range s.routes {
 		if rt.Gate != "" {
 			rt.Handler = s.gates[rt.Gate].admit(rt.Handler) // inside guard, outside body reading
@@ -168,7 +179,7 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 		if limit := s.bodyLimit(rt); limit > 0 {
 			rt.Handler = limitBody(limit, rt.Handler) // limits.go
 		}
-		s.mux.Handle(rt.Method+" "+rt.Path, s.guard(rt))
+		s.mux.Handle(rt.Method+" "+rt.Path, s.metrics.instrument(rt, s.guard(rt)))
 	}
 	var h http.Handler = http.HandlerFunc(s.dispatch)
 	h = s.cors(h)

@@ -101,6 +101,7 @@ type admission struct {
 	waiting  atomic.Int64
 	maxQueue int64
 	maxWait  time.Duration
+	onShed   func() // counts a refusal (metrics); may be nil
 }
 
 // newGates returns one gate per class, each sized by o.
@@ -134,6 +135,9 @@ func (a *admission) admit(next http.Handler) http.Handler {
 		case a.slots <- struct{}{}:
 		default:
 			if !a.wait(r) {
+				if a.onShed != nil {
+					a.onShed()
+				}
 				w.Header().Set("Retry-After", shedRetryAfter)
 				writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
 				return
