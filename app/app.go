@@ -76,6 +76,10 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	// Reachability of what the settings name, before anything is created.
+	if err := checkRedis(ctx, cfg.RedisURL); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("DATA_DIR: %w", err)
 	}

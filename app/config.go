@@ -123,6 +123,12 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.CORSOrigins = splitList(getenv("CORS_ORIGINS"))
 	c.TrustedProxies = splitList(getenv("TRUSTED_PROXIES"))
+	if err := checkDatabaseURL(c.DatabaseURL); err != nil {
+		return c, err
+	}
+	if c.RedisURL != "" && !strings.HasPrefix(c.RedisURL, "redis://") && !strings.HasPrefix(c.RedisURL, "rediss://") && !strings.HasPrefix(c.RedisURL, "unix://") {
+		return c, fmt.Errorf("REDIS_URL must be redis://, rediss:// or unix:// (scheme %q)", schemeOf(c.RedisURL))
+	}
 	if c.ChainRPCListen != "" {
 		if c.ChainEndpoint != "" {
 			return c, fmt.Errorf("CHAIN_RPC_LISTEN serves the embedded chain; with CHAIN_ENDPOINT, third parties query that node")
@@ -193,4 +199,31 @@ func splitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// checkDatabaseURL refuses a DATABASE_URL that names a database this
+// service cannot use: PostgreSQL (postgres:// or postgresql://) and a SQLite
+// file path are the two it speaks. Anything else with a scheme (mysql://, a
+// typo such as postgress://) would otherwise become a SQLite file named
+// after the URL, password included. The error names the scheme only.
+func checkDatabaseURL(u string) error {
+	if u == "" || strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://") {
+		return nil
+	}
+	if strings.Contains(u, "://") {
+		return fmt.Errorf("DATABASE_URL: unsupported scheme %q: use postgres://user@host/db for PostgreSQL, or a file path for SQLite", schemeOf(u))
+	}
+	return nil
+}
+
+// schemeOf is the part of u before "://" (or before ":"), never the rest,
+// which may hold a password.
+func schemeOf(u string) string {
+	if i := strings.Index(u, ":"); i >= 0 {
+		u = u[:i]
+	}
+	if len(u) > 20 {
+		u = u[:20]
+	}
+	return u
 }

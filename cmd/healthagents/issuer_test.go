@@ -50,3 +50,16 @@ func TestIssuerKeygenAndSign(t *testing.T) {
 	require.NoError(t, run(t.Context(), []string{"issuer", "sign", "-h"}, env, nil, &out, &help))
 	assert.Contains(t, help.String(), "-key")
 }
+
+// TestServeHelp: `serve --help` prints the usage and starts nothing; an
+// unknown argument is refused instead of being ignored.
+func TestServeHelp(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), []string{"serve", "--help"}, func(string) string { return "" }, nil, &out, &bytes.Buffer{}))
+	assert.Contains(t, out.String(), "usage: healthagents serve")
+	assert.Contains(t, out.String(), "DATABASE_URL")
+	err := run(t.Context(), []string{"serve", "--port", "9"}, func(string) string { return "" }, nil, &out, &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "serve takes no arguments")
+}

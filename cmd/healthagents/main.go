@@ -38,6 +38,17 @@ func main() {
 	}
 }
 
+// serveUsage is what `healthagents serve --help` prints.
+const serveUsage = `usage: healthagents serve
+
+Runs the HTTP service on HOST:PORT (default 0.0.0.0:8000). It takes no flags:
+every setting is an environment variable (docs/decisions.md#settings):
+HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT, CHAIN_PRIVATE_KEY,
+CHAIN_REGISTRY, CHAIN_ID, CHAIN_RPC_LISTEN, CHAIN_REPLACE_VERIFIERS,
+PHARMACY_ORACLE, IPFS_ENDPOINT, FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL,
+HEALTHAGENTS_ENV, TLS_CERT_FILE, TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES,
+MAX_IN_FLIGHT, MAX_CONNECTIONS.`
+
 // errUsage marks a command-line mistake.
 var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy | bench [flags] | participant --server URL --api-key KEY --org ID --data FILE.csv [--task FILE] | issuer keygen|sign | version]")
 
@@ -45,6 +56,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
+	}
+	if cmd == "serve" && len(args) > 0 {
+		// serve takes no flags: its settings are environment variables.
+		if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+			_, err := fmt.Fprintln(stdout, serveUsage)
+			return err
+		}
+		return fmt.Errorf("serve takes no arguments (got %q); its settings are environment variables: healthagents serve --help", args[0])
 	}
 	cfg, err := app.ConfigFromEnv(getenv)
 	if err != nil {

@@ -1,0 +1,63 @@
+package app_test
+
+import (
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/app"
+)
+
+// TestDatabaseURLScheme: a DATABASE_URL in a scheme the service does not
+// speak is refused with one line naming the variable and the scheme, never
+// the password; PostgreSQL URLs and file paths pass.
+func TestDatabaseURLScheme(t *testing.T) {
+	t.Parallel()
+	for url, ok := range map[string]bool{
+		"postgres://u:pw@db/x":         true,
+		"postgresql://u@db/x":          true,
+		"/var/lib/healthagents/x.db":   true,
+		"data/healthagents.db":         true,
+		"mysql://u:s3cret@host/db":     false,
+		"postgress://u:s3cret@host/db": false,
+		"sqlite://x.db":                false,
+	} {
+		_, err := app.ConfigFromEnv(func(k string) string { return map[string]string{"DATABASE_URL": url}[k] })
+		if ok {
+			assert.NoError(t, err, url)
+			continue
+		}
+		require.Error(t, err, url)
+		assert.True(t, strings.HasPrefix(err.Error(), "DATABASE_URL: unsupported scheme"), err.Error())
+		assert.NotContains(t, err.Error(), "s3cret")
+		assert.NotContains(t, err.Error(), "\\n")
+	}
+	_, err := app.ConfigFromEnv(func(k string) string { return map[string]string{"REDIS_URL": "http://u:s3cret@h"}[k] })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "REDIS_URL")
+	assert.NotContains(t, err.Error(), "s3cret")
+}
+
+// TestUnreachableRedisRefusesStart: with REDIS_URL naming a port where
+// nothing answers, Open fails at once naming REDIS_URL, and creates nothing
+// under DATA_DIR (no key, no database, no bootstrap token).
+func TestUnreachableRedisRefusesStart(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	dir := t.TempDir() + "/data"
+	_, err = app.OpenWithOutput(t.Context(), app.Config{DataDir: dir, RedisURL: "redis://:s3cret@" + addr + "/0"}, slog.New(slog.DiscardHandler), io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "REDIS_URL: Redis at "+addr+" does not answer")
+	assert.NotContains(t, err.Error(), "s3cret")
+	_, statErr := os.Stat(dir)
+	assert.True(t, os.IsNotExist(statErr), "nothing created under DATA_DIR")
+}
