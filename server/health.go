@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/internal/openapi"
+	"github.com/healthagents/healthagents/ratelimit"
 )
 
 var (
@@ -16,6 +18,23 @@ var (
 	prescriptionRequest = healthagents.PrescriptionRequest{}
 	prescriptionResult  = healthagents.PrescriptionResult{}
 )
+
+// healthRoutes: service health and status.
+func (s *srv) healthRoutes() []route {
+	return []route{
+		{Method: "GET", Path: "/health", Class: ratelimit.ClassHealth,
+			Handler: http.HandlerFunc(s.health), Doc: openapi.Operation{
+				OperationID: "getHealth", Tags: []string{"service"}, Summary: "Service health",
+				Description: "200 while the service and its dependencies (database, chain) answer; 503 `Service temporarily unavailable` otherwise.",
+				Responses:   ok("The service is healthy.", healthResponse), Errors: []int{429, 503}, RateLimited: true, Auth: openapi.AuthOptional,
+			}},
+		{Method: "GET", Path: "/status", Class: ratelimit.ClassStatus,
+			Handler: http.HandlerFunc(s.status), Doc: openapi.Operation{
+				OperationID: "getStatus", Tags: []string{"service"}, Summary: "System status",
+				Responses: ok("Agents, federated round and chain.", statusResponse), Errors: []int{429}, RateLimited: true, Auth: openapi.AuthOptional,
+			}},
+	}
+}
 
 func (s *srv) health(w http.ResponseWriter, r *http.Request) {
 	if err := s.checkDeps(r.Context()); err != nil {
@@ -103,34 +122,4 @@ func (s *srv) status(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, st)
-}
-
-func (s *srv) verifyEligibility(w http.ResponseWriter, r *http.Request) {
-	var req healthagents.EligibilityRequest
-	if err := read(w, r, s.opts.maxBody, &req, "patient_data", "procedure_code"); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	notePatient(r, req.PatientData.PatientID)
-	res, err := s.deps.Service.VerifyEligibility(r.Context(), req.PatientData, req.ProcedureCode)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
-}
-
-func (s *srv) validatePrescription(w http.ResponseWriter, r *http.Request) {
-	var req healthagents.PrescriptionRequest
-	if err := read(w, r, s.opts.maxBody, &req, "patient_data", "drug_code"); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	notePatient(r, req.PatientData.PatientID)
-	res, err := s.deps.Service.ValidatePrescription(r.Context(), req.PatientData, req.DrugCode)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
 }
