@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 )
 
 // Agents is what a program needs from the healthcare agents, in-process or
@@ -26,6 +27,25 @@ var (
 func (c *Client) Health(ctx context.Context) (*healthagents.Health, error) {
 	var out healthagents.Health
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/health", out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Livez calls GET /livez: the process serves HTTP.
+func (c *Client) Livez(ctx context.Context) (*api.Liveness, error) {
+	var out api.Liveness
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/livez", out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Readyz calls GET /readyz: every dependency answers (an *Error with
+// status 503 otherwise).
+func (c *Client) Readyz(ctx context.Context) (*api.Readiness, error) {
+	var out api.Readiness
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/readyz", out: &out}); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -57,7 +57,16 @@ func TestRoundTripRoot(t *testing.T) {
 
 	h, err := c.Health(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, &healthagents.Health{Status: "healthy", Version: healthagents.Version, Message: h.Message}, h)
+	assert.Equal(t, &healthagents.Health{Status: "healthy", Version: healthagents.Version, Message: h.Message, Checked: h.Checked}, h)
+	live, err := c.Livez(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "alive", live.Status)
+	ready, err := c.Readyz(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "ready", ready.Status)
+	for _, name := range h.Checked {
+		assert.Equal(t, "ok", ready.Checks[name], name)
+	}
 
 	st, err := c.Status(ctx)
 	require.NoError(t, err)

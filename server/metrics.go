@@ -106,7 +106,7 @@ func (s *srv) metricsRoutes() []route {
 	if s.opts.metrics == nil {
 		return nil
 	}
-	return []route{{Method: "GET", Path: "/metrics", Class: ratelimit.ClassHealth,
+	return []route{{Method: "GET", Path: "/metrics", Class: ratelimit.ClassHealth, Hidden: true, // operational, not part of the API document
 		Handler: promhttp.HandlerFor(s.opts.metrics, promhttp.HandlerOpts{}), Doc: openapi.Operation{
 			OperationID: "getMetrics", Tags: []string{"service"}, Summary: "Prometheus metrics",
 			Description: "The service's metrics in the Prometheus text format: requests and latency by route template and status, rate-limit refusals by class, admission gate depth and refusals, database pool, Go runtime. Labels never hold request values.",
