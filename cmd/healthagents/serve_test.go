@@ -53,8 +53,12 @@ func TestSlowlorisIsCutOff(t *testing.T) {
 	assert.Zero(t, conns.evicted.Load(), "by the timeout, not to make room")
 	require.Eventually(t, func() bool { return conns.open() <= 1 }, time.Minute, time.Millisecond, "its place is given back")
 
-	// Headers over the limit are refused outright (431).
-	big := dial(t, addr)
+	// Headers over the limit are refused outright (431). On a server of its
+	// own with the default read-header timeout: sending 80 KiB on a loaded
+	// machine can take longer than the 50 ms above, which would cut it off
+	// before the size check (a flake seen under a parallel test run).
+	_, bigAddr := limitedServer(t, ok, defaultHTTPLimits(), 8)
+	big := dial(t, bigAddr)
 	_, err = fmt.Fprintf(big, "GET / HTTP/1.1\r\nHost: test\r\nX-Big: %0*d\r\n\r\n", 80<<10, 0)
 	require.NoError(t, err)
 	resp, err := http.ReadResponse(big.r, nil)
