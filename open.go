@@ -39,6 +39,9 @@ func (s *Service) OpenRecord(ctx context.Context, env *PatientData, prefix strin
 	if rec.PatientID != env.PatientID {
 		return nil, Errorf(CodeInvalid, "%s: patient_id does not match the encrypted record", prefix)
 	}
+	if rec.Coverage.CredentialExpired(s.serviceTime()) {
+		return nil, Errorf(CodeInvalid, "%s: Invalid patient record: the payer's coverage credential has expired", prefix)
+	}
 	return rec, nil
 }
 

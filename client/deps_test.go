@@ -47,7 +47,13 @@ func checkDependencies(t *testing.T, pkg string) {
 		"github.com/redis/",
 		"database/sql",
 	}
+	// database/sql/driver holds interfaces only (iden3's babyjub, under the
+	// coverage credentials, implements driver.Valuer): no driver, no pool.
+	allowed := map[string]bool{"database/sql/driver": true}
 	for _, d := range deps {
+		if allowed[d] {
+			continue
+		}
 		for _, f := range forbidden {
 			if d == f || strings.HasPrefix(d, f+"/") || (strings.HasSuffix(f, "/") && strings.HasPrefix(d, f)) {
 				t.Errorf("%s depends on %s", pkg, d)

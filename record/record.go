@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/healthagents/healthagents/credential"
 )
 
 // Schema is the value of the "schema" field this package writes and accepts.
@@ -46,6 +48,11 @@ type Coverage struct {
 	Copay              float64        `json:"copay"`
 	ExcludedProcedures []string       `json:"excluded_procedures,omitempty"`
 	CoverageOverrides  map[string]int `json:"coverage_overrides,omitempty"`
+	// Credential, when present, is the payer's signature over these terms
+	// (docs/credentials.md). Parse checks it and that every term above
+	// equals the signed one; the caller checks its expiry on the service
+	// date (CredentialExpired).
+	Credential *credential.Credential `json:"credential,omitempty"`
 }
 
 // Coverage status values.
@@ -183,6 +190,9 @@ func (c *Coverage) validate() error {
 		if pct < 0 || pct > 100 {
 			return malformed("coverage.coverage_overrides."+code, "must be a percentage 0-100")
 		}
+	}
+	if c.Credential != nil {
+		return c.checkCredential()
 	}
 	return nil
 }
