@@ -151,6 +151,17 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		Webhooks: a.Webhooks,
 		V1:       a.V1,
 	}
+	// Idempotency-Key answers in the database: a retry after a restart or
+	// on another replica replays the first answer. Expired ones are pruned
+	// at each start.
+	idem, err := store.NewIdempotencyStore(a.DB, a.Keyring)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := idem.PruneIdempotency(ctx); err != nil {
+		logger.Warn("expired idempotency answers not pruned", "err", err)
+	}
+	deps.Idempotency = idem
 	fed, err := a.openFederated(ctx, logger)
 	if err != nil {
 		return nil, err

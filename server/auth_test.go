@@ -61,6 +61,7 @@ type keyServerOpts struct {
 	serverOpts []server.Option
 	keyOpts    []apikey.Option
 	webhooks   *webhook.Registry // Deps.Webhooks, if set
+	idem       server.IdempotencyStore
 }
 
 func newKeyServer(t *testing.T, db *store.DB, o keyServerOpts) *keyServer {
@@ -84,7 +85,7 @@ func newKeyServer(t *testing.T, db *store.DB, o keyServerOpts) *keyServer {
 	require.NoError(t, err)
 	svc, err := healthagents.New(kr)
 	require.NoError(t, err)
-	h, err := server.New(server.Deps{Service: svc, Keys: keys, Limiter: lim, Webhooks: o.webhooks}, o.serverOpts...)
+	h, err := server.New(server.Deps{Service: svc, Keys: keys, Limiter: lim, Webhooks: o.webhooks, Idempotency: o.idem}, o.serverOpts...)
 	require.NoError(t, err)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)

@@ -25,8 +25,10 @@ import (
 // memory are only those the handlers read, each within its route's limit.
 //
 // Answers are kept in process memory, bounded in number (idempotencyMax),
-// in bytes (idempotencyMaxBytes) and in time: a retry reaching another
-// replica is served afresh (documented in decisions.md).
+// in bytes (idempotencyMaxBytes) and in time. With Deps.Idempotency they
+// are also kept in the database (idempotency_durable.go): a retry after a
+// restart or on another replica replays the first answer, and a duplicate
+// arriving while the first runs on another replica gets 409.
 
 const (
 	idempotencyHeader = "Idempotency-Key"
@@ -88,6 +90,13 @@ func (s *srv) idempotent(next http.Handler) http.Handler {
 		}
 		id := caller + "\x00" + r.Method + " " + r.URL.Path + "\x00" + key
 		e, first := s.idem.begin(id)
+		durable := false
+		if first && s.deps.Idempotency != nil {
+			var done bool
+			if durable, done = s.claimDurable(w, r, e, id); done {
+				return
+			}
+		}
 		if !first {
 			select {
 			case <-e.done:
@@ -110,20 +119,19 @@ func (s *srv) idempotent(next http.Handler) http.Handler {
 				writeDetail(w, http.StatusUnprocessableEntity, "Idempotency-Key was already used with a different request body")
 				return
 			}
-			h := w.Header()
-			for k, v := range e.header {
-				h[k] = v
-			}
-			h.Set("Idempotent-Replayed", "true")
-			w.WriteHeader(e.status)
-			_, _ = w.Write(e.body)
+			replay(w, e.status, e.header, e.body)
 			return
 		}
 		body := &hashingBody{ReadCloser: r.Body, h: sha256.New()}
 		r = r.Clone(r.Context()) // the server's own request keeps its body (see limitBody)
 		r.Body = body
 		rec := &captureWriter{ResponseWriter: w, body: body}
-		defer func() { s.idem.finish(e, rec) }()
+		defer func() {
+			s.idem.finish(e, rec)
+			if durable {
+				s.completeDurable(r, e, id)
+			}
+		}()
 		next.ServeHTTP(rec, r)
 	})
 }

@@ -47,6 +47,10 @@ type Deps struct {
 	// sent (audit.go); nil: nothing is recorded and the audit routes
 	// answer 503.
 	Audit *audit.Log
+	// Idempotency keeps Idempotency-Key answers in the database, across
+	// restarts and replicas (idempotency_durable.go); nil: process memory
+	// only.
+	Idempotency IdempotencyStore
 }
 
 // Check is a named dependency probe.
