@@ -65,6 +65,9 @@ type benchRun struct {
 func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	if slices.ContainsFunc(args, isHelp) {
+		fs.SetOutput(stdout) // -h prints the flags
+	}
 	base := fs.String("url", "http://127.0.0.1:8000", "base URL of a running healthagents server")
 	n := fs.Int("n", 200, "requests per endpoint (at most 1000000)")
 	c := fs.Int("c", 4, "concurrent requests; with -rate, the most outstanding at once (at most 4096)")
@@ -77,6 +80,9 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 	records := fs.Int("records", 1000, "records per /submit-federated-update request (the spec advises at most 1000)")
 	adminToken := fs.String("admin-token", cfg.AdminToken, "bearer that may create keys (ADMIN_TOKEN by default): submit-federated-update creates an organization key per request")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // the flags were printed
+		}
 		return fmt.Errorf("bench: %w (flags: -url -n -c -rate -spread -pid -endpoints -record -key -records -admin-token)", err)
 	}
 	if *n < 1 || *n > 1000000 || *c < 1 || *c > 4096 || *rate < 0 || *spread < 0 || *spread > 1<<24 || *pid < 0 || *records < 1 || *records > 5000 {

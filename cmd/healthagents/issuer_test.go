@@ -63,3 +63,16 @@ func TestServeHelp(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "serve takes no arguments")
 }
+
+// TestEverySubcommandHelp: -h on every subcommand prints its usage or flags
+// and exits cleanly, starting nothing.
+func TestEverySubcommandHelp(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"serve", "-h"}, {"seal", "-h"}, {"chain", "-h"}, {"chain", "deploy", "-h"}, {"keys", "-h"},
+		{"keys", "create", "-h"}, {"bench", "-h"}, {"participant", "-h"}, {"issuer", "keygen", "-h"}, {"issuer", "sign", "-h"}, {"help"}} {
+		var out, errOut bytes.Buffer
+		err := run(t.Context(), args, func(string) string { return "" }, strings.NewReader(""), &out, &errOut)
+		require.NoError(t, err, "%v", args)
+		assert.NotEmpty(t, out.String()+errOut.String(), "%v prints its usage", args)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/healthagents/healthagents"
@@ -36,6 +37,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "healthagents:", err)
 		os.Exit(1)
 	}
+}
+
+func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" }
+
+// plainUsage is what -h prints for the subcommands without a flag set.
+var plainUsage = map[string]string{
+	"seal":  "usage: healthagents seal FILE\n\nPrints the PatientData envelope of the plaintext record in FILE, sealed with the service's\nFernet key (FERNET_KEY, or DATA_DIR/fernet.key), ready to POST.",
+	"chain": "usage: healthagents chain deploy\n\nDeploys the verifier contracts, the statement registry and the pharmacy oracle on\nCHAIN_ENDPOINT with CHAIN_PRIVATE_KEY, registers this DATA_DIR's verifying keys, and prints\nCHAIN_REGISTRY=… and PHARMACY_ORACLE=….",
+	"keys":  errKeysUsage.Error(),
 }
 
 // serveUsage is what `healthagents serve --help` prints.
@@ -56,6 +66,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
+	}
+	// -h on a subcommand without flags of its own prints its usage and
+	// starts nothing (the others print their flags).
+	if u, ok := plainUsage[cmd]; ok && slices.ContainsFunc(args, isHelp) {
+		_, err := fmt.Fprintln(stdout, u)
+		return err
 	}
 	if cmd == "serve" && len(args) > 0 {
 		// serve takes no flags: its settings are environment variables.

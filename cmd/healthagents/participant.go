@@ -85,6 +85,9 @@ func loadParticipantTask(path string) (*federated.TaskFile, error) {
 // the previous process held).
 func participate(ctx context.Context, args []string, getenv func(string) string, logger *slog.Logger, stdout, stderr io.Writer) error {
 	o, err := parseParticipant(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // the flags were printed
+	}
 	if err != nil {
 		return err
 	}
