@@ -83,6 +83,14 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("DATA_DIR: %w", err)
 	}
+	// DATA_DIR holds the Fernet key, the ZK keys, the database and the chain:
+	// the service's user alone may enter it, whatever its mode was.
+	if fi, err := os.Stat(cfg.DataDir); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		logger.Warn("DATA_DIR was open to other users; its mode is now 0700", "mode", fi.Mode().Perm().String())
+		if err := os.Chmod(cfg.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("DATA_DIR: %w", err)
+		}
+	}
 	for _, w := range startupWarnings(cfg) {
 		logger.Warn(w)
 	}

@@ -150,6 +150,9 @@ func openSQLite(dsn string, o options) (*DB, error) {
 			return nil, fmt.Errorf("store: creating the database directory: %w", err)
 		}
 	}
+	if err := ownerOnly(path); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -293,4 +296,24 @@ func FromNullMicros(v sql.NullInt64) time.Time {
 		return time.Time{}
 	}
 	return FromMicros(v.Int64)
+}
+
+// ownerOnly creates the SQLite file (and makes it and its WAL and shared
+// memory files) readable and writable by the service's user alone,
+// whatever the umask or an earlier mode: the database holds keys' hashes,
+// sealed secrets and patient registry envelopes.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("store: creating the database file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("store: database file mode: %w", err)
+		}
+	}
+	return nil
 }
