@@ -153,7 +153,7 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		Audit:    a.Audit,
 		Service:  a.Service,
 		Chain:    a.Ledger,
-		Checks:   append([]server.Check{{Name: "database", Ping: a.DB.Ping}, {Name: "chain", Ping: a.Ledger.Ping}}, ipfsCheck(a.IPFS)...),
+		Checks:   append(append([]server.Check{{Name: "database", Ping: a.DB.Ping}, {Name: "chain", Ping: a.Ledger.Ping}}, a.redisCheck(cfg.RedisURL)...), ipfsCheck(a.IPFS)...),
 		Keys:     a.Keys,
 		Limiter:  a.Limiter,
 		Webhooks: a.Webhooks,

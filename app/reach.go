@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/healthagents/healthagents/server"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -28,4 +29,19 @@ func checkRedis(ctx context.Context, url string) error {
 		return fmt.Errorf("REDIS_URL: Redis at %s does not answer; start it or unset REDIS_URL", opts.Addr)
 	}
 	return nil
+}
+
+// redisCheck is the readiness check of REDIS_URL, on a client of its own
+// (closed with the App); none when REDIS_URL is unset.
+func (a *App) redisCheck(url string) []server.Check {
+	if url == "" {
+		return nil
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil // refused earlier by ConfigFromEnv and checkRedis
+	}
+	c := redis.NewClient(opts)
+	a.closers = append(a.closers, c)
+	return []server.Check{{Name: "redis", Ping: func(ctx context.Context) error { return c.Ping(ctx).Err() }}}
 }

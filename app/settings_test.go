@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -60,4 +61,22 @@ func TestUnreachableRedisRefusesStart(t *testing.T) {
 	assert.NotContains(t, err.Error(), "s3cret")
 	_, statErr := os.Stat(dir)
 	assert.True(t, os.IsNotExist(statErr), "nothing created under DATA_DIR")
+}
+
+// TestReadinessChecksRedis: with REDIS_URL set (a real Redis), /readyz and
+// /health name redis among the dependencies checked.
+func TestReadinessChecksRedis(t *testing.T) {
+	t.Parallel()
+	url := os.Getenv("HEALTHAGENTS_TEST_REDIS")
+	if url == "" {
+		t.Skip("HEALTHAGENTS_TEST_REDIS is not set")
+	}
+	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: keyedDir(t), RedisURL: url}, slog.New(slog.DiscardHandler), io.Discard)
+	require.NoError(t, err)
+	defer a.Close()
+	ts := httptest.NewServer(a.Handler)
+	defer ts.Close()
+	status, body := getJSON(t, ts.URL+"/readyz")
+	require.Equal(t, 200, status, "%v", body)
+	assert.Equal(t, "ok", body["checks"].(map[string]any)["redis"])
 }
