@@ -23,18 +23,27 @@ var ErrNoContract = errors.New("chain: no contract at the registry address")
 // DialConfig is what Dial needs besides the endpoint.
 type DialConfig struct {
 	// Key is the hex secp256k1 private key that signs verification
-	// transactions (with or without 0x). Its account pays their gas.
+	// transactions (with or without 0x): the hot, submitting key. Its
+	// account pays their gas and must be a registered submitter.
 	Key string
-	// Registry is the hex address of the StatementRegistry (see Deploy).
+	// Registry is the hex address of the GovernedRegistry (see Deploy).
 	Registry string
+	// LegacyRegistry, optional, is the hex address of the StatementRegistry
+	// recording the first circuits' statements (transitional).
+	LegacyRegistry string
+	// Owner, optional, is the registry owner the operator expects: Dial
+	// refuses a registry owned by another account.
+	Owner string
 	// ChainID, when not zero, must equal the node's chain id.
 	ChainID uint64
 }
 
 // Dial connects to an Ethereum JSON-RPC endpoint (http(s)://, ws(s):// or an
-// IPC path) and returns a Ledger on the registry at cfg.Registry. It checks
-// that the node answers before ctx ends (else ErrUnavailable) and that code is
-// deployed at the registry address (else ErrNoContract).
+// IPC path) and returns a Ledger on the GovernedRegistry at cfg.Registry. It
+// checks that the node answers before ctx ends (else ErrUnavailable), that
+// a GovernedRegistry is deployed there (else ErrNoContract) and, given
+// cfg.Owner or WithOwnerKey, that it is owned by that account. Owner actions
+// are sent with WithOwnerKey's key, else prepared unsigned (Govern).
 func Dial(ctx context.Context, endpoint string, cfg DialConfig, opts ...Option) (*Ledger, error) {
 	o, err := applyOptions(opts)
 	if err != nil {
@@ -47,23 +56,64 @@ func Dial(ctx context.Context, endpoint string, cfg DialConfig, opts ...Option) 
 	if !common.IsHexAddress(cfg.Registry) {
 		return nil, errors.New("chain: registry address is not a hex address")
 	}
+	var legacy, wantOwner common.Address
+	if cfg.LegacyRegistry != "" {
+		if !common.IsHexAddress(cfg.LegacyRegistry) {
+			return nil, errors.New("chain: legacy registry address is not a hex address")
+		}
+		legacy = common.HexToAddress(cfg.LegacyRegistry)
+	}
+	if cfg.Owner != "" {
+		if !common.IsHexAddress(cfg.Owner) {
+			return nil, errors.New("chain: owner is not a hex address")
+		}
+		wantOwner = common.HexToAddress(cfg.Owner)
+	}
 	registry := common.HexToAddress(cfg.Registry)
 	l, err := dial(ctx, endpoint, key, o)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.ChainID != 0 && l.chainID.Uint64() != cfg.ChainID {
-		return nil, errors.Join(fmt.Errorf("chain: endpoint serves chain id %s, configured %d", l.chainID, cfg.ChainID), l.Close())
+	if err := l.attach(ctx, cfg.ChainID, registry, legacy, wantOwner); err != nil {
+		return nil, errors.Join(err, l.Close())
 	}
-	code, err := l.client.CodeAt(ctx, registry, nil)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("chain: read registry code: %w", unavailable(err)), l.Close())
-	}
-	if len(code) == 0 {
-		return nil, errors.Join(fmt.Errorf("%w %s on %s", ErrNoContract, registry.Hex(), l.network), l.Close())
-	}
-	l.registry = registry
 	return l, nil
+}
+
+// attach points a dialled Ledger at its registries and checks them.
+func (l *Ledger) attach(ctx context.Context, chainID uint64, registry, legacy, wantOwner common.Address) error {
+	if chainID != 0 && l.chainID.Uint64() != chainID {
+		return fmt.Errorf("chain: endpoint serves chain id %s, configured %d", l.chainID, chainID)
+	}
+	for i, a := range []common.Address{registry, legacy} {
+		if i == 1 && a == (common.Address{}) {
+			continue
+		}
+		code, err := l.client.CodeAt(ctx, a, nil)
+		if err != nil {
+			return fmt.Errorf("chain: read registry code: %w", unavailable(err))
+		}
+		if len(code) == 0 {
+			return fmt.Errorf("%w %s on %s", ErrNoContract, a.Hex(), l.network)
+		}
+	}
+	l.registry, l.legacy = registry, legacy
+	g := l.Governed()
+	owner, err := g.owner(ctx)
+	if err == nil {
+		_, err = g.IsSubmitter(ctx, l.from)
+	}
+	if err != nil {
+		if errors.Is(unavailable(err), ErrUnavailable) {
+			return unavailable(err)
+		}
+		return fmt.Errorf("chain: %s is not a GovernedRegistry (a StatementRegistry deployed before governance? "+
+			"deploy one with `healthagents chain deploy` and keep the old address as CHAIN_LEGACY_REGISTRY): %w", registry.Hex(), err)
+	}
+	if wantOwner != (common.Address{}) && owner != wantOwner {
+		return fmt.Errorf("chain: registry %s is owned by %s, not CHAIN_OWNER %s", registry.Hex(), owner.Hex(), wantOwner.Hex())
+	}
+	return l.setOwner(owner, l.opts.ownerKey)
 }
 
 func dial(ctx context.Context, endpoint string, key *ecdsa.PrivateKey, o options) (*Ledger, error) {
@@ -94,13 +144,41 @@ func parseKey(s string) (*ecdsa.PrivateKey, error) {
 	return key, nil
 }
 
-// Deploy deploys a StatementRegistry owned by key's account on the chain at
-// endpoint, then a verifier per kind, registered in it. It is what
-// `healthagents chain deploy` runs; the addresses go into the settings Dial
-// reads.
-func Deploy(ctx context.Context, endpoint string, key *ecdsa.PrivateKey, verifiers map[Kind]VerifyingKey, opts ...Option) (Addresses, error) {
+// DeployConfig is what Deploy needs besides the endpoint and the paying key.
+type DeployConfig struct {
+	// Owner owns the GovernedRegistry. With OwnerKey nil, the owner actions
+	// that follow the deployment (setSubmitter, addCircuit) are returned as
+	// unsigned transactions (Addresses.Pending) for the owner's wallet.
+	Owner common.Address
+	// OwnerKey, optional, is the owner's key: the owner actions are sent.
+	OwnerKey *ecdsa.PrivateKey
+	// Verifiers are the verifying keys to bind, by statement kind. Keys of
+	// the first circuits' shape go to a StatementRegistry deployed with them.
+	Verifiers map[Kind]VerifyingKey
+}
+
+// Deploy deploys a GovernedRegistry owned by cfg.Owner on the chain at
+// endpoint, paid by key (the submitting key, which it registers as a
+// submitter), then a verifier per kind of cfg.Verifiers, bound by the
+// owner. It is what `healthagents chain deploy` runs; the addresses go into
+// the settings Dial reads.
+func Deploy(ctx context.Context, endpoint string, key *ecdsa.PrivateKey, cfg DeployConfig, opts ...Option) (Addresses, error) {
 	if key == nil {
 		return Addresses{}, errors.New("chain: nil signing key")
+	}
+	owner := cfg.Owner
+	if cfg.OwnerKey != nil {
+		owner = crypto.PubkeyToAddress(cfg.OwnerKey.PublicKey)
+		if cfg.Owner != (common.Address{}) && cfg.Owner != owner {
+			return Addresses{}, errors.New("chain: the owner key is not the owner's")
+		}
+		opts = append(opts, WithOwnerKey(cfg.OwnerKey))
+	}
+	if owner == (common.Address{}) {
+		return Addresses{}, errors.New("chain: deploy needs the registry owner's address (CHAIN_OWNER) or key")
+	}
+	if owner == crypto.PubkeyToAddress(key.PublicKey) {
+		return Addresses{}, errors.New("chain: the registry owner must not be the submitting key")
 	}
 	o, err := applyOptions(opts)
 	if err != nil {
@@ -111,29 +189,55 @@ func Deploy(ctx context.Context, endpoint string, key *ecdsa.PrivateKey, verifie
 		return Addresses{}, err
 	}
 	defer l.Close()
-	return l.deployAll(ctx, verifiers)
-}
-
-// deployAll deploys a registry on l's chain, switches l to it and registers
-// the verifiers in kind order.
-func (l *Ledger) deployAll(ctx context.Context, verifiers map[Kind]VerifyingKey) (Addresses, error) {
-	reg, err := l.deploy(ctx, common.FromHex(contracts.StatementRegistryMetaData.Bin))
+	g, err := DeployGoverned(ctx, l.tx, l.client, owner)
 	if err != nil {
-		return Addresses{}, fmt.Errorf("chain: deploy registry: %w", err)
+		return Addresses{}, err
 	}
-	l.mu.Lock()
-	l.registry = reg
-	l.mu.Unlock()
-	out := Addresses{Registry: reg, Verifiers: make(map[Kind]common.Address, len(verifiers))}
-	for _, kind := range slices.Sorted(maps.Keys(verifiers)) {
-		if err := l.Register(ctx, kind, verifiers[kind]); err != nil {
-			return out, err
+	l.registry = g.Address()
+	if err := l.setOwner(owner, o.ownerKey); err != nil {
+		return Addresses{}, err
+	}
+	out := Addresses{Registry: g.Address(), Owner: owner, Verifiers: map[Kind]common.Address{}}
+	pend := func(a OwnerAction) error {
+		if o.ownerKey != nil {
+			_, err := l.Govern(ctx, a)
+			return err
 		}
-		addr, err := l.Verifier(ctx, kind)
+		// Cold owner: consecutive nonces, signed in order by the wallet.
+		u, err := g.unsigned(ctx, owner, a, uint64(len(out.Pending)))
+		if err == nil {
+			out.Pending = append(out.Pending, u)
+		}
+		return err
+	}
+	if err := pend(g.SetSubmitter(l.from, true)); err != nil {
+		return out, err
+	}
+	for _, kind := range slices.Sorted(maps.Keys(cfg.Verifiers)) {
+		vk := cfg.Verifiers[kind]
+		if !isGovernedShape(vk.PublicInputs()) {
+			if l.legacy == (common.Address{}) {
+				if l.legacy, err = l.deploy(ctx, common.FromHex(contracts.StatementRegistryMetaData.Bin)); err != nil {
+					return out, fmt.Errorf("chain: deploy statement registry: %w", err)
+				}
+				out.Legacy = l.legacy
+			}
+			if err := l.registerLegacy(ctx, kind, vk); err != nil {
+				return out, err
+			}
+			if out.Verifiers[kind], err = l.verifierLegacy(ctx, kind); err != nil {
+				return out, err
+			}
+			continue
+		}
+		addr, err := DeployVerifier(ctx, l.tx, vk)
 		if err != nil {
-			return out, err
+			return out, fmt.Errorf("chain: deploy verifier for %q: %w", string(kind), err)
 		}
 		out.Verifiers[kind] = addr
+		if err := pend(g.AddCircuit(CircuitID(kind), addr)); err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/consensys/gnark/logger"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/healthagents/healthagents/chain"
@@ -79,13 +80,20 @@ func ExampleDeploy() {
 	if err != nil {
 		panic(err)
 	}
-	addrs, err := chain.Deploy(ctx, endpoint, key, map[chain.Kind]chain.VerifyingKey{"square": vk})
+	// The registry's owner is a cold wallet: the owner actions that follow
+	// the deployment come back unsigned, for the wallet to sign and send.
+	owner := common.HexToAddress("0x70997970C51812dc3A010C7d01b50e0d17dc79C8")
+	addrs, err := chain.Deploy(ctx, endpoint, key, chain.DeployConfig{Owner: owner, Verifiers: map[chain.Kind]chain.VerifyingKey{"square": vk}})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("registry:", addrs.Registry.Hex())
+	for _, u := range addrs.Pending {
+		fmt.Println("for the owner's wallet:", u.Summary, u.RLPHex)
+	}
 
-	l, err := chain.Dial(ctx, endpoint, chain.DialConfig{Key: keyHex, Registry: addrs.Registry.Hex()})
+	l, err := chain.Dial(ctx, endpoint, chain.DialConfig{Key: keyHex, Registry: addrs.Registry.Hex(),
+		LegacyRegistry: addrs.Legacy.Hex(), Owner: owner.Hex()})
 	if err != nil {
 		panic(err)
 	}

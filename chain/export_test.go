@@ -2,6 +2,7 @@ package chain
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -35,3 +36,6 @@ func WaitMinedForTest(ctx context.Context, client Backend, hash common.Hash) (*t
 		}
 	}
 }
+
+// KeyOf returns the Ledger's submitting key (tests only).
+func KeyOf(l *Ledger) (*ecdsa.PrivateKey, bool) { return l.tx.key, l.tx.key != nil }

@@ -126,6 +126,11 @@ type UnsignedTx struct {
 // Unsigned prepares action a from the owner address as an unsigned EIP-1559
 // transaction: nonce, gas and fees are read from the chain now.
 func (g *Governed) Unsigned(ctx context.Context, owner common.Address, a OwnerAction) (UnsignedTx, error) {
+	return g.unsigned(ctx, owner, a, 0)
+}
+
+// unsigned is Unsigned with the nonce after skip earlier pending actions.
+func (g *Governed) unsigned(ctx context.Context, owner common.Address, a OwnerAction, skip uint64) (UnsignedTx, error) {
 	id, err := g.client.ChainID(ctx)
 	if err != nil {
 		return UnsignedTx{}, fmt.Errorf("chain: chain id: %w: %w", ErrUnavailable, err)
@@ -134,6 +139,7 @@ func (g *Governed) Unsigned(ctx context.Context, owner common.Address, a OwnerAc
 	if err != nil {
 		return UnsignedTx{}, fmt.Errorf("chain: owner nonce: %w: %w", ErrUnavailable, err)
 	}
+	nonce += skip
 	to := g.addr
 	gas, err := g.client.EstimateGas(ctx, ethereum.CallMsg{From: owner, To: &to, Data: a.Data})
 	if err != nil {
@@ -314,4 +320,13 @@ func DeployVerifier(ctx context.Context, s Sender, vk VerifyingKey) (common.Addr
 		return common.Address{}, fmt.Errorf("chain: deploy verifier: %w", err)
 	}
 	return r.ContractAddress, nil
+}
+
+// owner reads the registry's owner.
+func (g *Governed) owner(ctx context.Context) (common.Address, error) {
+	out, err := g.call(ctx, g.abi.PackOwner(), nil)
+	if err != nil {
+		return common.Address{}, err
+	}
+	return g.abi.UnpackOwner(out)
 }

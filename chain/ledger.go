@@ -60,18 +60,28 @@ type Statement struct {
 	Inputs      []*big.Int
 	TxHash      common.Hash
 	BlockNumber uint64
+	// Verifier is the verifier contract that accepted the proof (the
+	// GovernedRegistry's event names it; zero for the StatementRegistry).
+	Verifier common.Address
 }
 
 // Addresses are the contracts a Ledger uses on a chain.
 type Addresses struct {
-	Registry  common.Address
+	Registry  common.Address // the GovernedRegistry
+	Legacy    common.Address // the StatementRegistry of the first circuits' kinds, if any
+	Owner     common.Address // the GovernedRegistry's owner
 	Verifiers map[Kind]common.Address
+	// Pending are the owner actions still to be signed when the owner's key
+	// is cold (setSubmitter, addCircuit), in order.
+	Pending []UnsignedTx
 }
 
-// Ledger verifies proofs through the StatementRegistry contract and records
-// them in transactions signed by one key. It is safe for concurrent use:
-// only nonce assignment and sending are serialized, never the wait for a
-// block.
+// Ledger verifies proofs and records them in transactions signed by one key
+// (the hot, submitting key): statements of the shape [issuerKeyHash, digest,
+// circuitId] in the GovernedRegistry, whose owner is another account, and
+// those of the first circuits in a StatementRegistry (see legacy.go). It is
+// safe for concurrent use: only nonce assignment and sending are
+// serialized, never the wait for a block.
 type Ledger struct {
 	client   Backend
 	blocks   blockSource // nil unless simulated
@@ -87,8 +97,17 @@ type Ledger struct {
 	registryABI *contracts.StatementRegistry
 	verifierABI *contracts.Groth16Verifier
 
-	mu       sync.RWMutex // guards registry
-	registry common.Address
+	mu          sync.RWMutex // guards the fields below
+	registry    common.Address
+	legacy      common.Address
+	kinds       map[string]Kind // circuit id (decimal) → kind, of the governed kinds seen
+	legacyKinds map[Kind]bool   // kinds registered in the StatementRegistry
+	// owner sends the GovernedRegistry's owner actions; nil when the owner's
+	// key is cold (only unsigned transactions can be prepared then).
+	owner     *Transactor
+	ownerAddr common.Address
+	// saveState keeps the embedded chain's addresses (nil otherwise).
+	saveState func() error
 
 	registerMu sync.Mutex // one Register at a time, so concurrent calls do not deploy twice
 }
@@ -109,6 +128,8 @@ func newLedger(ctx context.Context, client Backend, key *ecdsa.PrivateKey, o opt
 		network:     NetworkName(id.Uint64()),
 		registryABI: contracts.NewStatementRegistry(),
 		verifierABI: contracts.NewGroth16Verifier(),
+		kinds:       map[string]Kind{},
+		legacyKinds: map[Kind]bool{},
 	}
 	// NewSimulated sets l.blocks after newLedger returns, before any send.
 	l.tx = newTransactor(client, key, id, o.pollInterval, func() blockSource { return l.blocks }, l.closed.Load)
@@ -126,11 +147,25 @@ func (l *Ledger) ChainID() *big.Int { return new(big.Int).Set(l.chainID) }
 // Account returns the address that signs the Ledger's transactions.
 func (l *Ledger) Account() common.Address { return l.from }
 
-// Registry returns the StatementRegistry address.
+// Registry returns the GovernedRegistry address.
 func (l *Ledger) Registry() common.Address {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return l.registry
+}
+
+// LegacyRegistry returns the StatementRegistry recording the first
+// circuits' statements (zero when there is none).
+func (l *Ledger) LegacyRegistry() common.Address {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.legacy
+}
+
+// Governed returns a handle on the GovernedRegistry, for its read calls
+// (IsIssuerActive, IsRevoked, VerifierOf, IsSubmitter) and owner actions.
+func (l *Ledger) Governed() *Governed {
+	return NewGoverned(l.client, l.Registry())
 }
 
 // Client returns the Ledger's connection to the chain, for other contracts'
@@ -201,170 +236,108 @@ func (l *Ledger) Close() error {
 	return nil
 }
 
-// Verifier returns the verifier contract registered for kind, or the zero
-// address if none is.
+// Verifier returns the verifier contract bound to kind: the GovernedRegistry's
+// for CircuitID(kind), else the StatementRegistry's for the first circuits'
+// kinds, else the zero address.
 func (l *Ledger) Verifier(ctx context.Context, kind Kind) (common.Address, error) {
-	k, err := kind.bytes32()
-	if err != nil {
+	if l.closed.Load() {
+		return common.Address{}, ErrClosed
+	}
+	if _, err := kind.bytes32(); err != nil {
 		return common.Address{}, err
 	}
-	out, err := l.call(ctx, l.Registry(), l.registryABI.PackVerifierOf(k))
+	v, err := l.Governed().VerifierOf(ctx, CircuitID(kind))
 	if err != nil {
-		return common.Address{}, err
+		return common.Address{}, unavailable(err)
 	}
-	return l.registryABI.UnpackVerifierOf(out)
+	if v != (common.Address{}) {
+		return v, nil
+	}
+	return l.verifierLegacy(ctx, kind)
 }
 
-// Register deploys a Groth16Verifier holding vk and registers it for kind
-// when none is registered yet. It does nothing when the verifier registered
-// for kind already holds vk, and refuses with ErrVerifierMismatch when it
-// holds another key (or is a contract that does not report one): replacing it
-// would make every proof made with the other key fail, so that needs Replace.
-// Only the registry's owner can register.
+// Register makes sure kind's verifier holds vk. A key with three public
+// inputs — [issuerKeyHash, digest, circuitId] — is bound in the
+// GovernedRegistry: it does nothing when CircuitID(kind) is bound to a
+// verifier holding vk, refuses with ErrVerifierMismatch when it is bound to
+// another (verifiers are immutable per circuit id: a new circuit version is
+// a new kind), and otherwise deploys a verifier and binds it with the owner's
+// addCircuit — or, when the owner's key is cold, returns an error wrapping
+// ErrOwnerAction naming the command to run. A key of another shape (the
+// first circuits) goes to the StatementRegistry, with the same refusal of a
+// mismatching verifier.
 func (l *Ledger) Register(ctx context.Context, kind Kind, vk VerifyingKey) error {
-	return l.register(ctx, kind, vk, false)
-}
-
-// Replace is Register, except that a verifier holding another key is
-// replaced by a new one holding vk: proofs made with the other key stop
-// verifying.
-func (l *Ledger) Replace(ctx context.Context, kind Kind, vk VerifyingKey) error {
-	return l.register(ctx, kind, vk, true)
-}
-
-func (l *Ledger) register(ctx context.Context, kind Kind, vk VerifyingKey, replace bool) error {
 	if l.closed.Load() {
 		return ErrClosed
 	}
-	k, err := kind.bytes32()
-	if err != nil {
-		return err
-	}
-	want, err := vk.Hash()
-	if err != nil {
-		return err
-	}
-	args, err := vk.constructorArgs()
-	if err != nil {
-		return err
-	}
 	l.registerMu.Lock()
 	defer l.registerMu.Unlock()
-	out, err := l.call(ctx, l.Registry(), l.registryABI.PackOwner())
-	if err != nil {
-		return fmt.Errorf("chain: read registry owner: %w", err)
+	if !isGovernedShape(vk.PublicInputs()) {
+		return l.registerLegacy(ctx, kind, vk)
 	}
-	if owner, err := l.registryABI.UnpackOwner(out); err != nil || owner != l.from {
-		return fmt.Errorf("%w: %s does not own the registry", ErrNotOwner, l.from.Hex())
-	}
-	current, err := l.Verifier(ctx, kind)
-	if err != nil {
-		return err
-	}
-	if current != (common.Address{}) {
-		held := "no verifying key it reports"
-		out, err := l.call(ctx, current, l.verifierABI.PackVerifyingKeyHash())
-		if err == nil {
-			if got, err := l.verifierABI.UnpackVerifyingKeyHash(out); err == nil {
-				if common.Hash(got) == want {
-					return nil
-				}
-				held = "verifying key hash " + common.Hash(got).Hex()
-			}
-		} else if errors.Is(err, ErrUnavailable) {
-			return err
-		}
-		if !replace {
-			return fmt.Errorf("%w: %q is registered to verifier %s holding %s, not %s",
-				ErrVerifierMismatch, string(kind), current.Hex(), held, want.Hex())
-		}
-		l.opts.logger.WarnContext(ctx, "chain: replacing a registered verifier; proofs made with its key stop verifying",
-			"kind", string(kind), "verifier", current)
-	}
-	bin := common.FromHex(contracts.Groth16VerifierMetaData.Bin)
-	addr, err := l.deploy(ctx, append(bin, args...))
-	if err != nil {
-		return fmt.Errorf("chain: deploy verifier for %q: %w", string(kind), err)
-	}
-	if _, err := l.transact(ctx, l.Registry(), l.registryABI.PackRegister(k, addr), 0); err != nil {
-		return fmt.Errorf("chain: register verifier for %q: %w", string(kind), err)
-	}
-	l.opts.logger.InfoContext(ctx, "chain: verifier registered", "kind", string(kind), "verifier", addr, "vk_hash", want)
-	return nil
+	return l.registerGoverned(ctx, kind, vk)
 }
 
 // Check verifies a proof with an eth_call, recording nothing. It returns
-// false and no error when the contract rejects the proof.
+// false and no error when the verifier rejects the proof.
 func (l *Ledger) Check(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (bool, error) {
 	if l.closed.Load() {
 		return false, ErrClosed
 	}
-	k, err := kind.bytes32()
-	if err != nil {
+	if _, err := kind.bytes32(); err != nil {
 		return false, err
 	}
 	if !encodable(proof, inputs) {
 		return false, nil
 	}
-	data, err := l.registryABI.TryPackCheck(k, proof, inputs)
-	if err != nil {
-		return false, nil
-	}
-	out, err := l.call(ctx, l.Registry(), data)
+	governed, err := l.isGoverned(ctx, kind)
 	if err != nil {
 		return false, err
 	}
-	return l.registryABI.UnpackCheck(out)
+	if !governed {
+		return l.checkLegacy(ctx, kind, proof, inputs)
+	}
+	return l.checkGoverned(ctx, kind, proof, inputs)
 }
 
-// Submit verifies a proof in a transaction of the registry and waits until it
-// is mined with status 1. A rejected proof returns the receipt (Verified
-// false) together with ErrRejected; an unreachable chain, or one that does
-// not mine the transaction before the context's deadline or the submit
-// timeout (default 10 s), returns ErrUnavailable.
+// Submit verifies and records a proof in a transaction and waits until it is
+// mined. A statement of the registry's shape [issuerKeyHash, digest,
+// circuitId] goes to the GovernedRegistry's record: a proof that fails
+// reverts and records nothing (ErrRejected), an issuer that is not active
+// gives ErrIssuerNotActive, a key that is not a registered submitter
+// ErrNotSubmitter, an unbound circuit ErrUnknownKind; the receipt's log must
+// be exactly the StatementRecorded event expected, and on a JSON-RPC node
+// the block must have WithConfirmations confirmations, before the receipt is
+// reported Verified. Other kinds go to the StatementRegistry as before. An
+// unreachable chain, or one that does not mine the transaction before the
+// context's deadline or the submit timeout (default 10 s), returns
+// ErrUnavailable.
 func (l *Ledger) Submit(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (Receipt, error) {
 	if l.closed.Load() {
 		return Receipt{}, ErrClosed
 	}
-	k, err := kind.bytes32()
-	if err != nil {
+	if _, err := kind.bytes32(); err != nil {
 		return Receipt{}, err
 	}
 	if !encodable(proof, inputs) {
 		return Receipt{}, fmt.Errorf("%w: proof or inputs not encodable as uint256", ErrRejected)
 	}
-	data, err := l.registryABI.TryPackVerifyAndRecord(k, proof, inputs)
+	governed, err := l.isGoverned(ctx, kind)
 	if err != nil {
-		return Receipt{}, fmt.Errorf("%w: %w", ErrRejected, err)
+		return Receipt{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, l.opts.submitTimeout)
-	defer cancel()
-	gas := l.opts.gasLimit
-	if gas == 0 {
-		gas = verifyGasLimit(len(inputs))
+	if !governed {
+		return l.submitLegacy(ctx, kind, proof, inputs)
 	}
-	registry := l.Registry()
-	r, err := l.transact(ctx, registry, data, gas)
-	if err != nil {
-		if errors.Is(err, ErrReverted) {
-			// The registry reverts only for an unknown kind (or out of gas):
-			// ask it which.
-			if _, cerr := l.Check(ctx, kind, proof, inputs); errors.Is(cerr, ErrUnknownKind) {
-				return receiptOf(r, false), cerr
-			}
-		}
-		return receiptOf(r, false), err
-	}
-	rc := receiptOf(r, l.findStatement(r, registry) != nil)
-	if !rc.Verified {
-		return rc, ErrRejected
-	}
-	return rc, nil
+	return l.submitGoverned(ctx, kind, proof, inputs)
 }
 
-// Statement reads back the StatementVerified event of a verification
-// transaction. It returns ErrNotFound for an unknown (or not yet mined)
-// transaction and ErrRejected for one that verified nothing.
+// Statement reads back the statement recorded by a transaction: the
+// GovernedRegistry's StatementRecorded event (Inputs are then [issuerKeyHash,
+// digest, circuitId]) or the StatementRegistry's StatementVerified. It
+// returns ErrNotFound for an unknown (or not yet mined) transaction,
+// ErrReverted for a reverted one and ErrRejected for one that recorded
+// nothing.
 func (l *Ledger) Statement(ctx context.Context, txHash common.Hash) (Statement, error) {
 	if l.closed.Load() {
 		return Statement{}, ErrClosed
@@ -376,7 +349,22 @@ func (l *Ledger) Statement(ctx context.Context, txHash common.Hash) (Statement, 
 	if err != nil {
 		return Statement{}, unavailable(err)
 	}
-	ev := l.findStatement(r, l.Registry())
+	if rec, err := l.Governed().DecodeRecorded(r); err == nil {
+		inputs := []*big.Int{rec.IssuerKeyHash, rec.Digest, rec.CircuitID}
+		return Statement{
+			Kind:        l.kindOf(rec.CircuitID),
+			InputsHash:  inputsHash(inputs),
+			Submitter:   rec.Submitter,
+			Inputs:      inputs,
+			TxHash:      r.TxHash,
+			BlockNumber: r.BlockNumber.Uint64(),
+			Verifier:    rec.Verifier,
+		}, nil
+	}
+	l.mu.RLock()
+	legacy := l.legacy
+	l.mu.RUnlock()
+	ev := l.findStatement(r, legacy)
 	if ev == nil {
 		if r.Status != types.ReceiptStatusSuccessful {
 			return Statement{}, ErrReverted
@@ -393,19 +381,13 @@ func (l *Ledger) Statement(ctx context.Context, txHash common.Hash) (Statement, 
 	}, nil
 }
 
-func (l *Ledger) findStatement(r *types.Receipt, registry common.Address) *contracts.StatementRegistryStatementVerified {
-	if r == nil || r.Status != types.ReceiptStatusSuccessful {
-		return nil
+// inputsHash is keccak256 of the inputs as 32-byte words (abi.encodePacked).
+func inputsHash(inputs []*big.Int) common.Hash {
+	var b []byte
+	for _, v := range inputs {
+		b = append(b, common.BigToHash(v).Bytes()...)
 	}
-	for _, lg := range r.Logs {
-		if lg.Address != registry {
-			continue
-		}
-		if ev, err := l.registryABI.UnpackStatementVerifiedEvent(lg); err == nil {
-			return ev
-		}
-	}
-	return nil
+	return crypto.Keccak256Hash(b)
 }
 
 func receiptOf(r *types.Receipt, verified bool) Receipt {

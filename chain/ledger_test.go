@@ -216,19 +216,6 @@ func TestRegisterIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, ok)
 
-	// Replace replaces it, and the old proofs no longer verify.
-	require.NoError(t, l.Replace(ctx, fixtureKind, vk))
-	replaced, err := l.Verifier(ctx, fixtureKind)
-	require.NoError(t, err)
-	assert.NotEqual(t, first, replaced)
-	ok, err = l.Check(ctx, fixtureKind, st.proof, st.inputs)
-	require.NoError(t, err)
-	assert.False(t, ok)
-	require.NoError(t, l.Replace(ctx, fixtureKind, vk), "same key: nothing to replace")
-	again, err = l.Verifier(ctx, fixtureKind)
-	require.NoError(t, err)
-	assert.Equal(t, replaced, again)
-
 	// Two kinds can share a key.
 	require.NoError(t, l.Register(ctx, "fixture-copy", fixtureVK(t)))
 	ok, err = l.Check(ctx, "fixture-copy", st.proof, st.inputs)
@@ -353,15 +340,23 @@ func TestJSONRPCEndpoint(t *testing.T) {
 	assert.Equal(t, "http://"+addr, endpoint)
 	assert.Equal(t, "simulated", network)
 
-	addrs, err := chain.Deploy(ctx, endpoint, key, map[chain.Kind]chain.VerifyingKey{fixtureKind: fixtureVK(t)})
+	// A cold owner: the owner actions come back unsigned. The fixture's
+	// kind is of the first circuits' shape: it goes to the StatementRegistry.
+	owner := common.Address{0x0e}
+	addrs, err := chain.Deploy(ctx, endpoint, key, chain.DeployConfig{Owner: owner, Verifiers: map[chain.Kind]chain.VerifyingKey{fixtureKind: fixtureVK(t)}})
 	require.NoError(t, err)
 	require.NotEqual(t, common.Address{}, addrs.Registry)
+	require.NotEqual(t, common.Address{}, addrs.Legacy)
 	require.Contains(t, addrs.Verifiers, fixtureKind)
+	require.Len(t, addrs.Pending, 1, "setSubmitter for the owner's wallet")
+	assert.Contains(t, addrs.Pending[0].Summary, "setSubmitter(")
 
 	remote, err := chain.Dial(ctx, endpoint, chain.DialConfig{
-		Key:      "0x" + fmt.Sprintf("%x", crypto.FromECDSA(key)),
-		Registry: addrs.Registry.Hex(),
-		ChainID:  1337,
+		Key:            "0x" + fmt.Sprintf("%x", crypto.FromECDSA(key)),
+		Registry:       addrs.Registry.Hex(),
+		LegacyRegistry: addrs.Legacy.Hex(),
+		Owner:          owner.Hex(),
+		ChainID:        1337,
 	}, chain.WithPollInterval(50*time.Millisecond))
 	require.NoError(t, err)
 	defer remote.Close()
@@ -391,7 +386,7 @@ func TestJSONRPCEndpoint(t *testing.T) {
 	signature := crypto.Keccak256Hash([]byte("StatementVerified(bytes32,bytes32,address,uint256[])"))
 	bySubmitter := func(submitter common.Address) []common.Hash {
 		found, err := consumer.FilterLogs(ctx, ethereum.FilterQuery{
-			FromBlock: big.NewInt(0), Addresses: []common.Address{addrs.Registry},
+			FromBlock: big.NewInt(0), Addresses: []common.Address{addrs.Legacy},
 			Topics: [][]common.Hash{{signature}, nil, nil, {common.BytesToHash(submitter.Bytes())}},
 		})
 		require.NoError(t, err)
@@ -418,7 +413,7 @@ func TestJSONRPCEndpoint(t *testing.T) {
 	// Another key can verify but not register.
 	other, err := crypto.GenerateKey()
 	require.NoError(t, err)
-	stranger, err := chain.Dial(ctx, endpoint, chain.DialConfig{Key: fmt.Sprintf("%x", crypto.FromECDSA(other)), Registry: addrs.Registry.Hex()})
+	stranger, err := chain.Dial(ctx, endpoint, chain.DialConfig{Key: fmt.Sprintf("%x", crypto.FromECDSA(other)), Registry: addrs.Registry.Hex(), LegacyRegistry: addrs.Legacy.Hex()})
 	require.NoError(t, err)
 	defer stranger.Close()
 	require.ErrorIs(t, stranger.Register(ctx, "stranger", fixtureVK(t)), chain.ErrNotOwner)
@@ -455,7 +450,7 @@ func TestSubmitTimeout(t *testing.T) {
 		require.NoError(t, err)
 		defer node.Close()
 		endpoint, _ := node.Network()
-		addrs, err := chain.Deploy(ctx, endpoint, key, map[chain.Kind]chain.VerifyingKey{fixtureKind: fixtureVK(t)})
+		addrs, err := chain.Deploy(ctx, endpoint, key, chain.DeployConfig{Owner: common.Address{0x0e}, Verifiers: map[chain.Kind]chain.VerifyingKey{fixtureKind: fixtureVK(t)}})
 		require.NoError(t, err)
 
 		// A node that accepts transactions and silently drops them: a proxy
@@ -483,7 +478,7 @@ func TestSubmitTimeout(t *testing.T) {
 		}))
 		defer dropping.Close()
 
-		l, err := chain.Dial(ctx, dropping.URL, chain.DialConfig{Key: fmt.Sprintf("%x", crypto.FromECDSA(key)), Registry: addrs.Registry.Hex()},
+		l, err := chain.Dial(ctx, dropping.URL, chain.DialConfig{Key: fmt.Sprintf("%x", crypto.FromECDSA(key)), Registry: addrs.Registry.Hex(), LegacyRegistry: addrs.Legacy.Hex()},
 			chain.WithSubmitTimeout(300*time.Millisecond), chain.WithPollInterval(20*time.Millisecond))
 		require.NoError(t, err)
 		defer l.Close()

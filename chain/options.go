@@ -28,6 +28,8 @@ type options struct {
 	pollInterval  time.Duration
 	funded        []common.Address
 	dataDir       string
+	ownerKey      *ecdsa.PrivateKey
+	confirmations uint64
 }
 
 func defaultOptions() options {
@@ -35,6 +37,7 @@ func defaultOptions() options {
 		submitTimeout: DefaultSubmitTimeout,
 		logger:        slog.New(slog.DiscardHandler),
 		pollInterval:  time.Second,
+		confirmations: 1,
 	}
 }
 

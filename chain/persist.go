@@ -3,6 +3,7 @@ package chain
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -19,7 +21,9 @@ import (
 // WithDataDir keeps the embedded chain's database under dir, so a restart
 // finds every earlier block, receipt and event and continues from the old
 // head. The genesis (deployer key and funded accounts) and the registry
-// address are kept in dir/embedded.json (0600: it holds the deployer key).
+// addresses are kept in dir/embedded.json (0600: it holds the deployer key);
+// the GovernedRegistry owner's generated key, unless WithOwnerKey gives
+// one, in dir/owner.key (0600, hex: usable as --owner-key).
 func WithDataDir(dir string) Option {
 	return func(o *options) error {
 		if dir == "" {
@@ -33,10 +37,14 @@ func WithDataDir(dir string) Option {
 // embeddedState is what must survive a restart besides the chain database:
 // genesis must be rebuilt identically, and the registry is not redeployed.
 type embeddedState struct {
-	Key      string           `json:"deployer_key"`
-	Funded   []common.Address `json:"funded"`
-	Registry common.Address   `json:"registry"`
-	Head     common.Hash      `json:"head"` // the head block at the last close
+	Key    string           `json:"deployer_key"`
+	Funded []common.Address `json:"funded"`
+	// Registry is the StatementRegistry of the first circuits' kinds (the
+	// only registry before governance; zero until such a kind is registered).
+	Registry common.Address `json:"registry"`
+	// Governed is the GovernedRegistry (zero in a state kept before governance).
+	Governed common.Address `json:"governed_registry"`
+	Head     common.Hash    `json:"head"` // the head block at the last close
 }
 
 // headReader is what keepHead needs of the chain.
@@ -108,4 +116,36 @@ func reconcile(st embeddedState, kept *ecdsa.PrivateKey, o options) error {
 		}
 	}
 	return nil
+}
+
+// LoadOrCreateKey reads a hex secp256k1 key from path, or creates one there
+// (0600, in a 0700 directory) when the file does not exist.
+func LoadOrCreateKey(path string) (*ecdsa.PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		key, err := crypto.HexToECDSA(strings.TrimPrefix(strings.TrimSpace(string(b)), "0x"))
+		if err != nil {
+			return nil, fmt.Errorf("chain: %s is not a hex secp256k1 key", path)
+		}
+		return key, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("chain: read key: %w", err)
+	}
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		return nil, fmt.Errorf("chain: generate key: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("chain: key dir: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("chain: write key: %w", err)
+	}
+	_, werr := f.WriteString(hex.EncodeToString(crypto.FromECDSA(key)) + "\n")
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return nil, fmt.Errorf("chain: write key: %w", err)
+	}
+	return key, nil
 }

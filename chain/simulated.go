@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -21,16 +22,21 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/healthagents/healthagents/chain/internal/contracts"
 )
 
 // simulatedChainID is the chain id go-ethereum's simulated backend uses.
 const simulatedChainID = 1337
 
 // NewSimulated starts go-ethereum's simulated chain in-process, funds a
-// deployer key (WithKey, or a fresh one), deploys the StatementRegistry and
-// returns a Ledger on it. A block producer seals a block whenever
-// transactions are pending, so concurrent Submits share blocks. Register the
-// verifying keys with Register. Close stops the chain; its state is not kept.
+// deployer key (WithKey, or a fresh one) and an owner key (WithOwnerKey, or
+// one generated and kept as owner.key under WithDataDir, or a fresh one),
+// deploys the GovernedRegistry owned by the owner, registers the deployer as
+// its submitter and returns a Ledger on it that holds the owner's key. A
+// block producer seals a block whenever transactions are pending, so
+// concurrent Submits share blocks. Register the verifying keys with
+// Register. Close stops the chain; its state is kept only WithDataDir.
 func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 	o, err := applyOptions(opts)
 	if err != nil {
@@ -55,6 +61,21 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 		if key, err = crypto.GenerateKey(); err != nil {
 			return nil, fmt.Errorf("chain: generate key: %w", err)
 		}
+	}
+	ownerKey := o.ownerKey
+	if ownerKey == nil && o.dataDir != "" {
+		if ownerKey, err = LoadOrCreateKey(filepath.Join(o.dataDir, "owner.key")); err != nil {
+			return nil, err
+		}
+	}
+	if ownerKey == nil {
+		if ownerKey, err = crypto.GenerateKey(); err != nil {
+			return nil, fmt.Errorf("chain: generate owner key: %w", err)
+		}
+	}
+	owner := crypto.PubkeyToAddress(ownerKey.PublicKey)
+	if !restart && !slices.Contains(o.funded, owner) {
+		o.funded = append(o.funded, owner)
 	}
 	from := crypto.PubkeyToAddress(key.PublicKey)
 	funds := new(big.Int).Exp(big.NewInt(10), big.NewInt(27), nil) // 1e9 ether
@@ -118,22 +139,62 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 	l.closeFn = closeFn
 	l.endpoint = endpoint
 	l.network = "simulated"
-	if restart {
-		l.mu.Lock()
-		l.registry = kept.Registry
-		l.mu.Unlock()
-		return l, nil
-	}
-	if _, err := l.deployAll(ctx, nil); err != nil {
+	if err := l.startGoverned(ctx, kept, restart, owner, ownerKey); err != nil {
 		return nil, errors.Join(err, l.Close())
 	}
 	if o.dataDir != "" {
-		st := embeddedState{Key: hex.EncodeToString(crypto.FromECDSA(key)), Funded: o.funded, Registry: l.Registry()}
-		if err := saveState(o.dataDir, st); err != nil {
+		l.saveState = func() error {
+			st := embeddedState{Key: hex.EncodeToString(crypto.FromECDSA(key)), Funded: o.funded,
+				Registry: l.LegacyRegistry(), Governed: l.Registry(), Head: kept.Head}
+			return saveState(o.dataDir, st)
+		}
+		if err := l.saveState(); err != nil {
 			return nil, errors.Join(err, l.Close())
 		}
 	}
 	return l, nil
+}
+
+// startGoverned finds the kept GovernedRegistry, or deploys one owned by
+// owner (funding the owner first on a chain kept from before governance,
+// whose genesis did not), and registers the deployer as its submitter.
+func (l *Ledger) startGoverned(ctx context.Context, kept embeddedState, restart bool, owner common.Address, ownerKey *ecdsa.PrivateKey) error {
+	if restart {
+		l.mu.Lock()
+		l.legacy = kept.Registry
+		l.mu.Unlock()
+	}
+	if restart && kept.Governed != (common.Address{}) {
+		l.mu.Lock()
+		l.registry = kept.Governed
+		l.mu.Unlock()
+		out, err := l.call(ctx, kept.Governed, contracts.NewGovernedRegistry().PackOwner())
+		if err != nil {
+			return fmt.Errorf("chain: read registry owner: %w", err)
+		}
+		keptOwner, err := contracts.NewGovernedRegistry().UnpackOwner(out)
+		if err != nil {
+			return fmt.Errorf("chain: read registry owner: %w", err)
+		}
+		return l.setOwner(keptOwner, ownerKey)
+	}
+	if restart && !slices.Contains(kept.Funded, owner) {
+		funds := new(big.Int).Exp(big.NewInt(10), big.NewInt(24), nil) // 1e6 ether
+		if _, err := l.tx.pay(ctx, owner, funds); err != nil {
+			return fmt.Errorf("chain: fund the registry owner: %w", err)
+		}
+	}
+	g, err := DeployGoverned(ctx, l.tx, l.client, owner)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.registry = g.Address()
+	l.mu.Unlock()
+	if err := l.setOwner(owner, ownerKey); err != nil {
+		return err
+	}
+	return l.EnsureSubmitter(ctx)
 }
 
 // newBackend wraps simulated.NewBackend, which panics when the node cannot

@@ -119,7 +119,17 @@ func (t *Transactor) Transact(ctx context.Context, to *common.Address, data []by
 		}
 		gas = est + est/5
 	}
-	tx, err := t.send(ctx, to, data, gas)
+	return t.transact(ctx, to, data, gas, nil)
+}
+
+// pay sends value wei to an account (a plain transfer) and waits until it
+// is mined.
+func (t *Transactor) pay(ctx context.Context, to common.Address, value *big.Int) (*types.Receipt, error) {
+	return t.transact(ctx, &to, nil, 21_000, value)
+}
+
+func (t *Transactor) transact(ctx context.Context, to *common.Address, data []byte, gas uint64, value *big.Int) (*types.Receipt, error) {
+	tx, err := t.send(ctx, to, data, gas, value)
 	if err != nil {
 		return nil, err
 	}
@@ -148,13 +158,13 @@ func (t *Transactor) estimate(ctx context.Context, to *common.Address, data []by
 
 // send signs and sends one transaction. Fees are read before taking the
 // nonce lock; the lock covers only nonce assignment, signing and sending.
-func (t *Transactor) send(ctx context.Context, to *common.Address, data []byte, gas uint64) (*types.Transaction, error) {
+func (t *Transactor) send(ctx context.Context, to *common.Address, data []byte, gas uint64, value *big.Int) (*types.Transaction, error) {
 	fees, err := t.fees(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
-		tx, err := t.sendOnce(ctx, to, data, gas, fees)
+		tx, err := t.sendOnce(ctx, to, data, gas, value, fees)
 		if err == nil {
 			return tx, nil
 		}
@@ -193,7 +203,7 @@ func (t *Transactor) fees(ctx context.Context) (txFees, error) {
 	return txFees{tipCap: tip, feeCap: feeCap}, nil
 }
 
-func (t *Transactor) sendOnce(ctx context.Context, to *common.Address, data []byte, gas uint64, fees txFees) (*types.Transaction, error) {
+func (t *Transactor) sendOnce(ctx context.Context, to *common.Address, data []byte, gas uint64, value *big.Int, fees txFees) (*types.Transaction, error) {
 	t.nonceMu.Lock()
 	defer t.nonceMu.Unlock()
 	if !t.nonceKnown {
@@ -205,11 +215,11 @@ func (t *Transactor) sendOnce(ctx context.Context, to *common.Address, data []by
 	}
 	var inner types.TxData
 	if fees.gasPrice != nil {
-		inner = &types.LegacyTx{Nonce: t.nonce, GasPrice: fees.gasPrice, Gas: gas, To: to, Data: data}
+		inner = &types.LegacyTx{Nonce: t.nonce, GasPrice: fees.gasPrice, Gas: gas, To: to, Value: value, Data: data}
 	} else {
 		inner = &types.DynamicFeeTx{
 			ChainID: t.chainID, Nonce: t.nonce, GasTipCap: fees.tipCap, GasFeeCap: fees.feeCap,
-			Gas: gas, To: to, Data: data,
+			Gas: gas, To: to, Value: value, Data: data,
 		}
 	}
 	tx, err := types.SignNewTx(t.key, t.signer, inner)

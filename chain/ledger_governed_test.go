@@ -1,0 +1,251 @@
+package chain_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/frontend"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/chain"
+)
+
+const triKind chain.Kind = "tri-v1"
+
+// proveTriFor proves a three-input statement for kind: its last public
+// input is chain.CircuitID(kind), as the registry requires.
+func proveTriFor(t *testing.T, kind chain.Kind, issuer, x int64) ([8]*big.Int, []*big.Int) {
+	t.Helper()
+	s, err := triSetup()
+	require.NoError(t, err)
+	r := ecc.BN254.ScalarField()
+	id := chain.CircuitID(kind)
+	digest := new(big.Int).Sub(big.NewInt(x*x-issuer), id)
+	digest.Mod(digest, r)
+	w, err := frontend.NewWitness(&triCircuit{Issuer: issuer, Digest: digest, CircuitID: id, X: x}, r)
+	require.NoError(t, err)
+	p, err := groth16.Prove(s.ccs, s.pk, w)
+	require.NoError(t, err)
+	proof, err := chain.ProofFromGnark(p)
+	require.NoError(t, err)
+	pub, err := w.Public()
+	require.NoError(t, err)
+	inputs, err := chain.InputsFromWitness(pub)
+	require.NoError(t, err)
+	return proof, inputs
+}
+
+func triVK(t *testing.T) chain.VerifyingKey {
+	t.Helper()
+	s, err := triSetup()
+	require.NoError(t, err)
+	return s.vk
+}
+
+func TestCircuitID(t *testing.T) {
+	t.Parallel()
+	// keccak256("eligibility-v2") mod r, computed independently of CircuitID.
+	h := crypto.Keccak256([]byte("eligibility-v2"))
+	want := new(big.Int).Mod(new(big.Int).SetBytes(h), ecc.BN254.ScalarField())
+	assert.Equal(t, want, chain.CircuitID("eligibility-v2"))
+	assert.NotEqual(t, chain.CircuitID("eligibility-v2"), chain.CircuitID("eligibility-v3"))
+	assert.Negative(t, chain.CircuitID("prescription-v2").Cmp(ecc.BN254.ScalarField()))
+}
+
+// TestLedgerGovernedEmbedded: on the embedded chain the Ledger holds the
+// generated owner key, binds a three-input circuit in the GovernedRegistry,
+// records through record, and the hot key governs nothing.
+func TestLedgerGovernedEmbedded(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	l, err := chain.NewSimulated(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, l.Close()) })
+	require.True(t, l.HoldsOwnerKey())
+	require.NotEqual(t, l.Account(), l.Owner(), "owner and submitter are different accounts")
+	testLedgerGoverned(t, l, l)
+}
+
+// TestLedgerGovernedJSONRPC: the same through a JSON-RPC node with a cold
+// owner: chain deploy returns the owner's actions unsigned, the wallet signs
+// them, and an unbound circuit or an unregistered issuer is an owner action
+// the Ledger prepares but cannot send.
+func TestLedgerGovernedJSONRPC(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	hotKey, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	ownerKey, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	owner := crypto.PubkeyToAddress(ownerKey.PublicKey)
+	node, err := chain.NewSimulated(ctx, chain.WithKey(hotKey), chain.WithHTTP(freePort(t)), chain.WithFunded(owner))
+	require.NoError(t, err)
+	t.Cleanup(func() { node.Close() })
+	endpoint, _ := node.Network()
+
+	addrs, err := chain.Deploy(ctx, endpoint, hotKey, chain.DeployConfig{Owner: owner, Verifiers: map[chain.Kind]chain.VerifyingKey{triKind: triVK(t)}})
+	require.NoError(t, err)
+	require.Len(t, addrs.Pending, 2)
+	assert.Contains(t, addrs.Pending[0].Summary, "setSubmitter(")
+	assert.Contains(t, addrs.Pending[1].Summary, "addCircuit("+chain.CircuitID(triKind).String())
+	assert.Equal(t, addrs.Pending[0].Nonce+1, addrs.Pending[1].Nonce)
+	for _, u := range addrs.Pending {
+		signAndSend(t, node, u, ownerKey)
+	}
+
+	l, err := chain.Dial(ctx, endpoint, chain.DialConfig{Key: hexKey(hotKey), Registry: addrs.Registry.Hex(), Owner: owner.Hex()},
+		chain.WithPollInterval(20*time.Millisecond), chain.WithConfirmations(2))
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	require.False(t, l.HoldsOwnerKey())
+	require.NoError(t, l.EnsureSubmitter(ctx), "the signed setSubmitter made it a submitter")
+
+	// Another owner expected: refused.
+	_, err = chain.Dial(ctx, endpoint, chain.DialConfig{Key: hexKey(hotKey), Registry: addrs.Registry.Hex(), Owner: common.Address{9}.Hex()})
+	require.ErrorContains(t, err, "not CHAIN_OWNER")
+	// The owner key given must be the owner's.
+	_, err = chain.Dial(ctx, endpoint, chain.DialConfig{Key: hexKey(hotKey), Registry: addrs.Registry.Hex()}, chain.WithOwnerKey(hotKey))
+	require.Error(t, err)
+
+	// A circuit not yet bound: an owner action, with the command to run.
+	err = l.Register(ctx, "tri-v2", triVK(t))
+	require.ErrorIs(t, err, chain.ErrOwnerAction)
+	assert.Contains(t, err.Error(), "healthagents chain add-circuit tri-v2")
+	// Registering an issuer is prepared for the wallet.
+	g, err := l.RegisterIssuer(ctx, big.NewInt(41), common.Address{})
+	require.NoError(t, err)
+	require.NotNil(t, g.Unsigned)
+	require.Nil(t, g.Receipt)
+	signAndSend(t, node, *g.Unsigned, ownerKey)
+
+	// Blocks come only with transactions on this node: keep sending some
+	// from the owner while Submit waits for its second confirmation.
+	stop := make(chan struct{})
+	nudger, err := chain.NewTransactor(ctx, node.Client(), ownerKey, 20*time.Millisecond)
+	require.NoError(t, err)
+	nudge := chain.NewGoverned(node.Client(), addrs.Registry)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+				_, _ = nudge.Apply(context.WithoutCancel(ctx), nudger, nudge.RevokeNonce(big.NewInt(1), 1))
+			}
+		}
+	}()
+	defer close(stop)
+	testLedgerGoverned(t, l, node)
+}
+
+// testLedgerGoverned runs the checks common to both paths; l's registry has
+// triKind bound (or binds it, holding the owner key) and issuer 41
+// registered (or registers it).
+func testLedgerGoverned(t *testing.T, l *chain.Ledger, node *chain.Ledger) {
+	ctx := t.Context()
+	require.NoError(t, l.Register(ctx, triKind, triVK(t)))
+	bound, err := l.Verifier(ctx, triKind)
+	require.NoError(t, err)
+	require.NotEqual(t, common.Address{}, bound)
+	require.NoError(t, l.Register(ctx, triKind, triVK(t)), "same key: nothing to do")
+
+	// Verifiers are immutable per circuit id.
+	other := triVK(t)
+	other.IC = append([][2]*big.Int{other.IC[1], other.IC[0]}, other.IC[2:]...)
+	err = l.Register(ctx, triKind, other)
+	require.ErrorIs(t, err, chain.ErrVerifierMismatch)
+	assert.Contains(t, err.Error(), "immutable")
+	again, err := l.Verifier(ctx, triKind)
+	require.NoError(t, err)
+	assert.Equal(t, bound, again)
+
+	proof, inputs := proveTriFor(t, triKind, 41, 1234)
+	if l.HoldsOwnerKey() {
+		_, err = l.Submit(ctx, triKind, proof, inputs)
+		require.ErrorIs(t, err, chain.ErrIssuerNotActive, "issuer not registered yet")
+		g, err := l.RegisterIssuer(ctx, big.NewInt(41), common.Address{})
+		require.NoError(t, err)
+		require.NotNil(t, g.Receipt)
+	}
+	ok, err := l.Check(ctx, triKind, proof, inputs)
+	require.NoError(t, err)
+	assert.True(t, ok)
+
+	rc, err := l.Submit(ctx, triKind, proof, inputs)
+	require.NoError(t, err)
+	assert.True(t, rc.Verified)
+	st, err := l.Statement(ctx, rc.TxHash)
+	require.NoError(t, err)
+	assert.Equal(t, triKind, st.Kind)
+	assert.Equal(t, inputs, st.Inputs)
+	assert.Equal(t, bound, st.Verifier)
+	assert.Equal(t, l.Account(), st.Submitter)
+
+	// A failing proof reverts and records nothing.
+	bad := append([]*big.Int{}, inputs...)
+	bad[1] = new(big.Int).Add(bad[1], big.NewInt(1))
+	rc, err = l.Submit(ctx, triKind, proof, bad)
+	require.ErrorIs(t, err, chain.ErrRejected)
+	assert.False(t, rc.Verified)
+	if rc.TxHash != (common.Hash{}) {
+		_, err = l.Statement(ctx, rc.TxHash)
+		require.ErrorIs(t, err, chain.ErrReverted, "nothing recorded")
+	}
+	// A proof naming another circuit id is not sent; an unbound kind is unknown.
+	wrongID := append([]*big.Int{}, inputs...)
+	wrongID[2] = chain.CircuitID("tri-v9")
+	_, err = l.Submit(ctx, triKind, proof, wrongID)
+	require.ErrorIs(t, err, chain.ErrRejected)
+	_, err = l.Submit(ctx, "tri-v9", proof, inputs)
+	require.ErrorIs(t, err, chain.ErrUnknownKind)
+
+	// The hot (submitting) key governs nothing: it cannot register an
+	// issuer, add or change a verifier, or make itself a submitter.
+	g := l.Governed()
+	hot, err := chain.NewTransactor(ctx, node.Client(), hotKeyOf(t, l, node), 20*time.Millisecond)
+	require.NoError(t, err)
+	for _, a := range []chain.OwnerAction{
+		g.RegisterIssuer(big.NewInt(77), common.Address{}),
+		g.AddCircuit(chain.CircuitID("tri-v5"), bound),
+		g.AddCircuit(chain.CircuitID(triKind), bound),
+		g.SetSubmitter(common.Address{5}, true),
+		g.RetireIssuer(big.NewInt(41)),
+	} {
+		_, err := g.Apply(ctx, hot, a)
+		require.ErrorIs(t, err, chain.ErrReverted, a.Summary)
+	}
+	active, err := g.IsIssuerActive(ctx, big.NewInt(77), nil)
+	require.NoError(t, err)
+	assert.False(t, active)
+}
+
+// hotKeyOf returns the submitting key: the test's own for a dialled Ledger
+// (held by the node as its deployer), else the embedded chain's.
+func hotKeyOf(t *testing.T, l, node *chain.Ledger) *ecdsa.PrivateKey {
+	t.Helper()
+	k, ok := chain.KeyOf(node)
+	require.True(t, ok)
+	require.Equal(t, l.Account(), crypto.PubkeyToAddress(k.PublicKey))
+	return k
+}
+
+func signAndSend(t *testing.T, node *chain.Ledger, u chain.UnsignedTx, key *ecdsa.PrivateKey) {
+	t.Helper()
+	signed, err := chain.SignUnsigned(u, key)
+	require.NoError(t, err)
+	require.NoError(t, node.Client().SendTransaction(t.Context(), signed))
+	r, err := chain.WaitMinedForTest(t.Context(), node.Client(), signed.Hash())
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), r.Status, u.Summary)
+}
+
+func hexKey(k *ecdsa.PrivateKey) string { return hexutil.Encode(crypto.FromECDSA(k)) }
