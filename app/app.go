@@ -16,10 +16,12 @@ import (
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/ipfs"
+	"github.com/healthagents/healthagents/issuers"
 	"github.com/healthagents/healthagents/pharmacy"
 	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
+	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/webhook"
 	"github.com/healthagents/healthagents/zkp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -59,6 +61,11 @@ type App struct {
 	IPFS *ipfs.Client
 	// Audit is the access audit log in DB (app/audit.go).
 	Audit *audit.Log
+	// Issuers is the payer registry (database and chain) behind
+	// /api/v1/issuers; Trust is the COVERAGE_TRUST policy that picks the
+	// credential each decision is proven with (app/issuers.go).
+	Issuers *issuers.Registry
+	Trust   *trust.Policy
 
 	logger       *slog.Logger
 	closers      []io.Closer
@@ -122,6 +129,9 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if a.Pharmacy, err = openPharmacy(ctx, cfg, a.Ledger, logger); err != nil {
 		return nil, err
 	}
+	if a.Issuers, a.Trust, err = openIssuers(cfg, a.DB, a.Ledger); err != nil {
+		return nil, err
+	}
 	// Build the fast prover's tables now, in the background, so that the
 	// first requests do not fall back to gnark's slower prover.
 	a.ZK.Warm()
@@ -158,6 +168,7 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		Limiter:  a.Limiter,
 		Webhooks: a.Webhooks,
 		V1:       a.V1,
+		Issuers:  a.Issuers,
 	}
 	// Idempotency-Key answers in the database: a retry after a restart or
 	// on another replica replays the first answer. Expired ones are pruned

@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -22,7 +21,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/app"
-	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/store/storetest"
 )
 
@@ -166,17 +164,13 @@ func TestHealthFollowsDependencies(t *testing.T) {
 	ln.Close()
 	key, err := crypto.GenerateKey()
 	require.NoError(t, err)
-	node, err := chain.NewSimulated(ctx, chain.WithHTTP(rpcAddr), chain.WithKey(key))
-	require.NoError(t, err)
-	defer node.Close()
+	_, useNode := externalNode(t, rpcAddr, key)
 	rpc := newCutProxy(t, rpcAddr)
 
 	dir := t.TempDir()
 	require.NoError(t, os.CopyFS(filepath.Join(dir, "zkp"), os.DirFS(filepath.Join(sharedDir, "zkp"))))
-	cfg := app.Config{
-		DataDir: dir, AdminToken: "availability-admin-token",
-		ChainEndpoint: "http://" + rpc.addr(), ChainKey: hex.EncodeToString(crypto.FromECDSA(key)), ChainRegistry: node.Registry().Hex(),
-	}
+	cfg := app.Config{DataDir: dir, AdminToken: "availability-admin-token"}
+	useNode(&cfg, "http://"+rpc.addr())
 	var db *cutProxy
 	if os.Getenv(storetest.PostgresEnv) != "" {
 		u, err := url.Parse(storetest.PostgresDSN(t))

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/healthagents/healthagents/trust"
 )
 
 // Config holds the runtime settings, read from the environment (the README
@@ -19,7 +21,7 @@ type Config struct {
 	DatabaseURL   string     // DATABASE_URL; empty = SQLite file under DataDir
 	ChainEndpoint string     // CHAIN_ENDPOINT; empty = embedded simulated chain
 	ChainKey      string     // CHAIN_PRIVATE_KEY: hex key that signs verification transactions (with CHAIN_ENDPOINT)
-	ChainRegistry string     // CHAIN_REGISTRY: StatementRegistry address (with CHAIN_ENDPOINT; see `healthagents chain deploy`)
+	ChainRegistry string     // CHAIN_REGISTRY: GovernedRegistry address (with CHAIN_ENDPOINT; see `healthagents chain deploy`)
 	ChainID       uint64     // CHAIN_ID: expected chain id (optional)
 	// ChainRPCListen (CHAIN_RPC_LISTEN, e.g. 127.0.0.1:8545): serve the
 	// embedded chain's read-only Ethereum JSON-RPC there, so third parties
@@ -49,10 +51,27 @@ type Config struct {
 	// pharmacy confirmations answer "unconfirmed". The embedded chain
 	// deploys its own.
 	PharmacyOracle string
-	// ChainReplaceVerifiers (CHAIN_REPLACE_VERIFIERS=1, with CHAIN_ENDPOINT)
-	// lets start-up replace registered verifiers that hold other verifying
-	// keys than DATA_DIR/zkp; without it start-up refuses (see openProofs).
-	ChainReplaceVerifiers bool
+	// ChainOwner (CHAIN_OWNER, with CHAIN_ENDPOINT) is the registry
+	// owner's address, a cold wallet separate from CHAIN_PRIVATE_KEY; start
+	// refuses a registry owned by another account. The embedded chain's
+	// owner is a key generated under DATA_DIR/chain (owner.key).
+	ChainOwner string
+	// ChainOwnerKeyFile (CHAIN_OWNER_KEY_FILE, with CHAIN_ENDPOINT) is a
+	// file holding the owner's hex key, for a deployment that lets the
+	// service send owner actions itself; without it they are printed as
+	// unsigned transactions and start refuses until they are mined.
+	ChainOwnerKeyFile string
+	// ChainLegacyRegistry (CHAIN_LEGACY_REGISTRY, with CHAIN_ENDPOINT) is
+	// the StatementRegistry recording the first circuits' statements, whose
+	// public inputs are not [issuer, digest, circuit id] (transitional).
+	ChainLegacyRegistry string
+	// ChainConfirmations (CHAIN_CONFIRMATIONS, default 1) is how many
+	// blocks (the statement's own included) make a result final on
+	// CHAIN_ENDPOINT before it is reported verified.
+	ChainConfirmations uint64
+	// CoverageTrust (COVERAGE_TRUST): self (default) or registered; see
+	// package trust.
+	CoverageTrust trust.Mode
 }
 
 // developmentWarning is logged at every start outside production: an
@@ -153,16 +172,33 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.PharmacyOracle = v
 	}
-	switch v := getenv("CHAIN_REPLACE_VERIFIERS"); v {
-	case "", "0", "false":
-	case "1", "true":
-		if c.ChainEndpoint == "" {
-			return c, fmt.Errorf("CHAIN_REPLACE_VERIFIERS needs CHAIN_ENDPOINT (the embedded chain starts empty and registers its own verifiers)")
+	c.ChainOwner, c.ChainOwnerKeyFile, c.ChainLegacyRegistry = getenv("CHAIN_OWNER"), getenv("CHAIN_OWNER_KEY_FILE"), getenv("CHAIN_LEGACY_REGISTRY")
+	for name, v := range map[string]string{"CHAIN_OWNER": c.ChainOwner, "CHAIN_OWNER_KEY_FILE": c.ChainOwnerKeyFile, "CHAIN_LEGACY_REGISTRY": c.ChainLegacyRegistry} {
+		if v != "" && c.ChainEndpoint == "" {
+			return c, fmt.Errorf("%s needs CHAIN_ENDPOINT (the embedded chain's owner is a key generated under DATA_DIR/chain)", name)
 		}
-		c.ChainReplaceVerifiers = true
-	default:
-		return c, fmt.Errorf("CHAIN_REPLACE_VERIFIERS must be 1 or 0")
 	}
+	for name, v := range map[string]string{"CHAIN_OWNER": c.ChainOwner, "CHAIN_LEGACY_REGISTRY": c.ChainLegacyRegistry} {
+		if v != "" && !common.IsHexAddress(v) {
+			return c, fmt.Errorf("%s must be a hex address (0x followed by 40 hex digits)", name)
+		}
+	}
+	c.ChainConfirmations = 1
+	if v := getenv("CHAIN_CONFIRMATIONS"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n < 1 || n > 1000 {
+			return c, fmt.Errorf("CHAIN_CONFIRMATIONS must be an integer 1-1000")
+		}
+		c.ChainConfirmations = n
+	}
+	if getenv("CHAIN_REPLACE_VERIFIERS") != "" {
+		return c, fmt.Errorf("CHAIN_REPLACE_VERIFIERS is gone: verifiers are immutable per circuit id (see docs/decisions/governance.md)")
+	}
+	mode, err := trust.ParseMode(getenv("COVERAGE_TRUST"))
+	if err != nil {
+		return c, err
+	}
+	c.CoverageTrust = mode
 	if v := getenv("MAX_IN_FLIGHT"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 4096 {

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"crypto/ecdsa"
 	"encoding/hex"
 	"io"
 	"net"
@@ -18,6 +19,7 @@ import (
 	"github.com/healthagents/healthagents/attest"
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/record"
+	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/zkp"
 )
 
@@ -63,14 +65,14 @@ func TestPrescriptionZKVerifiedOnlyWhenCovered(t *testing.T) {
 	}
 }
 
-// TestStartRefusesOtherVerifyingKeys: with CHAIN_ENDPOINT, a start whose
-// DATA_DIR/zkp keys differ from the ones registered (another replica's) is
-// refused, naming the fix, and leaves the registry alone; the first start
-// registers, a start with the same keys goes on; CHAIN_REPLACE_VERIFIERS=1
-// replaces them, which is what breaks the other replica's proofs. Run
-// against the embedded chain served over JSON-RPC, through app.Open (whose
-// clean-up of a failed start this also covers).
-func TestStartRefusesOtherVerifyingKeys(t *testing.T) {
+// TestStartOnAGovernedRegistry: with CHAIN_ENDPOINT, the registry's owner
+// is CHAIN_OWNER. Without the owner's key a start that needs an owner action
+// (the service's own issuer key) is refused in one line naming the command;
+// with CHAIN_OWNER_KEY_FILE it registers it and goes on. A replica whose
+// DATA_DIR/zkp keys differ from the bound verifiers is refused, naming the
+// fix, and the registry is left alone: verifiers are immutable. Run against
+// the embedded chain served over JSON-RPC, through app.Open.
+func TestStartOnAGovernedRegistry(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	shared(t) // its DATA_DIR/zkp keys are replica A's, to save a Groth16 set-up
@@ -80,92 +82,143 @@ func TestStartRefusesOtherVerifyingKeys(t *testing.T) {
 	require.NoError(t, ln.Close())
 	key, err := crypto.GenerateKey()
 	require.NoError(t, err)
-	node, err := chain.NewSimulated(ctx, chain.WithHTTP(addr), chain.WithKey(key))
+	ownerKey, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	owner := crypto.PubkeyToAddress(ownerKey.PublicKey)
+	node, err := chain.NewSimulated(ctx, chain.WithHTTP(addr), chain.WithKey(key), chain.WithFunded(owner))
 	require.NoError(t, err)
 	t.Cleanup(func() { node.Close() })
+
+	// `healthagents chain deploy` with replica A's keys and the owner's key.
+	sys, err := zkp.LoadOrSetup(ctx, filepath.Join(sharedDir, "zkp"))
+	require.NoError(t, err)
+	verifiers := map[chain.Kind]chain.VerifyingKey{}
+	for _, name := range zkp.CircuitNames() {
+		vk, err := chain.VerifyingKeyFromGnark(sys.VerifyingKey(name))
+		require.NoError(t, err)
+		verifiers[chain.Kind(name)] = vk
+	}
+	addrs, err := chain.Deploy(ctx, "http://"+addr, key, chain.DeployConfig{OwnerKey: ownerKey, Verifiers: verifiers})
+	require.NoError(t, err)
+	ownerFile := filepath.Join(t.TempDir(), "owner.key")
+	require.NoError(t, os.WriteFile(ownerFile, []byte(hex.EncodeToString(crypto.FromECDSA(ownerKey))), 0o600))
+
+	config := func(dataDir string, ownerKeyFile string) app.Config {
+		return app.Config{
+			DataDir: dataDir, ChainEndpoint: "http://" + addr,
+			ChainKey: hex.EncodeToString(crypto.FromECDSA(key)), ChainRegistry: addrs.Registry.Hex(),
+			ChainLegacyRegistry: addrs.Legacy.Hex(), ChainOwner: owner.Hex(), ChainOwnerKeyFile: ownerKeyFile,
+		}
+	}
 	verifier := func() common.Address {
 		t.Helper()
-		v, err := node.Verifier(ctx, attest.KindEligibility)
+		l, err := chain.Dial(ctx, "http://"+addr, chain.DialConfig{Key: hex.EncodeToString(crypto.FromECDSA(key)),
+			Registry: addrs.Registry.Hex(), LegacyRegistry: addrs.Legacy.Hex()})
+		require.NoError(t, err)
+		defer l.Close()
+		v, err := l.Verifier(ctx, attest.KindEligibility)
 		require.NoError(t, err)
 		return v
 	}
-	require.Equal(t, common.Address{}, verifier(), "a fresh registry has no verifier")
-
-	config := func(dataDir string) app.Config {
-		return app.Config{
-			DataDir: dataDir, ChainEndpoint: "http://" + addr,
-			ChainKey: hex.EncodeToString(crypto.FromECDSA(key)), ChainRegistry: node.Registry().Hex(),
-		}
-	}
+	first := verifier()
+	require.NotEqual(t, common.Address{}, first)
 	dirA, dirB := t.TempDir(), t.TempDir()
 	require.NoError(t, os.CopyFS(filepath.Join(dirA, "zkp"), os.DirFS(filepath.Join(sharedDir, "zkp"))))
 
-	// First start: nothing registered yet, so replica A registers its keys.
-	a, err := app.OpenWithOutput(ctx, config(dirA), nil, io.Discard)
+	// The owner's key is cold: the service's issuer key is not registered,
+	// so start is refused with the command to run.
+	_, err = app.OpenWithOutput(ctx, config(dirA, ""), nil, io.Discard)
+	require.ErrorIs(t, err, chain.ErrOwnerAction)
+	assert.Contains(t, err.Error(), "healthagents chain register-issuer ")
+	assert.NotContains(t, err.Error(), "\n")
+
+	// Another owner configured: refused.
+	cfg := config(dirA, "")
+	cfg.ChainOwner = common.Address{1}.Hex()
+	_, err = app.OpenWithOutput(ctx, cfg, nil, io.Discard)
+	require.ErrorContains(t, err, "not CHAIN_OWNER")
+
+	// With the owner's key file, it registers it and starts.
+	a, err := app.OpenWithOutput(ctx, config(dirA, ownerFile), nil, io.Discard)
 	require.NoError(t, err)
 	defer a.Close()
-	first := verifier()
-	require.NotEqual(t, common.Address{}, first)
 	env := sealed(t, a, nil)
 	res, err := a.Service.VerifyEligibility(ctx, env, "PROC001")
 	require.NoError(t, err)
 	require.True(t, res.ZKProofVerified)
-
-	// Same keys again (a restart, or a replica sharing DATA_DIR/zkp): fine.
-	again, err := app.OpenWithOutput(ctx, config(dirA), nil, io.Discard)
+	// Now registered, a start without the owner's key goes on.
+	again, err := app.OpenWithOutput(ctx, config(dirA, ""), nil, io.Discard)
 	require.NoError(t, err)
 	require.NoError(t, again.Close())
-	assert.Equal(t, first, verifier())
 
-	// Replica B with its own DATA_DIR, hence its own keys: refused.
-	_, err = app.OpenWithOutput(ctx, config(dirB), nil, io.Discard)
+	// Replica B with its own DATA_DIR, hence its own keys: refused, and
+	// there is no replacing.
+	_, err = app.OpenWithOutput(ctx, config(dirB, ownerFile), nil, io.Discard)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, chain.ErrVerifierMismatch)
 	assert.Contains(t, err.Error(), "copy DATA_DIR/zkp")
-	assert.Contains(t, err.Error(), "CHAIN_REPLACE_VERIFIERS=1")
 	assert.Equal(t, first, verifier(), "the registry is left alone")
 	res, err = a.Service.VerifyEligibility(ctx, env, "PROC001")
 	require.NoError(t, err)
 	assert.True(t, res.ZKProofVerified, "replica A's proofs still verify")
-
-	// Asked for explicitly, B replaces the verifiers, and A's proofs fail.
-	cfg := config(dirB)
-	cfg.ChainReplaceVerifiers = true
-	b, err := app.OpenWithOutput(ctx, cfg, nil, io.Discard)
-	require.NoError(t, err)
-	defer b.Close()
-	assert.NotEqual(t, first, verifier())
-	res, err = b.Service.VerifyEligibility(ctx, sealed(t, b, nil), "PROC001")
-	require.NoError(t, err)
-	assert.True(t, res.ZKProofVerified)
-	_, err = a.Service.VerifyEligibility(ctx, env, "PROC001")
-	require.Error(t, err)
-	assert.Equal(t, "Eligibility check failed: ZK proof verification failed", err.Error())
 }
 
-func TestReplaceVerifiersSetting(t *testing.T) {
+func TestChainSettings(t *testing.T) {
 	t.Parallel()
+	const endpoint = "http://127.0.0.1:8545"
 	for name, tc := range map[string]struct {
 		env  map[string]string
-		want bool
-		err  bool
+		want func(t *testing.T, c app.Config)
+		err  string
 	}{
-		"ok/unset":         {env: map[string]string{"CHAIN_ENDPOINT": "http://127.0.0.1:8545"}},
-		"ok/0":             {env: map[string]string{"CHAIN_ENDPOINT": "http://127.0.0.1:8545", "CHAIN_REPLACE_VERIFIERS": "0"}},
-		"ok/1":             {env: map[string]string{"CHAIN_ENDPOINT": "http://127.0.0.1:8545", "CHAIN_REPLACE_VERIFIERS": "1"}, want: true},
-		"fail/yes":         {env: map[string]string{"CHAIN_ENDPOINT": "http://127.0.0.1:8545", "CHAIN_REPLACE_VERIFIERS": "yes"}, err: true},
-		"fail/no endpoint": {env: map[string]string{"CHAIN_REPLACE_VERIFIERS": "1"}, err: true},
+		"ok/defaults": {env: map[string]string{}, want: func(t *testing.T, c app.Config) {
+			assert.Equal(t, uint64(1), c.ChainConfirmations)
+			assert.Equal(t, trust.Self, c.CoverageTrust)
+		}},
+		"ok/owner and confirmations": {env: map[string]string{"CHAIN_ENDPOINT": endpoint, "CHAIN_OWNER": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "CHAIN_CONFIRMATIONS": "3", "COVERAGE_TRUST": "registered"},
+			want: func(t *testing.T, c app.Config) {
+				assert.Equal(t, uint64(3), c.ChainConfirmations)
+				assert.Equal(t, trust.Registered, c.CoverageTrust)
+				assert.Equal(t, "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", c.ChainOwner)
+			}},
+		"fail/owner without endpoint":    {env: map[string]string{"CHAIN_OWNER": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"}, err: "CHAIN_OWNER needs CHAIN_ENDPOINT"},
+		"fail/owner not an address":      {env: map[string]string{"CHAIN_ENDPOINT": endpoint, "CHAIN_OWNER": "alice"}, err: "CHAIN_OWNER must be a hex address"},
+		"fail/confirmations":             {env: map[string]string{"CHAIN_CONFIRMATIONS": "0"}, err: "CHAIN_CONFIRMATIONS"},
+		"fail/trust":                     {env: map[string]string{"COVERAGE_TRUST": "everyone"}, err: "COVERAGE_TRUST must be self or registered"},
+		"fail/replace verifiers is gone": {env: map[string]string{"CHAIN_ENDPOINT": endpoint, "CHAIN_REPLACE_VERIFIERS": "1"}, err: "immutable"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			cfg, err := app.ConfigFromEnv(func(k string) string { return tc.env[k] })
-			if tc.err {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), "CHAIN_REPLACE_VERIFIERS")
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, cfg.ChainReplaceVerifiers)
+			tc.want(t, cfg)
 		})
+	}
+}
+
+// externalNode starts an embedded chain served over JSON-RPC at addr, to
+// stand for an external node: key is its submitter, its owner's key is
+// written to a file, and it has a StatementRegistry for the first circuits'
+// kinds. use fills the chain settings of a Config for endpoint (addr, or a
+// proxy in front of it).
+func externalNode(t *testing.T, addr string, key *ecdsa.PrivateKey) (*chain.Ledger, func(cfg *app.Config, endpoint string)) {
+	t.Helper()
+	ownerKey, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	node, err := chain.NewSimulated(t.Context(), chain.WithHTTP(addr), chain.WithKey(key), chain.WithOwnerKey(ownerKey))
+	require.NoError(t, err)
+	t.Cleanup(func() { node.Close() })
+	legacy, err := node.OpenLegacyRegistry(t.Context())
+	require.NoError(t, err)
+	ownerFile := filepath.Join(t.TempDir(), "owner.key")
+	require.NoError(t, os.WriteFile(ownerFile, []byte(hex.EncodeToString(crypto.FromECDSA(ownerKey))), 0o600))
+	return node, func(cfg *app.Config, endpoint string) {
+		cfg.ChainEndpoint, cfg.ChainKey = endpoint, hex.EncodeToString(crypto.FromECDSA(key))
+		cfg.ChainRegistry, cfg.ChainLegacyRegistry = node.Registry().Hex(), legacy.Hex()
+		cfg.ChainOwnerKeyFile = ownerFile
 	}
 }

@@ -99,7 +99,7 @@ func (l *Ledger) attach(ctx context.Context, chainID uint64, registry, legacy, w
 	}
 	l.registry, l.legacy = registry, legacy
 	g := l.Governed()
-	owner, err := g.owner(ctx)
+	owner, err := g.Owner(ctx)
 	if err == nil {
 		_, err = g.IsSubmitter(ctx, l.from)
 	}

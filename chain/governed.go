@@ -322,8 +322,8 @@ func DeployVerifier(ctx context.Context, s Sender, vk VerifyingKey) (common.Addr
 	return r.ContractAddress, nil
 }
 
-// owner reads the registry's owner.
-func (g *Governed) owner(ctx context.Context) (common.Address, error) {
+// Owner reads the registry's owner.
+func (g *Governed) Owner(ctx context.Context) (common.Address, error) {
 	out, err := g.call(ctx, g.abi.PackOwner(), nil)
 	if err != nil {
 		return common.Address{}, err

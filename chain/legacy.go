@@ -52,6 +52,13 @@ func (l *Ledger) legacyRegistry(ctx context.Context, deploy bool) (common.Addres
 	return addr, nil
 }
 
+// OpenLegacyRegistry returns the StatementRegistry of the first circuits'
+// kinds, deploying one (owned by the submitting key) on the embedded chain
+// when there is none; on a JSON-RPC node it is CHAIN_LEGACY_REGISTRY's.
+func (l *Ledger) OpenLegacyRegistry(ctx context.Context) (common.Address, error) {
+	return l.legacyRegistry(ctx, true)
+}
+
 func (l *Ledger) verifierLegacy(ctx context.Context, kind Kind) (common.Address, error) {
 	k, err := kind.bytes32()
 	if err != nil {

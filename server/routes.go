@@ -56,6 +56,7 @@ func (s *srv) routeTable() ([]route, error) {
 	rs = append(rs, s.federatedRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.auditRoutes()...)
+	rs = append(rs, s.issuerRoutes()...)
 	rs = append(rs, s.probeRoutes()...)
 	rs = append(rs, s.metricsRoutes()...)
 	rs = s.withAudit(rs) // audit.go

@@ -51,6 +51,9 @@ type Deps struct {
 	// restarts and replicas (idempotency_durable.go); nil: process memory
 	// only.
 	Idempotency IdempotencyStore
+	// Issuers registers payers in the database and the chain's issuer
+	// registry (issuers.go); nil: the issuer routes answer 503.
+	Issuers IssuerRegistry
 }
 
 // Check is a named dependency probe.

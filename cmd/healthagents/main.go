@@ -3,16 +3,20 @@
 //	healthagents [serve]            run the HTTP service (settings from the environment)
 //	healthagents seal FILE          print a PatientData envelope for a plaintext record
 //	healthagents keys create|list|revoke   manage API keys offline, on the service's database
-//	healthagents chain deploy       deploy the verifier contracts on CHAIN_ENDPOINT
+//	healthagents chain deploy       deploy the governed registry and verifiers on CHAIN_ENDPOINT
+//	healthagents chain register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit
+//	                                the registry owner's actions: unsigned for a cold wallet, or sent with --owner-key
 //	healthagents bench [flags]      drive a running server and print latency percentiles
 //	healthagents issuer keygen|sign a payer's coverage credentials (docs/credentials.md)
 //	healthagents version            print the version
 //
 // Settings: HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT,
-// CHAIN_PRIVATE_KEY, CHAIN_REGISTRY, CHAIN_ID, CHAIN_RPC_LISTEN, CHAIN_REPLACE_VERIFIERS,
+// CHAIN_PRIVATE_KEY, CHAIN_REGISTRY, CHAIN_ID, CHAIN_RPC_LISTEN, CHAIN_OWNER,
+// CHAIN_OWNER_KEY_FILE, CHAIN_LEGACY_REGISTRY, CHAIN_CONFIRMATIONS, COVERAGE_TRUST,
 // PHARMACY_ORACLE, IPFS_ENDPOINT, FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL,
 // HEALTHAGENTS_ENV, TLS_CERT_FILE, TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES,
-// MAX_IN_FLIGHT, MAX_CONNECTIONS. See docs/decisions.md#settings.
+// MAX_IN_FLIGHT, MAX_CONNECTIONS. See docs/decisions.md#settings. CHAIN_REPLACE_VERIFIERS is
+// gone and refused: verifiers are immutable per circuit id (docs/decisions/governance.md).
 package main
 
 import (
@@ -44,7 +48,7 @@ func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" }
 // plainUsage is what -h prints for the subcommands without a flag set.
 var plainUsage = map[string]string{
 	"seal":  "usage: healthagents seal FILE\n\nPrints the PatientData envelope of the plaintext record in FILE, sealed with the service's\nFernet key (FERNET_KEY, or DATA_DIR/fernet.key), ready to POST.",
-	"chain": "usage: healthagents chain deploy\n\nDeploys the verifier contracts, the statement registry and the pharmacy oracle on\nCHAIN_ENDPOINT with CHAIN_PRIVATE_KEY, registers this DATA_DIR's verifying keys, and prints\nCHAIN_REGISTRY=… and PHARMACY_ORACLE=….",
+	"chain": chainUsage,
 	"keys":  errKeysUsage.Error(),
 }
 
@@ -54,13 +58,14 @@ const serveUsage = `usage: healthagents serve
 Runs the HTTP service on HOST:PORT (default 0.0.0.0:8000). It takes no flags:
 every setting is an environment variable (docs/decisions.md#settings):
 HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT, CHAIN_PRIVATE_KEY,
-CHAIN_REGISTRY, CHAIN_ID, CHAIN_RPC_LISTEN, CHAIN_REPLACE_VERIFIERS,
+CHAIN_REGISTRY, CHAIN_ID, CHAIN_RPC_LISTEN, CHAIN_OWNER, CHAIN_OWNER_KEY_FILE,
+CHAIN_LEGACY_REGISTRY, CHAIN_CONFIRMATIONS, COVERAGE_TRUST,
 PHARMACY_ORACLE, IPFS_ENDPOINT, FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL,
 HEALTHAGENTS_ENV, TLS_CERT_FILE, TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES,
 MAX_IN_FLIGHT, MAX_CONNECTIONS.`
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy | bench [flags] | participant --server URL --api-key KEY --org ID --data FILE.csv [--task FILE] | issuer keygen|sign | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant --server URL --api-key KEY --org ID --data FILE.csv [--task FILE] | issuer keygen|sign | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -124,7 +126,10 @@ func TestChainDeployThenServe(t *testing.T) {
 	ln.Close()
 	key, err := crypto.GenerateKey()
 	require.NoError(t, err)
-	node, err := chain.NewSimulated(ctx, chain.WithHTTP(rpcAddr), chain.WithKey(key))
+	ownerKey, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	owner := crypto.PubkeyToAddress(ownerKey.PublicKey)
+	node, err := chain.NewSimulated(ctx, chain.WithHTTP(rpcAddr), chain.WithKey(key), chain.WithFunded(owner))
 	require.NoError(t, err)
 	defer node.Close()
 
@@ -132,16 +137,20 @@ func TestChainDeployThenServe(t *testing.T) {
 	settings := map[string]string{
 		"DATA_DIR": dir, "CHAIN_ENDPOINT": "http://" + rpcAddr,
 		"CHAIN_PRIVATE_KEY": "0x" + hex.EncodeToString(crypto.FromECDSA(key)),
+		"CHAIN_OWNER":       owner.Hex(),
 	}
+	// The owner is a cold wallet: deploy prints its actions unsigned; the
+	// "wallet" signs and sends each, in order.
 	var out bytes.Buffer
 	require.NoError(t, run(ctx, []string{"chain", "deploy"}, env(settings), nil, &out, io.Discard))
-	line, rest, _ := strings.Cut(out.String(), "\n")
-	registry, ok := strings.CutPrefix(line, "CHAIN_REGISTRY=")
-	require.True(t, ok, out.String())
-	settings["CHAIN_REGISTRY"] = registry
-	line, _, _ = strings.Cut(rest, "\n")
-	oracle, ok := strings.CutPrefix(line, "PHARMACY_ORACLE=")
-	require.True(t, ok, out.String())
+	signUnsignedLines(t, node, out.String(), ownerKey, 1) // setSubmitter, and addCircuit per governed circuit
+	for _, line := range strings.Split(out.String(), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "{") {
+			settings[k] = v
+		}
+	}
+	require.True(t, common.IsHexAddress(settings["CHAIN_REGISTRY"]), out.String())
+	oracle := settings["PHARMACY_ORACLE"]
 	require.True(t, common.IsHexAddress(oracle), oracle)
 	code, err := node.Client().CodeAt(ctx, common.HexToAddress(oracle), nil)
 	require.NoError(t, err)
@@ -150,9 +159,30 @@ func TestChainDeployThenServe(t *testing.T) {
 
 	cfg, err := app.ConfigFromEnv(env(settings))
 	require.NoError(t, err)
+	// The service's own issuer key is not registered yet: start is
+	// refused, naming the owner's command.
+	_, err = app.Open(ctx, cfg, nil)
+	require.ErrorIs(t, err, chain.ErrOwnerAction)
+	_, command, ok := strings.Cut(err.Error(), "run `healthagents ")
+	require.True(t, ok, err.Error())
+	command, _, _ = strings.Cut(command, "`")
+	require.True(t, strings.HasPrefix(command, "chain register-issuer "), command)
+	ownerFile := filepath.Join(t.TempDir(), "owner.key")
+	require.NoError(t, os.WriteFile(ownerFile, []byte(hex.EncodeToString(crypto.FromECDSA(ownerKey))), 0o600))
+	out.Reset()
+	require.NoError(t, run(ctx, append(strings.Fields(command), "--owner-key", ownerFile), env(settings), nil, &out, io.Discard))
+	assert.Contains(t, out.String(), "sent registerIssuer(")
+	// Printed unsigned, signed by the wallet: a revocation.
+	out.Reset()
+	require.NoError(t, run(ctx, []string{"chain", "revoke-nonce", strings.Fields(command)[2], "5"}, env(settings), nil, &out, io.Discard))
+	signUnsignedLines(t, node, out.String(), ownerKey, 1)
+
 	a, err := app.Open(ctx, cfg, nil)
 	require.NoError(t, err)
 	defer a.Close()
+	revoked, err := a.Ledger.Governed().IsRevoked(ctx, a.Trust.SelfKeyHash(), 5)
+	require.NoError(t, err)
+	assert.True(t, revoked)
 	plain, err := os.ReadFile("../../testdata/record.json")
 	require.NoError(t, err)
 	envl, err := cipher.Seal("PT-000123", plain, a.Keyring)
@@ -256,4 +286,38 @@ func TestKeysCommand(t *testing.T) {
 
 	require.NoError(t, run(t.Context(), []string{"keys", "revoke", id}, settings, nil, io.Discard, io.Discard))
 	assert.Error(t, run(t.Context(), []string{"keys"}, settings, nil, io.Discard, io.Discard))
+}
+
+// signUnsignedLines signs and sends, in order, the unsigned owner
+// transactions printed as JSON lines in out, as a cold wallet would; at
+// least want of them.
+func signUnsignedLines(t *testing.T, node *chain.Ledger, out string, key *ecdsa.PrivateKey, want int) {
+	t.Helper()
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "{") {
+			continue
+		}
+		var u struct {
+			RLP     string `json:"unsigned_rlp"`
+			ChainID string `json:"chain_id"`
+			From    string `json:"from"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &u))
+		id, _ := new(big.Int).SetString(u.ChainID, 10)
+		signed, err := chain.SignUnsigned(chain.UnsignedTx{RLPHex: u.RLP, ChainID: id, From: common.HexToAddress(u.From)}, key)
+		require.NoError(t, err)
+		require.NoError(t, node.Client().SendTransaction(t.Context(), signed))
+		var status uint64
+		require.Eventually(t, func() bool {
+			r, err := node.Client().TransactionReceipt(t.Context(), signed.Hash())
+			if err == nil {
+				status = r.Status
+			}
+			return err == nil
+		}, 10*time.Second, 20*time.Millisecond)
+		require.Equal(t, uint64(1), status)
+		n++
+	}
+	require.GreaterOrEqual(t, n, want, out)
 }

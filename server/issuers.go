@@ -1,0 +1,156 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/healthagents/healthagents/api"
+	"github.com/healthagents/healthagents/apikey"
+	"github.com/healthagents/healthagents/internal/openapi"
+	"github.com/healthagents/healthagents/issuers"
+	"github.com/healthagents/healthagents/ratelimit"
+)
+
+// IssuerRegistry registers, lists and retires payers (credential issuers);
+// *issuers.Registry is one.
+type IssuerRegistry interface {
+	Register(ctx context.Context, req api.IssuerRequest) (api.Issuer, bool, error)
+	List(ctx context.Context) ([]api.Issuer, error)
+	Get(ctx context.Context, id string) (api.Issuer, error)
+	Retire(ctx context.Context, id string) (api.Issuer, error)
+}
+
+var issuerIDParam = []openapi.Param{{Name: "issuer_id", Description: "The issuer's public key (64 hex digits).",
+	Example: "c5f2ba5b4c8d2a2e8c0b5e1c4b3a29181716151413121110090807060504030201"}}
+
+const issuerAuth = " Needs keys:admin on a key bound to no organization."
+
+func (s *srv) issuerRoutes() []route {
+	return []route{
+		{Method: "POST", Path: "/api/v1/issuers", Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
+			Handler: http.HandlerFunc(s.registerIssuer), Doc: openapi.Operation{
+				OperationID: "registerIssuer", Tags: []string{"issuers"}, Summary: "Register a payer whose coverage credentials are accepted",
+				Description: "Keeps the payer and registers its key hash in the chain's issuer registry. Only the registry's owner can: when the service holds the owner's key the registration is sent (tx_hash), otherwise the answer carries the unsigned transaction for the owner's wallet (owner_action) and the status is awaiting_owner until it is mined. " +
+					"201 for a new payer, 200 for one registered before; 409 for a retired one." + issuerAuth,
+				Request: api.IssuerRequest{}, Responses: map[int]openapi.Response{
+					http.StatusCreated: {Description: "The payer.", Body: api.Issuer{}},
+					http.StatusOK:      {Description: "The payer, registered before.", Body: api.Issuer{}},
+				},
+				Errors: []int{400, 401, 403, 409, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/api/v1/issuers", Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.listIssuers), Doc: openapi.Operation{
+				OperationID: "listIssuers", Tags: []string{"issuers"}, Summary: "List payers",
+				Description: "Every payer ever registered, oldest first, with its status read from the chain." + issuerAuth,
+				Responses:   ok("The payers.", api.IssuerList{}),
+				Errors:      []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/api/v1/issuers/{issuer_id}", Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.getIssuer), Doc: openapi.Operation{
+				OperationID: "getIssuer", Tags: []string{"issuers"}, Summary: "Get a payer",
+				Description: "The payer with its status read from the chain." + issuerAuth,
+				PathParams:  issuerIDParam, Responses: ok("The payer.", api.Issuer{}),
+				Errors: []int{401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "DELETE", Path: "/api/v1/issuers/{issuer_id}", Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.retireIssuer), Doc: openapi.Operation{
+				OperationID: "retireIssuer", Tags: []string{"issuers"}, Summary: "Retire a payer",
+				Description: "Retires the payer in the chain's issuer registry from the next block on (sent, or returned unsigned for the owner's wallet) and here: its credentials are refused from then on, while earlier statements stay verifiable at their blocks. A retired payer cannot be registered again." + issuerAuth,
+				PathParams: issuerIDParam, Responses: ok("The payer, retired or awaiting the owner's signature.", api.Issuer{}),
+				Errors: []int{401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+	}
+}
+
+// issuerCaller checks the caller is a global admin and the registry is
+// configured.
+func (s *srv) issuerCaller(w http.ResponseWriter, r *http.Request) (IssuerRegistry, bool) {
+	caller := requestKey(r)
+	if caller == nil || !caller.HasScope(apikey.ScopeKeysAdmin) || caller.Organization != "" {
+		writeDetail(w, http.StatusForbidden, detailForbidden)
+		return nil, false
+	}
+	if s.deps.Issuers == nil {
+		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
+		return nil, false
+	}
+	return s.deps.Issuers, true
+}
+
+func (s *srv) issuerError(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, issuers.ErrNotFound):
+		writeDetail(w, http.StatusNotFound, "Issuer not found")
+	case errors.Is(err, issuers.ErrRetired):
+		writeDetail(w, http.StatusConflict, "Conflict: "+issuers.ErrRetired.Error())
+	default:
+		s.logger.ErrorContext(r.Context(), "issuer registry failed", "err", err)
+		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
+	}
+}
+
+func (s *srv) registerIssuer(w http.ResponseWriter, r *http.Request) {
+	reg, ok := s.issuerCaller(w, r)
+	if !ok {
+		return
+	}
+	var req api.IssuerRequest
+	if err := read(w, r, SmallBodyBytes, &req, "public_key", "name"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := req.Validate(); err != nil {
+		writeDetail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	iss, created, err := reg.Register(r.Context(), req)
+	if err != nil {
+		s.issuerError(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, iss)
+}
+
+func (s *srv) listIssuers(w http.ResponseWriter, r *http.Request) {
+	reg, ok := s.issuerCaller(w, r)
+	if !ok {
+		return
+	}
+	list, err := reg.List(r.Context())
+	if err != nil {
+		s.issuerError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.IssuerList{Issuers: list})
+}
+
+func (s *srv) getIssuer(w http.ResponseWriter, r *http.Request) {
+	reg, ok := s.issuerCaller(w, r)
+	if !ok {
+		return
+	}
+	iss, err := reg.Get(r.Context(), r.PathValue("issuer_id"))
+	if err != nil {
+		s.issuerError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, iss)
+}
+
+func (s *srv) retireIssuer(w http.ResponseWriter, r *http.Request) {
+	reg, ok := s.issuerCaller(w, r)
+	if !ok {
+		return
+	}
+	iss, err := reg.Retire(r.Context(), r.PathValue("issuer_id"))
+	if err != nil {
+		s.issuerError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, iss)
+}
