@@ -57,7 +57,7 @@ func (s *srv) issuerRoutes() []route {
 			Handler: http.HandlerFunc(s.retireIssuer), Doc: openapi.Operation{
 				OperationID: "retireIssuer", Tags: []string{"issuers"}, Summary: "Retire a payer",
 				Description: "Retires the payer in the chain's issuer registry from the next block on (sent, or returned unsigned for the owner's wallet) and here: its credentials are refused from then on, while earlier statements stay verifiable at their blocks. A retired payer cannot be registered again." + issuerAuth,
-				PathParams: issuerIDParam, Responses: ok("The payer, retired or awaiting the owner's signature.", api.Issuer{}),
+				PathParams:  issuerIDParam, Responses: ok("The payer, retired or awaiting the owner's signature.", api.Issuer{}),
 				Errors: []int{401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 	}
