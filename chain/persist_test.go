@@ -1,8 +1,13 @@
 package chain_test
 
 import (
+	"encoding/json"
+	"math/big"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,4 +63,52 @@ func TestEmbeddedChainPersists(t *testing.T) {
 	assert.Greater(t, rc2.BlockNumber, oldHead.Number.Uint64())
 	_, err = keySender(t, l2.Client(), owner).Transact(ctx, &account, nil, 21000)
 	require.NoError(t, err)
+}
+
+// TestEmbeddedChainFromBeforeGovernance: a chain kept by an earlier version
+// (embedded.json names only the StatementRegistry, no owner key) keeps that
+// registry for the first circuits' kinds and gets a GovernedRegistry, owned
+// by a newly generated (and funded) owner key, at the next start.
+func TestEmbeddedChainFromBeforeGovernance(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	l, err := chain.NewSimulated(ctx, chain.WithDataDir(dir))
+	require.NoError(t, err)
+	require.NoError(t, l.Register(ctx, fixtureKind, fixtureVK(t)))
+	legacy := l.LegacyRegistry()
+	ps := prove(t, 4)
+	rc, err := l.Submit(ctx, fixtureKind, ps.proof, ps.inputs)
+	require.NoError(t, err)
+	require.NoError(t, l.Close())
+
+	// Make the kept state look like the earlier version's.
+	path := filepath.Join(dir, "embedded.json")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var st map[string]any
+	require.NoError(t, json.Unmarshal(b, &st))
+	delete(st, "governed_registry")
+	b, err = json.Marshal(st)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	require.NoError(t, os.Remove(filepath.Join(dir, "owner.key")))
+
+	l2, err := chain.NewSimulated(ctx, chain.WithDataDir(dir))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, l2.Close()) })
+	assert.Equal(t, legacy, l2.LegacyRegistry())
+	assert.NotEqual(t, common.Address{}, l2.Registry())
+	assert.True(t, l2.HoldsOwnerKey())
+	info, err := os.Stat(filepath.Join(dir, "owner.key"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	_, err = l2.Statement(ctx, rc.TxHash)
+	require.NoError(t, err, "the old statement still reads")
+	rc, err = l2.Submit(ctx, fixtureKind, ps.proof, ps.inputs)
+	require.NoError(t, err)
+	assert.True(t, rc.Verified)
+	// The new owner was funded and governs.
+	g, err := l2.RegisterIssuer(ctx, big.NewInt(5), common.Address{})
+	require.NoError(t, err)
+	require.NotNil(t, g.Receipt)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/client"
 	"github.com/healthagents/healthagents/credential"
 	"github.com/healthagents/healthagents/issuers"
 	"github.com/healthagents/healthagents/server"
@@ -109,8 +110,15 @@ func TestIssuersRoundTrip(t *testing.T) {
 		var list api.IssuerList
 		require.NoError(t, json.Unmarshal([]byte(got), &list))
 		require.Len(t, list.Issuers, 1)
-		status, _ = callJSON(t, "GET", ts.URL+"/api/v1/issuers/"+pub, admin, "")
-		assert.Equal(t, http.StatusOK, status)
+		// The SDK sees the same.
+		c, err := client.New(ts.URL, client.WithAPIKey(admin), client.WithMaxAttempts(1))
+		require.NoError(t, err)
+		got1, err := c.GetIssuer(ctx, pub)
+		require.NoError(t, err)
+		assert.Equal(t, "Acme Health", got1.Name)
+		all, err := c.ListIssuers(ctx)
+		require.NoError(t, err)
+		assert.Len(t, all, 1)
 		status, _ = callJSON(t, "GET", ts.URL+"/api/v1/issuers/"+strings.Repeat("00", 32), admin, "")
 		assert.Equal(t, http.StatusNotFound, status)
 
