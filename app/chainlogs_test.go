@@ -1,0 +1,85 @@
+package app_test
+
+import (
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/app"
+)
+
+// TestChainLogsCarryNothingClinical: after a full run (an eligibility check
+// and a prescription validation, proven and recorded), a third party
+// reading every log on the chain through the read-only JSON-RPC finds none
+// of the codes, days or ids the requests used — in any of the forms they
+// take as public inputs (their bytes, a 32-byte word of them, a day number).
+//
+// While the first circuits (which put codes and days in clear) are still
+// recorded, in the StatementRegistry, the test checks that its detector does
+// find them there, and stops: the full assertion runs once the -v2 circuits
+// (public inputs [issuer, digest, circuit id] only) have replaced them.
+func TestChainLogsCarryNothingClinical(t *testing.T) {
+	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: keyedDir(t), ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
+	require.NoError(t, err)
+	defer a.Close()
+	ctx := t.Context()
+	res, err := a.Service.VerifyEligibility(ctx, sealed(t, a, nil), "PROC001")
+	require.NoError(t, err)
+	require.True(t, res.ZKProofVerified)
+	rx, err := a.Service.ValidatePrescription(ctx, sealed(t, a, nil), "6809")
+	require.NoError(t, err)
+	require.NotNil(t, rx)
+
+	day := time.Now().UTC()
+	needles := clinicalNeedles(day, "PROC001", "6809", "PT-000123", "W123456789", "60054", "PPO-GOLD", "1968-04-02")
+	client, err := ethclient.DialContext(ctx, "http://"+a.ChainRPCAddr)
+	require.NoError(t, err)
+	defer client.Close()
+	logs, err := client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: big.NewInt(0)})
+	require.NoError(t, err)
+	require.NotEmpty(t, logs)
+	var found []string
+	for _, lg := range logs {
+		var b strings.Builder
+		for _, topic := range lg.Topics {
+			b.WriteString(hex.EncodeToString(topic.Bytes()))
+		}
+		b.WriteString(hex.EncodeToString(lg.Data))
+		text := b.String()
+		for what, needle := range needles {
+			if strings.Contains(text, needle) {
+				found = append(found, what+" in a log of "+lg.Address.Hex())
+			}
+		}
+	}
+	if a.Ledger.LegacyRegistry() != (common.Address{}) {
+		require.NotEmpty(t, found, "the detector finds the codes and days the first circuits put on chain")
+		t.Skip("the first circuits are still recorded (StatementRegistry " + a.Ledger.LegacyRegistry().Hex() +
+			"), and they put codes and days in clear; the full check runs once the -v2 circuits replace them")
+	}
+	require.Empty(t, found)
+}
+
+// clinicalNeedles are the hex forms (lower case, no 0x) in which the values
+// could appear in a log: their UTF-8 bytes anywhere, and the service day as
+// a day number in a 32-byte word and as its date's bytes.
+func clinicalNeedles(day time.Time, values ...string) map[string]string {
+	out := map[string]string{}
+	for _, v := range values {
+		out[v] = hex.EncodeToString([]byte(v))
+	}
+	date := day.Format(time.DateOnly)
+	out["service date"] = hex.EncodeToString([]byte(date))
+	days := big.NewInt(time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC).Unix() / 86400)
+	out["service day number"] = hex.EncodeToString(common.BigToHash(days).Bytes())
+	return out
+}
