@@ -1,9 +1,13 @@
 package chain_test
 
 import (
+	"math/big"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/chain"
 )
 
 // BenchmarkCheck measures verification by eth_call on the simulated chain.
@@ -49,4 +53,27 @@ func BenchmarkSubmitParallel(b *testing.B) {
 			require.NoError(b, err)
 		}
 	})
+}
+
+// BenchmarkSubmitGoverned measures a GovernedRegistry record (proof
+// verified, issuer checked, event checked against the statement sent) mined
+// on the simulated chain, one at a time, and reports its gas.
+func BenchmarkSubmitGoverned(b *testing.B) {
+	ctx := b.Context()
+	l, err := chain.NewSimulated(ctx)
+	require.NoError(b, err)
+	b.Cleanup(func() { l.Close() })
+	require.NoError(b, l.Register(ctx, triKind, triVK(b)))
+	_, err = l.RegisterIssuer(ctx, big.NewInt(41), common.Address{})
+	require.NoError(b, err)
+	proof, inputs := proveTriFor(b, triKind, 41, 1234)
+	var gas uint64
+	for b.Loop() {
+		rc, err := l.Submit(ctx, triKind, proof, inputs)
+		if err != nil || !rc.Verified {
+			b.Fatal(err)
+		}
+		gas = rc.GasUsed
+	}
+	b.ReportMetric(float64(gas), "gas/record")
 }

@@ -23,7 +23,7 @@ const triKind chain.Kind = "tri-v1"
 
 // proveTriFor proves a three-input statement for kind: its last public
 // input is chain.CircuitID(kind), as the registry requires.
-func proveTriFor(t *testing.T, kind chain.Kind, issuer, x int64) ([8]*big.Int, []*big.Int) {
+func proveTriFor(t testing.TB, kind chain.Kind, issuer, x int64) ([8]*big.Int, []*big.Int) {
 	t.Helper()
 	s, err := triSetup()
 	require.NoError(t, err)
@@ -44,7 +44,7 @@ func proveTriFor(t *testing.T, kind chain.Kind, issuer, x int64) ([8]*big.Int, [
 	return proof, inputs
 }
 
-func triVK(t *testing.T) chain.VerifyingKey {
+func triVK(t testing.TB) chain.VerifyingKey {
 	t.Helper()
 	s, err := triSetup()
 	require.NoError(t, err)

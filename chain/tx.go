@@ -250,8 +250,11 @@ func (t *Transactor) waitMined(ctx context.Context, hash common.Hash) (*types.Re
 			sealed = blocks.next()
 		}
 		r, err := t.client.TransactionReceipt(ctx, hash)
-		if err == nil {
+		if err == nil && t.atHead(ctx, r) {
 			return r, nil
+		}
+		if err == nil {
+			err = ethereum.NotFound // mined, but "latest" is not its block yet: wait
 		}
 		if t.closed() {
 			return nil, ErrClosed
@@ -291,4 +294,16 @@ func (t *Transactor) forgetNonce() {
 	t.nonceMu.Lock()
 	t.nonceKnown = false
 	t.nonceMu.Unlock()
+}
+
+// atHead reports whether the chain's latest block is at or above r's, so
+// that calls against "latest" see r's effects (a receipt can be served a
+// moment before its block becomes the head). A failing read counts as yes:
+// the receipt is what was asked for.
+func (t *Transactor) atHead(ctx context.Context, r *types.Receipt) bool {
+	if r.BlockNumber == nil {
+		return true
+	}
+	h, err := t.client.HeaderByNumber(ctx, nil)
+	return err != nil || h.Number.Cmp(r.BlockNumber) >= 0
 }
