@@ -72,7 +72,9 @@ func TestLedgerGovernedEmbedded(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, l.Close()) })
 	require.True(t, l.HoldsOwnerKey())
 	require.NotEqual(t, l.Account(), l.Owner(), "owner and submitter are different accounts")
-	testLedgerGoverned(t, l, l)
+	hot, ok := chain.KeyOf(l)
+	require.True(t, ok)
+	testLedgerGoverned(t, l, l.Client(), hot)
 }
 
 // TestLedgerGovernedJSONRPC: the same through a JSON-RPC node with a cold
@@ -99,7 +101,7 @@ func TestLedgerGovernedJSONRPC(t *testing.T) {
 	assert.Contains(t, addrs.Pending[1].Summary, "addCircuit("+chain.CircuitID(triKind).String())
 	assert.Equal(t, addrs.Pending[0].Nonce+1, addrs.Pending[1].Nonce)
 	for _, u := range addrs.Pending {
-		signAndSend(t, node, u, ownerKey)
+		signAndSend(t, node.Client(), u, ownerKey)
 	}
 
 	l, err := chain.Dial(ctx, endpoint, chain.DialConfig{Key: hexKey(hotKey), Registry: addrs.Registry.Hex(), Owner: owner.Hex()},
@@ -125,7 +127,7 @@ func TestLedgerGovernedJSONRPC(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, g.Unsigned)
 	require.Nil(t, g.Receipt)
-	signAndSend(t, node, *g.Unsigned, ownerKey)
+	signAndSend(t, node.Client(), *g.Unsigned, ownerKey)
 
 	// Blocks come only with transactions on this node: keep sending some
 	// from the owner while Submit waits for its second confirmation.
@@ -144,13 +146,13 @@ func TestLedgerGovernedJSONRPC(t *testing.T) {
 		}
 	}()
 	defer close(stop)
-	testLedgerGoverned(t, l, node)
+	testLedgerGoverned(t, l, node.Client(), hotKey)
 }
 
 // testLedgerGoverned runs the checks common to both paths; l's registry has
 // triKind bound (or binds it, holding the owner key) and issuer 41
 // registered (or registers it).
-func testLedgerGoverned(t *testing.T, l *chain.Ledger, node *chain.Ledger) {
+func testLedgerGoverned(t *testing.T, l *chain.Ledger, client chain.TxBackend, hotKey *ecdsa.PrivateKey) {
 	ctx := t.Context()
 	require.NoError(t, l.Register(ctx, triKind, triVK(t)))
 	bound, err := l.Verifier(ctx, triKind)
@@ -211,7 +213,8 @@ func testLedgerGoverned(t *testing.T, l *chain.Ledger, node *chain.Ledger) {
 	// The hot (submitting) key governs nothing: it cannot register an
 	// issuer, add or change a verifier, or make itself a submitter.
 	g := l.Governed()
-	hot, err := chain.NewTransactor(ctx, node.Client(), hotKeyOf(t, l, node), 20*time.Millisecond)
+	require.Equal(t, l.Account(), crypto.PubkeyToAddress(hotKey.PublicKey))
+	hot, err := chain.NewTransactor(ctx, client, hotKey, 20*time.Millisecond)
 	require.NoError(t, err)
 	for _, a := range []chain.OwnerAction{
 		g.RegisterIssuer(big.NewInt(77), common.Address{}),
@@ -228,22 +231,12 @@ func testLedgerGoverned(t *testing.T, l *chain.Ledger, node *chain.Ledger) {
 	assert.False(t, active)
 }
 
-// hotKeyOf returns the submitting key: the test's own for a dialled Ledger
-// (held by the node as its deployer), else the embedded chain's.
-func hotKeyOf(t *testing.T, l, node *chain.Ledger) *ecdsa.PrivateKey {
-	t.Helper()
-	k, ok := chain.KeyOf(node)
-	require.True(t, ok)
-	require.Equal(t, l.Account(), crypto.PubkeyToAddress(k.PublicKey))
-	return k
-}
-
-func signAndSend(t *testing.T, node *chain.Ledger, u chain.UnsignedTx, key *ecdsa.PrivateKey) {
+func signAndSend(t *testing.T, client chain.Backend, u chain.UnsignedTx, key *ecdsa.PrivateKey) {
 	t.Helper()
 	signed, err := chain.SignUnsigned(u, key)
 	require.NoError(t, err)
-	require.NoError(t, node.Client().SendTransaction(t.Context(), signed))
-	r, err := chain.WaitMinedForTest(t.Context(), node.Client(), signed.Hash())
+	require.NoError(t, client.SendTransaction(t.Context(), signed))
+	r, err := chain.WaitMinedForTest(t.Context(), client, signed.Hash())
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), r.Status, u.Summary)
 }
