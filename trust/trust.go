@@ -178,7 +178,8 @@ func (p *Policy) Credential(ctx context.Context, rec *record.Record, day time.Ti
 }
 
 // sign makes the service's own credential over the coverage block, valid on
-// day only, with a fresh salt and revocation nonce.
+// day only (its expiry is the day, so a lapsed policy is still proven, as
+// not covered), with a fresh salt and revocation nonce.
 func (p *Policy) sign(c *record.Coverage, day time.Time) (*credential.Credential, Issuer, error) {
 	salt, err := credential.RandomSalt()
 	if err != nil {
@@ -188,9 +189,18 @@ func (p *Policy) sign(c *record.Coverage, day time.Time) (*credential.Credential
 	if _, err := rand.Read(nb[:]); err != nil {
 		return nil, Issuer{}, fmt.Errorf("trust: nonce: %w", err)
 	}
+	// payer_id and plan_id are optional in a record; the signed list needs
+	// both, and "self" says who vouches.
+	payer, plan := c.PayerID, c.PlanID
+	if payer == "" {
+		payer = SelfLabel
+	}
+	if plan == "" {
+		plan = SelfLabel
+	}
 	t := credential.Terms{
 		MemberID: c.MemberID, Salt: salt,
-		PayerID: c.PayerID, PlanID: c.PlanID, Status: c.Status,
+		PayerID: payer, PlanID: plan, Status: c.Status,
 		Start: c.Start, End: c.End,
 		Deductible: c.Deductible, DeductibleMet: c.DeductibleMet, Copay: c.Copay,
 		Expires:  day.UTC().Format(time.DateOnly),

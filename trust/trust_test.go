@@ -205,6 +205,14 @@ func TestSelfSignedAreFresh(t *testing.T) {
 	_, _, err = p.Credential(t.Context(), &record.Record{Coverage: c}, day)
 	require.ErrorIs(t, err, trust.ErrUnsupported)
 
+	// payer_id and plan_id are optional in a record: "self" stands in.
+	c = coverage()
+	c.PayerID, c.PlanID = "", ""
+	cred, _, err := p.Credential(t.Context(), &record.Record{Coverage: c}, day)
+	require.NoError(t, err)
+	assert.Equal(t, "self", cred.Terms.PayerID)
+	require.NoError(t, cred.Verify())
+
 	// No coverage: nothing to prove.
 	cred, iss, err := p.Credential(t.Context(), &record.Record{}, day)
 	require.NoError(t, err)
