@@ -76,6 +76,13 @@ type SystemStatus struct {
 	Agents            AgentsStatus    `json:"agents"`
 	FederatedLearning FederatedStatus `json:"federated_learning"`
 	Blockchain        ChainStatus     `json:"blockchain"`
+	// Issuer is the COVERAGE_TRUST policy: "self" when coverage without a
+	// payer credential is proven under the service's own issuer key, whose
+	// key hash SelfIssuerKeyHash is (the issuer of such statements on
+	// chain); "registered" when only registered payers' credentials are.
+	// Empty without a policy.
+	Issuer            string `json:"issuer,omitempty" enum:"self,registered" example:"self"`
+	SelfIssuerKeyHash string `json:"self_issuer_key_hash,omitempty" doc:"Poseidon(Ax, Ay) of the service's own issuer key, decimal: the issuer key hash of the statements it signs itself."`
 }
 
 // AgentsStatus reports each agent.

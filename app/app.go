@@ -169,6 +169,7 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		Webhooks: a.Webhooks,
 		V1:       a.V1,
 		Issuers:  a.Issuers,
+		Trust:    a.Trust,
 	}
 	// Idempotency-Key answers in the database: a retry after a restart or
 	// on another replica replays the first answer. Expired ones are pruned

@@ -8,6 +8,7 @@ import (
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/internal/openapi"
 	"github.com/healthagents/healthagents/ratelimit"
+	"github.com/healthagents/healthagents/trust"
 )
 
 var (
@@ -108,6 +109,12 @@ func (s *srv) status(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.deps.Chain != nil {
 		st.Blockchain.Endpoint, st.Blockchain.Network = s.deps.Chain.Network()
+	}
+	if s.deps.Trust != nil {
+		st.Issuer = string(s.deps.Trust.Mode())
+		if st.Issuer == string(trust.Self) {
+			st.SelfIssuerKeyHash = s.deps.Trust.SelfKeyHash().String()
+		}
 	}
 	if s.deps.Federated != nil {
 		fs, trained, err := s.deps.Federated.FederatedStatus(r.Context())

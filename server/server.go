@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/healthagents/healthagents/audit"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/ratelimit"
+	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/webhook"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -54,6 +56,15 @@ type Deps struct {
 	// Issuers registers payers in the database and the chain's issuer
 	// registry (issuers.go); nil: the issuer routes answer 503.
 	Issuers IssuerRegistry
+	// Trust is the COVERAGE_TRUST policy GET /status reports; nil: none.
+	Trust TrustInfo
+}
+
+// TrustInfo is what GET /status reports of the COVERAGE_TRUST policy;
+// *trust.Policy is one.
+type TrustInfo interface {
+	Mode() trust.Mode
+	SelfKeyHash() *big.Int
 }
 
 // Check is a named dependency probe.
