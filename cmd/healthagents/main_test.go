@@ -27,6 +27,7 @@ import (
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/zkp"
 )
 
 func env(m map[string]string) func(string) string {
@@ -176,6 +177,23 @@ func TestChainDeployThenServe(t *testing.T) {
 	out.Reset()
 	require.NoError(t, run(ctx, []string{"chain", "revoke-nonce", strings.Fields(command)[2], "5"}, env(settings), nil, &out, io.Discard))
 	signUnsignedLines(t, node, out.String(), ownerKey, 1)
+
+	// add-circuit: a circuit deploy bound already is left alone (verifiers
+	// are immutable); one not of the registry's shape is refused.
+	sys, err := zkp.LoadOrSetup(ctx, filepath.Join(dir, "zkp"))
+	require.NoError(t, err)
+	for _, name := range zkp.CircuitNames() {
+		vk, err := chain.VerifyingKeyFromGnark(sys.VerifyingKey(name))
+		require.NoError(t, err)
+		out.Reset()
+		err = run(ctx, []string{"chain", "add-circuit", name}, env(settings), nil, &out, io.Discard)
+		if vk.PublicInputs() == 3 {
+			require.NoError(t, err)
+			assert.Contains(t, out.String(), "already; verifiers are immutable")
+		} else {
+			require.ErrorContains(t, err, "public inputs")
+		}
+	}
 
 	a, err := app.Open(ctx, cfg, nil)
 	require.NoError(t, err)

@@ -146,6 +146,9 @@ func addCircuit(ctx context.Context, getenv func(string) string, client *ethclie
 	if err != nil {
 		return nil, err
 	}
+	if vk.PublicInputs() != 3 {
+		return nil, fmt.Errorf("circuit %q has %d public inputs; the registry binds circuits whose public inputs are [issuer key hash, digest, circuit id]", kind, vk.PublicInputs())
+	}
 	payer := getenv("CHAIN_PRIVATE_KEY")
 	var s chain.Sender
 	switch {
