@@ -260,6 +260,15 @@ func (l *Ledger) registerGoverned(ctx context.Context, kind Kind, vk VerifyingKe
 			return fmt.Errorf("chain: deploy verifier for %q: %w", string(kind), err)
 		}
 		if _, err := l.Govern(ctx, g.AddCircuit(id, addr)); err != nil {
+			// Another replica with the same keys may have bound it first.
+			if again, rerr := g.VerifierOf(ctx, id); rerr == nil && again != (common.Address{}) {
+				if _, same, herr := l.holdsKey(ctx, again, want); herr == nil && same {
+					l.mu.Lock()
+					l.kinds[id.String()] = kind
+					l.mu.Unlock()
+					return nil
+				}
+			}
 			return fmt.Errorf("chain: bind verifier for %q: %w", string(kind), err)
 		}
 		l.opts.logger.InfoContext(ctx, "chain: circuit added", "kind", string(kind), "circuit_id", id, "verifier", addr, "vk_hash", want)
