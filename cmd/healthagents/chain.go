@@ -26,7 +26,7 @@ const chainUsage = `usage: healthagents chain deploy [--owner-key FILE]
        healthagents chain register-issuer PUBLIC_KEY [--admin ADDRESS] [--owner-key FILE]
        healthagents chain retire-issuer PUBLIC_KEY [--owner-key FILE]
        healthagents chain set-submitter ADDRESS [--remove] [--owner-key FILE]
-       healthagents chain revoke-nonce PUBLIC_KEY NONCE [--owner-key FILE]
+       healthagents chain revoke-nonce PUBLIC_KEY NONCE [--from ADMIN_ADDRESS] [--owner-key FILE]
        healthagents chain add-circuit KIND [--owner-key FILE]
 
 deploy puts the GovernedRegistry (owned by CHAIN_OWNER, or the --owner-key account), one
@@ -36,7 +36,8 @@ The other commands are the registry owner's actions on CHAIN_REGISTRY: each prin
 unsigned transaction for the owner's cold wallet (JSON; sign its unsigned_rlp), or, given
 --owner-key FILE (a hex key), sends it. PUBLIC_KEY is an issuer's iden3 compressed key
 (healthagents issuer keygen); add-circuit deploys KIND's verifier with CHAIN_PRIVATE_KEY
-(or the owner key) before binding it.`
+(or the owner key) before binding it; revoke-nonce --from prepares the revocation for the
+payer's own admin address (admin_address at registration) instead of the owner.`
 
 // chainCommand runs `healthagents chain …`.
 func chainCommand(ctx context.Context, getenv func(string) string, logger *slog.Logger, args []string, stdout io.Writer) error {

@@ -32,6 +32,7 @@ func ownerCommand(ctx context.Context, getenv func(string) string, args []string
 	ownerKeyFile := fs.String("owner-key", "", "file holding the registry owner's hex key: send instead of printing")
 	admin := fs.String("admin", "", "register-issuer: an address that may revoke the issuer's nonces")
 	remove := fs.Bool("remove", false, "set-submitter: retire the submitter instead")
+	from := fs.String("from", "", "revoke-nonce: prepare it from this address (the payer's admin) instead of the owner")
 	// Flags may follow the positional arguments.
 	var pos []string
 	rest := args[1:]
@@ -113,8 +114,13 @@ func ownerCommand(ctx context.Context, getenv func(string) string, args []string
 		_, err = fmt.Fprintf(stdout, "sent %s: tx %s in block %s\n", action.Summary, r.TxHash.Hex(), r.BlockNumber)
 		return err
 	}
-	owner, err := ownerAddress(ctx, getenv, g)
-	if err != nil {
+	var owner common.Address
+	if *from != "" {
+		if name != "revoke-nonce" || !common.IsHexAddress(*from) {
+			return errors.New("--from takes a hex address, and only for revoke-nonce (a payer's admin revoking its own nonces)")
+		}
+		owner = common.HexToAddress(*from)
+	} else if owner, err = ownerAddress(ctx, getenv, g); err != nil {
 		return err
 	}
 	u, err := g.Unsigned(ctx, owner, action)
