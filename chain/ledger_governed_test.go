@@ -67,7 +67,10 @@ func TestCircuitID(t *testing.T) {
 func TestLedgerGovernedEmbedded(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	l, err := chain.NewSimulated(ctx)
+	adminKey, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	admin := crypto.PubkeyToAddress(adminKey.PublicKey)
+	l, err := chain.NewSimulated(ctx, chain.WithFunded(admin))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, l.Close()) })
 	require.True(t, l.HoldsOwnerKey())
@@ -75,6 +78,23 @@ func TestLedgerGovernedEmbedded(t *testing.T) {
 	hot, ok := chain.KeyOf(l)
 	require.True(t, ok)
 	testLedgerGoverned(t, l, l.Client(), hot)
+
+	// A payer's admin revokes its own nonces, and nobody else's.
+	_, err = l.RegisterIssuer(ctx, big.NewInt(42), admin)
+	require.NoError(t, err)
+	adminTx, err := chain.NewTransactor(ctx, l.Client(), adminKey, 20*time.Millisecond)
+	require.NoError(t, err)
+	g := l.Governed()
+	_, err = g.Apply(ctx, adminTx, g.RevokeNonce(big.NewInt(42), 3))
+	require.NoError(t, err)
+	revoked, err := g.IsRevoked(ctx, big.NewInt(42), 3)
+	require.NoError(t, err)
+	assert.True(t, revoked)
+	_, err = g.Apply(ctx, adminTx, g.RevokeNonce(big.NewInt(41), 3))
+	require.ErrorIs(t, err, chain.ErrReverted, "another issuer's nonce")
+	st, err := l.Issuer(ctx, big.NewInt(42))
+	require.NoError(t, err)
+	assert.Equal(t, admin, st.Admin)
 }
 
 // TestLedgerGovernedJSONRPC: the same through a JSON-RPC node with a cold
