@@ -21,9 +21,9 @@ type Mode string
 
 const (
 	// Self (the default): coverage that arrives without a credential is
-	// signed by the service's own issuer key, and a credential from an
-	// issuer not registered on chain is re-signed the same way; the
-	// decision then says "issuer": "self".
+	// signed by the service's own issuer key; the decision then says
+	// "issuer": "self". A credential the record does carry must still hold
+	// (registered issuer included).
 	Self Mode = "self"
 	// Registered: only credentials from issuers registered (and not
 	// retired) on chain; anything else is refused.
@@ -120,7 +120,7 @@ type Issuer struct {
 //     registered and active on chain, and its nonce is not revoked;
 //   - under Self, a credential the service signs now over the coverage
 //     block (valid for day only, fresh salt and nonce) when the record has
-//     none or its issuer is not registered.
+//     none.
 //
 // A refusal is one of credential.ErrBadSignature, ErrExpired,
 // ErrSubjectMismatch, ErrMalformed, or ErrNoCredential, ErrUnknownIssuer,
@@ -154,10 +154,7 @@ func (p *Policy) Credential(ctx context.Context, rec *record.Record, day time.Ti
 		return nil, Issuer{}, fmt.Errorf("trust: issuer registry: %w", err)
 	}
 	if !active {
-		if p.mode == Registered {
-			return nil, Issuer{}, ErrUnknownIssuer
-		}
-		return p.sign(c, day)
+		return nil, Issuer{}, ErrUnknownIssuer
 	}
 	revoked, err := p.registry.IsRevoked(ctx, h, cred.Terms.Nonce)
 	if err != nil {

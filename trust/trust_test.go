@@ -128,7 +128,7 @@ func TestCredentialAgainstTheChain(t *testing.T) {
 			cred: func(f *chainFixture, c *record.Coverage) *credential.Credential {
 				return signedBy(t, termsOf(c, 1, "2026-12-31"), f.stranger)
 			}},
-		"ok/unknown issuer under self is signed by the service": {mode: trust.Self, wantLabel: "self",
+		"fail/unknown issuer under self too": {mode: trust.Self, wantErr: trust.ErrUnknownIssuer,
 			cred: func(f *chainFixture, c *record.Coverage) *credential.Credential {
 				return signedBy(t, termsOf(c, 1, "2026-12-31"), f.stranger)
 			}},
