@@ -29,7 +29,9 @@ type DialConfig struct {
 	// Registry is the hex address of the GovernedRegistry (see Deploy).
 	Registry string
 	// LegacyRegistry, optional, is the hex address of the StatementRegistry
-	// recording the first circuits' statements (transitional).
+	// recording the first circuits' statements (transitional). Unset, the
+	// submitting key's first contract is used if it is such a registry
+	// owned by the key (an embedded chain served over JSON-RPC).
 	LegacyRegistry string
 	// Owner, optional, is the registry owner the operator expects: Dial
 	// refuses a registry owned by another account.
@@ -98,6 +100,9 @@ func (l *Ledger) attach(ctx context.Context, chainID uint64, registry, legacy, w
 		}
 	}
 	l.registry, l.legacy = registry, legacy
+	if legacy == (common.Address{}) {
+		l.discoverLegacy(ctx)
+	}
 	g := l.Governed()
 	owner, err := g.Owner(ctx)
 	if err == nil {

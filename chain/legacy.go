@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/healthagents/healthagents/chain/internal/contracts"
 )
@@ -25,7 +26,8 @@ import (
 func isGovernedShape(n int) bool { return n == 3 }
 
 // legacyRegistry returns the StatementRegistry, deploying it on the embedded
-// chain the first time a kind of the old shape is registered.
+// chain when there is none (NewSimulated deploys it first, so that it is the
+// deployer's first contract: see discoverLegacy).
 func (l *Ledger) legacyRegistry(ctx context.Context, deploy bool) (common.Address, error) {
 	l.mu.RLock()
 	addr := l.legacy
@@ -227,4 +229,31 @@ func (l *Ledger) findStatement(r *types.Receipt, registry common.Address) *contr
 		}
 	}
 	return nil
+}
+
+// discoverLegacy finds, for a Ledger dialled without a legacy registry, the
+// StatementRegistry that the submitting key deployed as its first contract
+// (nonce 0) and still owns: what the embedded chain does at a fresh start, so
+// a client of an embedded chain served over JSON-RPC finds the first
+// circuits' statements without another setting. Anything else at that
+// address (nothing, a GovernedRegistry, another owner) is ignored.
+// Transitional, like the rest of this file.
+func (l *Ledger) discoverLegacy(ctx context.Context) {
+	cand := crypto.CreateAddress(l.from, 0)
+	code, err := l.client.CodeAt(ctx, cand, nil)
+	if err != nil || len(code) == 0 {
+		return
+	}
+	out, err := l.call(ctx, cand, l.registryABI.PackOwner())
+	if err != nil {
+		return
+	}
+	if owner, err := l.registryABI.UnpackOwner(out); err != nil || owner != l.from {
+		return
+	}
+	// verifiedIn exists on the StatementRegistry only.
+	if _, err := l.call(ctx, cand, l.registryABI.PackVerifiedIn([32]byte{}, [32]byte{})); err != nil {
+		return
+	}
+	l.legacy = cand
 }

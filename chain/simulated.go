@@ -139,6 +139,13 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 	l.closeFn = closeFn
 	l.endpoint = endpoint
 	l.network = "simulated"
+	if !restart {
+		// Transitional (legacy.go): the first circuits' StatementRegistry is
+		// the deployer's first contract, where Dial finds it.
+		if _, err := l.legacyRegistry(ctx, true); err != nil {
+			return nil, errors.Join(err, l.Close())
+		}
+	}
 	if err := l.startGoverned(ctx, kept, restart, owner, ownerKey); err != nil {
 		return nil, errors.Join(err, l.Close())
 	}
