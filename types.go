@@ -76,6 +76,11 @@ type SystemStatus struct {
 	Agents            AgentsStatus    `json:"agents"`
 	FederatedLearning FederatedStatus `json:"federated_learning"`
 	Blockchain        ChainStatus     `json:"blockchain"`
+	// ZKSetup is the kind of trusted setup behind the proving keys:
+	// "development" (a single-party setup on the server: whoever saw its
+	// memory can forge proofs) or "ceremony" (ZK_KEYS_DIR, from a
+	// multi-party ceremony: sound if one participant was honest).
+	ZKSetup string `json:"zk_setup,omitempty" enum:"development,ceremony" example:"development" doc:"Trusted setup behind the proving keys: development (single-party, on this server) or ceremony (multi-party; see docs/ceremony.md)."`
 }
 
 // AgentsStatus reports each agent.

@@ -158,6 +158,7 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		Limiter:  a.Limiter,
 		Webhooks: a.Webhooks,
 		V1:       a.V1,
+		ZKSetup:  a.ZKSetup(),
 	}
 	// Idempotency-Key answers in the database: a retry after a restart or
 	// on another replica replays the first answer. Expired ones are pruned

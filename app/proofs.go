@@ -16,9 +16,9 @@ import (
 // opens the chain: the embedded simulated chain with the verifiers deployed
 // and registered, or the JSON-RPC node at CHAIN_ENDPOINT.
 func openProofs(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.System, *chain.Ledger, error) {
-	sys, err := zkp.LoadOrSetup(ctx, filepath.Join(cfg.DataDir, "zkp"))
+	sys, err := openZK(ctx, cfg, logger)
 	if err != nil {
-		return nil, nil, fmt.Errorf("zk keys: %w", err)
+		return nil, nil, err
 	}
 	opts := []chain.Option{chain.WithLogger(logger)}
 	var ledger *chain.Ledger
@@ -30,7 +30,7 @@ func openProofs(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.Syst
 			return nil, nil, fmt.Errorf("embedded chain: %w", err)
 		}
 		if err := attest.Register(ctx, ledger, sys); err != nil {
-			return nil, nil, errors.Join(fmt.Errorf("embedded chain: %w", err), ledger.Close())
+			return nil, nil, errors.Join(fmt.Errorf("embedded chain: %w", zkKeysMismatch(cfg, err)), ledger.Close())
 		}
 		logger.Info("embedded chain started; its blocks are kept under DATA_DIR/chain (set CHAIN_ENDPOINT for an external node)")
 		return sys, ledger, nil
@@ -53,6 +53,9 @@ func openProofs(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.Syst
 		err = attest.Replace(ctx, ledger, sys)
 	} else {
 		err = attest.Register(ctx, ledger, sys)
+	}
+	if errors.Is(err, chain.ErrVerifierMismatch) && cfg.ZKKeysDir != "" {
+		return nil, nil, errors.Join(fmt.Errorf("CHAIN_ENDPOINT: registry %s: %w", ledger.Registry().Hex(), zkKeysMismatch(cfg, err)), ledger.Close())
 	}
 	if errors.Is(err, chain.ErrVerifierMismatch) {
 		return nil, nil, errors.Join(fmt.Errorf("CHAIN_ENDPOINT: registry %s: %w. "+

@@ -6,13 +6,15 @@
 //	healthagents chain deploy       deploy the verifier contracts on CHAIN_ENDPOINT
 //	healthagents bench [flags]      drive a running server and print latency percentiles
 //	healthagents issuer keygen|sign a payer's coverage credentials (docs/credentials.md)
+//	healthagents ceremony init|contribute|init-phase2|verify|finalize
+//	                                a multi-party setup of the ZK keys (docs/ceremony.md)
 //	healthagents version            print the version
 //
 // Settings: HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT,
 // CHAIN_PRIVATE_KEY, CHAIN_REGISTRY, CHAIN_ID, CHAIN_RPC_LISTEN, CHAIN_REPLACE_VERIFIERS,
 // PHARMACY_ORACLE, IPFS_ENDPOINT, FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL,
 // HEALTHAGENTS_ENV, TLS_CERT_FILE, TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES,
-// MAX_IN_FLIGHT, MAX_CONNECTIONS. See docs/decisions.md#settings.
+// MAX_IN_FLIGHT, MAX_CONNECTIONS, ZK_KEYS_DIR. See docs/decisions.md#settings.
 package main
 
 import (
@@ -57,10 +59,10 @@ HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT, CHAIN_PRIVATE_KEY,
 CHAIN_REGISTRY, CHAIN_ID, CHAIN_RPC_LISTEN, CHAIN_REPLACE_VERIFIERS,
 PHARMACY_ORACLE, IPFS_ENDPOINT, FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL,
 HEALTHAGENTS_ENV, TLS_CERT_FILE, TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES,
-MAX_IN_FLIGHT, MAX_CONNECTIONS.`
+MAX_IN_FLIGHT, MAX_CONNECTIONS, ZK_KEYS_DIR.`
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy | bench [flags] | participant --server URL --api-key KEY --org ID --data FILE.csv [--task FILE] | issuer keygen|sign | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy | bench [flags] | participant --server URL --api-key KEY --org ID --data FILE.csv [--task FILE] | issuer keygen|sign | ceremony init|contribute|init-phase2|verify|finalize | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
@@ -80,6 +82,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return err
 		}
 		return fmt.Errorf("serve takes no arguments (got %q); its settings are environment variables: healthagents serve --help", args[0])
+	}
+	if cmd == "ceremony" {
+		// Offline: a participant's machine needs no service settings.
+		return ceremonyCommand(ctx, zkpCeremony(), args, stdout, stderr)
 	}
 	cfg, err := app.ConfigFromEnv(getenv)
 	if err != nil {

@@ -145,9 +145,9 @@ func shapeOf(s Section) phase2Shape {
 	return phase2Shape{pkk: s.PKK, z: (1 << min(max(s.Power, 0), MaxPower)) - 1}
 }
 
-// chain checks the framing shared by phase-1 and phase-2 chains: one kind,
+// checkChain checks the framing shared by phase-1 and phase-2 chains: one kind,
 // consecutive indexes from 0 or 1, each file naming the one before it.
-func chain(files []*File, kind string) error {
+func checkChain(files []*File, kind string) error {
 	if len(files) == 0 {
 		return fmt.Errorf("ceremony: no %s files", kind)
 	}
@@ -177,7 +177,7 @@ func chain(files []*File, kind string) error {
 // carry a valid proof of update from the one before it. It returns one Step
 // per file up to the first failure, and the last contribution.
 func VerifyPhase1(ctx context.Context, files []*File) (steps []Step, last *mpcsetup.Phase1, err error) {
-	if err := chain(files, KindPhase1); err != nil {
+	if err := checkChain(files, KindPhase1); err != nil {
 		return nil, nil, err
 	}
 	defer guard(&err, "phase-1 verification")
@@ -386,7 +386,7 @@ func VerifyPhase2(ctx context.Context, srs *File, circuits []Circuit, files []*F
 }
 
 func verifyPhase2(ctx context.Context, srs *File, circuits []Circuit, files []*File) (steps []Step, states []phase2State, err error) {
-	if err := chain(files, KindPhase2); err != nil {
+	if err := checkChain(files, KindPhase2); err != nil {
 		return nil, nil, err
 	}
 	commons, err := srsCommons(srs)
