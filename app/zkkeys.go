@@ -54,8 +54,12 @@ func zkKeysMismatch(cfg Config, err error) error {
 	if cfg.ZKKeysDir == "" {
 		return err
 	}
-	return fmt.Errorf("the verifier registered on chain does not hold the verifying key of ZK_KEYS_DIR %s (compare chain_vk_hash in its %s with the verifier's verifyingKeyHash()): %w",
-		cfg.ZKKeysDir, ceremony.ManifestFile, err)
+	where := "the registry"
+	if cfg.ChainEndpoint == "" {
+		where = "the embedded chain under DATA_DIR/chain (it registered other keys at an earlier start: give new keys a new DATA_DIR)"
+	}
+	return fmt.Errorf("the verifier registered on chain does not hold the verifying key of ZK_KEYS_DIR %s (compare chain_vk_hash in its %s with the verifier's verifyingKeyHash()); the verifier was registered by %s: %w",
+		cfg.ZKKeysDir, ceremony.ManifestFile, where, err)
 }
 
 // ZKSetup reports the kind of trusted setup behind the service's ZK keys:

@@ -118,6 +118,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err := dec.Decode(&m); err != nil || m.Format != ManifestFormat {
 		return nil, fmt.Errorf("ceremony: %s is not a %s manifest", path, ManifestFormat)
 	}
+	if len(m.Phase1) < 2 || len(m.Phase2) < 2 || len(m.Circuits) == 0 {
+		return nil, fmt.Errorf("ceremony: %s records no contribution to phase 1 or phase 2, or no circuit", path)
+	}
 	return &m, nil
 }
 
