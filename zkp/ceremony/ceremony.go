@@ -182,6 +182,11 @@ func VerifyPhase1(ctx context.Context, files []*File) (steps []Step, last *mpcse
 	}
 	defer guard(&err, "phase-1 verification")
 	power := files[0].Power
+	// The initial state is as large as the header says: check the bytes
+	// present can hold it before computing it.
+	if err := precheckPhase1(files[0].sections[0], power); err != nil {
+		return nil, nil, fmt.Errorf("phase1 #%d: %w", files[0].Index, err)
+	}
 	prev := mpcsetup.NewPhase1(1 << power)
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -208,6 +213,9 @@ func verifyPhase1File(prev *mpcsetup.Phase1, f *File, power int) (*mpcsetup.Phas
 		return nil, fmt.Errorf("domain 2^%d, the chain's is 2^%d", f.Power, power)
 	}
 	if f.Index == 0 {
+		if err := precheckPhase1(f.sections[0], power); err != nil {
+			return nil, err
+		}
 		init, err := NewPhase1(power)
 		if err != nil {
 			return nil, err

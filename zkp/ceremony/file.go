@@ -225,14 +225,7 @@ const (
 // ReadFrom allocates for the domain size it reads, so that size is checked
 // first against the header and the section's length.
 func decodePhase1(b []byte, power int) (*mpcsetup.Phase1, error) {
-	r := bytes.NewReader(b)
-	for range 3 { // the τ, α and β update proofs precede the parameters
-		var up cmpc.UpdateProof
-		if _, err := up.ReadFrom(r); err != nil {
-			return nil, fmt.Errorf("%w: phase-1 update proof: %w", ErrTranscript, err)
-		}
-	}
-	if err := checkDomain(r, power); err != nil {
+	if err := precheckPhase1(b, power); err != nil {
 		return nil, err
 	}
 	p := new(mpcsetup.Phase1)
@@ -240,6 +233,19 @@ func decodePhase1(b []byte, power int) (*mpcsetup.Phase1, error) {
 		return nil, fmt.Errorf("%w: phase-1 parameters: %w", ErrTranscript, err)
 	}
 	return p, nil
+}
+
+// precheckPhase1 checks that a phase-1 section holds a 2^power domain
+// and enough bytes for it, before anything of that size is allocated.
+func precheckPhase1(b []byte, power int) error {
+	r := bytes.NewReader(b)
+	for range 3 { // the τ, α and β update proofs precede the parameters
+		var up cmpc.UpdateProof
+		if _, err := up.ReadFrom(r); err != nil {
+			return fmt.Errorf("%w: phase-1 update proof: %w", ErrTranscript, err)
+		}
+	}
+	return checkDomain(r, power)
 }
 
 // decodeSRS decodes the sealed phase-1 parameters of a 2^power domain.
