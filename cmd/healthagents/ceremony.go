@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/healthagents/healthagents/zkp"
 	"github.com/healthagents/healthagents/zkp/ceremony"
 )
 
@@ -43,6 +44,24 @@ type ceremonyDeps struct {
 
 func zkpCeremony() ceremonyDeps {
 	return ceremonyDeps{circuits: ceremony.ZKPCircuits, install: ceremony.Install}
+}
+
+// deployKeys are the verifying keys `healthagents chain deploy` puts in
+// the verifiers: ZK_KEYS_DIR's when it is set (checked as the service
+// checks them at start), else the development keys under DATA_DIR/zkp.
+func deployKeys(ctx context.Context, getenv func(string) string, dataDir string) (*zkp.System, error) {
+	if dir := getenv("ZK_KEYS_DIR"); dir != "" {
+		sys, _, err := ceremony.LoadKeys(ctx, dir)
+		if err != nil {
+			return nil, fmt.Errorf("ZK_KEYS_DIR %s: %w", dir, err)
+		}
+		return sys, nil
+	}
+	sys, err := zkp.LoadOrSetup(ctx, filepath.Join(dataDir, "zkp"))
+	if err != nil {
+		return nil, fmt.Errorf("zk keys: %w", err)
+	}
+	return sys, nil
 }
 
 // transcriptName is the file name of a transcript file in a ceremony

@@ -246,3 +246,14 @@ func sealedRecord(t *testing.T, a *app.App) *cipher.Envelope {
 	require.NoError(t, err)
 	return &env
 }
+
+// TestChainDeployTakesZKKeysDir: `chain deploy` deploys the verifiers for
+// ZK_KEYS_DIR's keys when it is set, checked as the service checks them: a
+// directory that is not a ceremony's output is refused, naming it.
+func TestChainDeployTakesZKKeysDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, err := deployKeys(t.Context(), func(k string) string { return map[string]string{"ZK_KEYS_DIR": dir}[k] }, t.TempDir())
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "ZK_KEYS_DIR "+dir+": "), err.Error())
+}

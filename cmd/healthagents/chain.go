@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,7 +21,7 @@ import (
 
 // chainCommand runs `healthagents chain deploy`: it deploys the statement
 // registry and one verifier per circuit (holding this deployment's verifying
-// keys from DATA_DIR/zkp), then the pharmacy oracle (owned by the same
+// keys: ZK_KEYS_DIR's, or DATA_DIR/zkp's), then the pharmacy oracle (owned by the same
 // account, its first writer), on the node at CHAIN_ENDPOINT, signed with
 // CHAIN_PRIVATE_KEY, and prints the settings the service then needs.
 func chainCommand(ctx context.Context, getenv func(string) string, logger *slog.Logger, args []string, stdout io.Writer) error {
@@ -41,9 +40,9 @@ func chainCommand(ctx context.Context, getenv func(string) string, logger *slog.
 	if dataDir == "" {
 		dataDir = "data"
 	}
-	sys, err := zkp.LoadOrSetup(ctx, filepath.Join(dataDir, "zkp"))
+	sys, err := deployKeys(ctx, getenv, dataDir)
 	if err != nil {
-		return fmt.Errorf("zk keys: %w", err)
+		return err
 	}
 	verifiers := map[chain.Kind]chain.VerifyingKey{}
 	for _, name := range zkp.CircuitNames() {

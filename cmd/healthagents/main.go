@@ -46,7 +46,7 @@ func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" }
 // plainUsage is what -h prints for the subcommands without a flag set.
 var plainUsage = map[string]string{
 	"seal":  "usage: healthagents seal FILE\n\nPrints the PatientData envelope of the plaintext record in FILE, sealed with the service's\nFernet key (FERNET_KEY, or DATA_DIR/fernet.key), ready to POST.",
-	"chain": "usage: healthagents chain deploy\n\nDeploys the verifier contracts, the statement registry and the pharmacy oracle on\nCHAIN_ENDPOINT with CHAIN_PRIVATE_KEY, registers this DATA_DIR's verifying keys, and prints\nCHAIN_REGISTRY=… and PHARMACY_ORACLE=….",
+	"chain": "usage: healthagents chain deploy\n\nDeploys the verifier contracts, the statement registry and the pharmacy oracle on\nCHAIN_ENDPOINT with CHAIN_PRIVATE_KEY, registers the verifying keys of ZK_KEYS_DIR (or this DATA_DIR's), and prints\nCHAIN_REGISTRY=… and PHARMACY_ORACLE=….",
 	"keys":  errKeysUsage.Error(),
 }
 
