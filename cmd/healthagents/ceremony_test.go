@@ -135,6 +135,7 @@ func TestCeremonyCommand(t *testing.T) {
 
 	out, err := cli(t, deps, "verify", "--dir", dir, "--keys", keys)
 	require.NoError(t, err, out)
+	t.Log("\n" + out)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	// phase1 #0-#3, srs, the beacon reminder, phase2 #0-#3, one per circuit's keys.
 	require.Len(t, lines, 4+1+1+4+2, out)
@@ -174,12 +175,19 @@ func TestCeremonyCommand(t *testing.T) {
 	require.NoError(t, err, out)
 	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 3)
 
-	// One changed point in phase1 #3 (the last, so the chain's framing
-	// still holds): verify fails at #3, after #0-#2 checked out.
+	// Two points of phase1 #3 (the last, so the chain's framing still
+	// holds) exchanged, [τ¹]₁ and [τ²]₁: both still valid points, so only
+	// the contribution's proof can tell. verify fails at #3, after #0-#2
+	// checked out.
 	p3 := filepath.Join(dir, "phase1-0003.bin")
 	b, err := os.ReadFile(p3)
 	require.NoError(t, err)
-	b[len(b)-100] ^= 1
+	f3, err := ceremony.Parse(b)
+	require.NoError(t, err)
+	at := len(b) - int(f3.Sections[0].Bytes) + 3*96 + 8 + 64 // three update proofs, N, [β]₂
+	tau1 := append([]byte(nil), b[at:at+32]...)
+	copy(b[at:at+32], b[at+32:at+64])
+	copy(b[at+32:at+64], tau1)
 	bad := filepath.Join(t.TempDir(), "phase1-0003.bin")
 	require.NoError(t, os.WriteFile(bad, b, 0o644))
 	ins := []string{"verify"}
@@ -188,10 +196,11 @@ func TestCeremonyCommand(t *testing.T) {
 	}
 	out, err = cli(t, deps, append(ins, "--in", bad)...)
 	require.Error(t, err)
+	t.Log("\n" + out + err.Error())
 	lines = strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 4, out)
 	assert.Contains(t, lines[2], "contribution verified")
-	assert.Regexp(t, `^phase1 #3 [0-9a-f]{64} FAILED: `, lines[3])
+	assert.Regexp(t, `^phase1 #3 [0-9a-f]{64} FAILED: failed to verify contribution to τ`, lines[3])
 
 	// The same change in the ceremony directory: verify --dir fails too, and
 	// the keys no longer match.

@@ -76,6 +76,14 @@ func (s Step) String() string {
 	return fmt.Sprintf("%s #%d %s %s", s.Kind, s.Index, s.Hash, what)
 }
 
+// stepErr is the error of a failed step, wrapping ErrTranscript once.
+func stepErr(s Step) error {
+	if errors.Is(s.Err, ErrTranscript) {
+		return fmt.Errorf("%s #%d: %w", s.Kind, s.Index, s.Err)
+	}
+	return fmt.Errorf("%w: %s #%d: %w", ErrTranscript, s.Kind, s.Index, s.Err)
+}
+
 // guard turns a panic of gnark's (it panics on some malformed inputs)
 // into an error.
 func guard(err *error, what string) {
@@ -197,7 +205,7 @@ func VerifyPhase1(ctx context.Context, files []*File) (steps []Step, last *mpcse
 		next, step.Err = verifyPhase1File(prev, f, power)
 		steps = append(steps, step)
 		if step.Err != nil {
-			return steps, nil, fmt.Errorf("%w: phase1 #%d: %w", ErrTranscript, f.Index, step.Err)
+			return steps, nil, stepErr(step)
 		}
 		prev = next
 	}
@@ -287,7 +295,7 @@ func VerifySRS(ctx context.Context, files []*File, srs *File) ([]Step, error) {
 	}
 	steps = append(steps, step)
 	if step.Err != nil {
-		return steps, fmt.Errorf("%w: srs: %w", ErrTranscript, step.Err)
+		return steps, stepErr(step)
 	}
 	return steps, nil
 }
@@ -423,7 +431,7 @@ func verifyPhase2(ctx context.Context, srs *File, circuits []Circuit, files []*F
 		step.Err = verifyPhase2File(f, srs.Hash(), want, states)
 		steps = append(steps, step)
 		if step.Err != nil {
-			return steps, nil, fmt.Errorf("%w: phase2 #%d: %w", ErrTranscript, f.Index, step.Err)
+			return steps, nil, stepErr(step)
 		}
 	}
 	if files[len(files)-1].Index == 0 {

@@ -222,6 +222,29 @@ func TestTamperedContributionFailsVerify(t *testing.T) {
 		require.NoError(t, err)
 		return g
 	}
+	// swap returns a copy of f with the 32-byte compressed G1 points at
+	// offsets a and b of its first section exchanged: both stay valid,
+	// canonical points, so only the cryptographic checks can notice.
+	swap := func(f *ceremony.File, a, b int) *ceremony.File {
+		raw := append([]byte(nil), f.Bytes()...)
+		start := len(raw)
+		for _, s := range f.Sections {
+			start -= int(s.Bytes)
+		}
+		pa, pb := raw[start+a:start+a+32], raw[start+b:start+b+32]
+		tmp := append([]byte(nil), pa...)
+		copy(pa, pb)
+		copy(pb, tmp)
+		g, err := ceremony.Parse(raw)
+		require.NoError(t, err)
+		return g
+	}
+	// Offsets in a phase-1 section: three update proofs (3 × 96 bytes),
+	// the domain size (8), [β]₂ (64), then [τ¹]₁, [τ²]₁, …; in a phase-2
+	// section: the commitment count (2), [δ]₁ (32), the length of the
+	// private-wire points (4), then those points.
+	const tau1, tau2, tau5, tau6 = 360, 392, 488, 520
+	const pkk0, pkk1 = 38, 70
 	with := func(files []*ceremony.File, i int, f *ceremony.File) []*ceremony.File {
 		out := append([]*ceremony.File(nil), files...)
 		out[i] = f
@@ -246,12 +269,14 @@ func TestTamperedContributionFailsVerify(t *testing.T) {
 		files []*ceremony.File
 		at    int // index of the file whose step fails; -1: the chain's framing fails first
 	}{
+		{"fail/phase1 #3 [τ¹]₁ and [τ²]₁ swapped (valid points)", with(p1, 3, swap(p1[3], tau1, tau2)), 3},
+		{"fail/phase1 #3 [τ⁵]₁ and [τ⁶]₁ swapped (valid points)", with(p1, 3, swap(p1[3], tau5, tau6)), 3},
 		{"fail/phase1 #3 proof byte", with(p1, 3, flip(p1[3], 40)), 3},
 		{"fail/phase1 #3 last point", with(p1, 3, flip(p1[3], -40)), 3},
 		{"fail/phase1 #3 a middle point", with(p1, 3, flip(p1[3], 1000)), 3},
 		{"fail/phase1 #2 changed (#3 no longer follows)", with(p1, 2, flip(p1[2], 1000)), -1},
 		{"fail/phase1 #2 changed, #3 relinked", func() []*ceremony.File {
-			changed := flip(p1[2], 1000)
+			changed := swap(p1[2], tau5, tau6)
 			return []*ceremony.File{p1[0], p1[1], changed, relink(p1[3], changed)}
 		}(), 2},
 		{"fail/phase1 init changed", with(p1, 0, flip(p1[0], -40)), -1},
@@ -270,6 +295,7 @@ func TestTamperedContributionFailsVerify(t *testing.T) {
 		files []*ceremony.File
 		at    int
 	}{
+		{"fail/phase2 #3 two private-wire points swapped (valid points)", with(p2, 3, swap(p2[3], pkk0, pkk1)), 3},
 		{"fail/phase2 #3 last point", with(p2, 3, flip(p2[3], -80)), 3},
 		{"fail/phase2 #3 a middle point", with(p2, 3, flip(p2[3], 200)), 3},
 		{"fail/phase2 #2 changed, #3 relinked", func() []*ceremony.File {
@@ -315,6 +341,7 @@ func assertFailsAt(t *testing.T, name string, steps []ceremony.Step, err error, 
 		}
 		assert.Error(t, steps[at].Err, name)
 		assert.Contains(t, steps[at].String(), "FAILED", name)
+		t.Logf("%s: %v", name, steps[at].Err)
 	}
 }
 
