@@ -174,6 +174,10 @@ func TestCeremonyCommand(t *testing.T) {
 	out, err = cli(t, deps, "verify", "--in", filepath.Join(dir, "phase1-0000.bin"), filepath.Join(dir, "phase1-0001.bin"), filepath.Join(dir, "phase1-0002.bin"))
 	require.NoError(t, err, out)
 	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 3)
+	// Phase-2 files find the srs.bin beside them.
+	out, err = cli(t, deps, "verify", filepath.Join(dir, "phase2-0000.bin"), filepath.Join(dir, "phase2-0001.bin"))
+	require.NoError(t, err, out)
+	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 2)
 
 	// Two points of phase1 #3 (the last, so the chain's framing still
 	// holds) exchanged, [τ¹]₁ and [τ²]₁: both still valid points, so only
