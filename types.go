@@ -83,6 +83,11 @@ type SystemStatus struct {
 	// Empty without a policy.
 	Issuer            string `json:"issuer,omitempty" enum:"self,registered" example:"self"`
 	SelfIssuerKeyHash string `json:"self_issuer_key_hash,omitempty" doc:"Poseidon(Ax, Ay) of the service's own issuer key, decimal: the issuer key hash of the statements it signs itself."`
+	// ZKSetup is the kind of trusted setup behind the proving keys:
+	// "development" (a single-party setup on the server: whoever saw its
+	// memory can forge proofs) or "ceremony" (ZK_KEYS_DIR, from a
+	// multi-party ceremony: sound if one participant was honest).
+	ZKSetup string `json:"zk_setup,omitempty" enum:"development,ceremony" example:"development" doc:"Trusted setup behind the proving keys: development (single-party, on this server) or ceremony (multi-party; see docs/ceremony.md)."`
 }
 
 // AgentsStatus reports each agent.

@@ -170,6 +170,7 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		V1:       a.V1,
 		Issuers:  a.Issuers,
 		Trust:    a.Trust,
+		ZKSetup:  a.ZKSetup(),
 	}
 	// Idempotency-Key answers in the database: a retry after a restart or
 	// on another replica replays the first answer. Expired ones are pruned

@@ -116,6 +116,7 @@ func TestEndToEndProofVerifiedOnChain(t *testing.T) {
 	status, body = getJSON(t, ts.URL+"/status")
 	require.Equal(t, 200, status)
 	assert.Equal(t, map[string]any{"endpoint": "embedded", "network": "simulated"}, body["blockchain"])
+	assert.Equal(t, "development", body["zk_setup"], "no ZK_KEYS_DIR: single-party development keys")
 	status, body = getJSON(t, ts.URL+"/health")
 	require.Equal(t, 200, status)
 	assert.Equal(t, "healthy", body["status"])

@@ -72,6 +72,11 @@ type Config struct {
 	// CoverageTrust (COVERAGE_TRUST): self (default) or registered; see
 	// package trust.
 	CoverageTrust trust.Mode
+	// ZKKeysDir (ZK_KEYS_DIR) holds the proving and verifying keys written
+	// by `healthagents ceremony finalize`: loaded (read-only) and checked
+	// against the compiled circuits at start. Empty: the single-party
+	// development keys under DATA_DIR/zkp (zk_setup "development").
+	ZKKeysDir string
 }
 
 // developmentWarning is logged at every start outside production: an
@@ -120,6 +125,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		RedisURL:       getenv("REDIS_URL"),
 		TLSCertFile:    getenv("TLS_CERT_FILE"),
 		TLSKeyFile:     getenv("TLS_KEY_FILE"),
+		ZKKeysDir:      getenv("ZK_KEYS_DIR"),
 	}
 	if p := getenv("PORT"); p != "" {
 		n, err := strconv.Atoi(p)

@@ -21,8 +21,8 @@ import (
 	"github.com/healthagents/healthagents/zkp"
 )
 
-// openProofs loads (or sets up once) the Groth16 keys under DATA_DIR/zkp and
-// opens the chain: the embedded simulated chain (its registry owned by a
+// openProofs loads the Groth16 keys (openZK: ZK_KEYS_DIR, or set up once
+// under DATA_DIR/zkp) and opens the chain: the embedded simulated chain (its registry owned by a
 // key generated under DATA_DIR/chain, which the service holds), or the
 // JSON-RPC node at CHAIN_ENDPOINT (its registry owned by CHAIN_OWNER, whose
 // key the service holds only given CHAIN_OWNER_KEY_FILE). The verifiers of
@@ -32,9 +32,9 @@ import (
 // any of that is missing, start is refused with one line naming the
 // commands that prepare the owner's transactions.
 func openProofs(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.System, *chain.Ledger, error) {
-	sys, err := zkp.LoadOrSetup(ctx, filepath.Join(cfg.DataDir, "zkp"))
+	sys, err := openZK(ctx, cfg, logger)
 	if err != nil {
-		return nil, nil, fmt.Errorf("zk keys: %w", err)
+		return nil, nil, err
 	}
 	opts := []chain.Option{chain.WithLogger(logger)}
 	var ledger *chain.Ledger
@@ -93,6 +93,9 @@ func prepareChain(ctx context.Context, cfg Config, ledger *chain.Ledger, sys *zk
 	// another deployment's (a separate DATA_DIR makes its own keys), and
 	// there is no replacing it.
 	err := attest.Register(ctx, gathering{ledger, owner}, sys)
+	if errors.Is(err, chain.ErrVerifierMismatch) && cfg.ZKKeysDir != "" {
+		return fmt.Errorf("registry %s: %w", ledger.Registry().Hex(), zkKeysMismatch(cfg, err))
+	}
 	if errors.Is(err, chain.ErrVerifierMismatch) {
 		return fmt.Errorf("registry %s: %w. Every replica must use the same verifying keys: copy DATA_DIR/zkp from the deployment "+
 			"that bound them (or install the same ceremony keys); new keys need a new circuit version", ledger.Registry().Hex(), err)

@@ -32,7 +32,7 @@ func (s *srv) healthRoutes() []route {
 		{Method: "GET", Path: "/status", Class: ratelimit.ClassStatus,
 			Handler: http.HandlerFunc(s.status), Doc: openapi.Operation{
 				OperationID: "getStatus", Tags: []string{"service"}, Summary: "System status",
-				Responses: ok("Agents, federated round and chain.", statusResponse), Errors: []int{429}, RateLimited: true, Auth: openapi.AuthOptional,
+				Responses: ok("Agents, federated round, chain and the kind of ZK setup.", statusResponse), Errors: []int{429}, RateLimited: true, Auth: openapi.AuthOptional,
 			}},
 	}
 }
@@ -106,6 +106,7 @@ func (s *srv) status(w http.ResponseWriter, r *http.Request) {
 			DiagnosisModel: "untrained",
 		},
 		Blockchain: healthagents.ChainStatus{Endpoint: "none", Network: "none"},
+		ZKSetup:    s.deps.ZKSetup,
 	}
 	if s.deps.Chain != nil {
 		st.Blockchain.Endpoint, st.Blockchain.Network = s.deps.Chain.Network()

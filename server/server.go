@@ -30,6 +30,10 @@ type Deps struct {
 	Chain ChainInfo
 	// Federated reports the coordinator's round, for GET /status.
 	Federated FederatedInfo
+	// ZKSetup is the kind of trusted setup behind the proving keys
+	// (zkp.System.Setup: "development" or "ceremony"), for GET /status;
+	// empty: not reported.
+	ZKSetup string
 	// FederatedAPI serves the federated endpoints (federated.go); without it
 	// they answer 503. *FederatedAPI is also a FederatedInfo.
 	FederatedAPI *FederatedAPI

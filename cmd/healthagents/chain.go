@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -30,7 +29,7 @@ const chainUsage = `usage: healthagents chain deploy [--owner-key FILE]
        healthagents chain add-circuit KIND [--owner-key FILE]
 
 deploy puts the GovernedRegistry (owned by CHAIN_OWNER, or the --owner-key account), one
-verifier per circuit of DATA_DIR/zkp and the pharmacy oracle on CHAIN_ENDPOINT, paid by
+verifier per circuit (ZK_KEYS_DIR's keys, or DATA_DIR/zkp's) and the pharmacy oracle on CHAIN_ENDPOINT, paid by
 CHAIN_PRIVATE_KEY (the submitting key), and prints the settings the service needs.
 The other commands are the registry owner's actions on CHAIN_REGISTRY: each prints an
 unsigned transaction for the owner's cold wallet (JSON; sign its unsigned_rlp), or, given
@@ -51,7 +50,7 @@ func chainCommand(ctx context.Context, getenv func(string) string, logger *slog.
 }
 
 // chainDeploy deploys the GovernedRegistry owned by CHAIN_OWNER (or the
-// --owner-key account), the verifiers of DATA_DIR/zkp's keys (and the
+// --owner-key account), the verifiers of ZK_KEYS_DIR's or DATA_DIR/zkp's keys (and the
 // first circuits' StatementRegistry while they are in use), then the
 // pharmacy oracle, owned by the submitting account, its first writer.
 func chainDeploy(ctx context.Context, getenv func(string) string, logger *slog.Logger, args []string, stdout io.Writer) error {
@@ -84,9 +83,9 @@ func chainDeploy(ctx context.Context, getenv func(string) string, logger *slog.L
 	if cfg.Owner == (common.Address{}) && cfg.OwnerKey == nil {
 		return errors.New("chain deploy needs the registry owner: set CHAIN_OWNER (a cold wallet's address) or pass --owner-key FILE")
 	}
-	sys, err := zkp.LoadOrSetup(ctx, filepath.Join(dataDir(getenv), "zkp"))
+	sys, err := deployKeys(ctx, getenv, dataDir(getenv))
 	if err != nil {
-		return fmt.Errorf("zk keys: %w", err)
+		return err
 	}
 	for _, name := range zkp.CircuitNames() {
 		vk, err := chain.VerifyingKeyFromGnark(sys.VerifyingKey(name))

@@ -8,6 +8,8 @@
 //	                                the registry owner's actions: unsigned for a cold wallet, or sent with --owner-key
 //	healthagents bench [flags]      drive a running server and print latency percentiles
 //	healthagents issuer keygen|sign a payer's coverage credentials (docs/credentials.md)
+//	healthagents ceremony init|contribute|init-phase2|verify|finalize
+//	                                a multi-party setup of the ZK keys (docs/ceremony.md)
 //	healthagents version            print the version
 //
 // Settings: HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT,
@@ -15,8 +17,8 @@
 // CHAIN_OWNER_KEY_FILE, CHAIN_LEGACY_REGISTRY, CHAIN_CONFIRMATIONS, COVERAGE_TRUST,
 // PHARMACY_ORACLE, IPFS_ENDPOINT, FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL,
 // HEALTHAGENTS_ENV, TLS_CERT_FILE, TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES,
-// MAX_IN_FLIGHT, MAX_CONNECTIONS. See docs/decisions.md#settings. CHAIN_REPLACE_VERIFIERS is
-// gone and refused: verifiers are immutable per circuit id (docs/decisions/governance.md).
+// MAX_IN_FLIGHT, MAX_CONNECTIONS, ZK_KEYS_DIR. See docs/decisions.md#settings. CHAIN_REPLACE_VERIFIERS
+// is gone and refused: verifiers are immutable per circuit id (docs/decisions/governance.md).
 package main
 
 import (
@@ -62,10 +64,10 @@ CHAIN_REGISTRY, CHAIN_ID, CHAIN_RPC_LISTEN, CHAIN_OWNER, CHAIN_OWNER_KEY_FILE,
 CHAIN_LEGACY_REGISTRY, CHAIN_CONFIRMATIONS, COVERAGE_TRUST,
 PHARMACY_ORACLE, IPFS_ENDPOINT, FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL,
 HEALTHAGENTS_ENV, TLS_CERT_FILE, TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES,
-MAX_IN_FLIGHT, MAX_CONNECTIONS.`
+MAX_IN_FLIGHT, MAX_CONNECTIONS, ZK_KEYS_DIR.`
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant --server URL --api-key KEY --org ID --data FILE.csv [--task FILE] | issuer keygen|sign | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant --server URL --api-key KEY --org ID --data FILE.csv [--task FILE] | issuer keygen|sign | ceremony init|contribute|init-phase2|verify|finalize | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
@@ -85,6 +87,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return err
 		}
 		return fmt.Errorf("serve takes no arguments (got %q); its settings are environment variables: healthagents serve --help", args[0])
+	}
+	if cmd == "ceremony" {
+		// Offline: a participant's machine needs no service settings.
+		return ceremonyCommand(ctx, zkpCeremony(), args, stdout, stderr)
 	}
 	cfg, err := app.ConfigFromEnv(getenv)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -140,13 +139,13 @@ func addCircuit(ctx context.Context, getenv func(string) string, client *ethclie
 		_, err := fmt.Fprintf(stdout, "circuit %s (id %s) is bound to verifier %s already; verifiers are immutable per circuit id\n", kind, id, v.Hex())
 		return nil, err
 	}
-	sys, err := zkp.LoadOrSetup(ctx, filepath.Join(dataDir(getenv), "zkp"))
+	sys, err := deployKeys(ctx, getenv, dataDir(getenv))
 	if err != nil {
-		return nil, fmt.Errorf("zk keys: %w", err)
+		return nil, err
 	}
 	gvk := sys.VerifyingKey(string(kind))
 	if gvk == nil {
-		return nil, fmt.Errorf("no circuit %q in DATA_DIR/zkp (circuits: %s)", kind, strings.Join(zkp.CircuitNames(), ", "))
+		return nil, fmt.Errorf("no circuit %q in the ZK keys (circuits: %s)", kind, strings.Join(zkp.CircuitNames(), ", "))
 	}
 	vk, err := chain.VerifyingKeyFromGnark(gvk)
 	if err != nil {
