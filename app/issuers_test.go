@@ -1,6 +1,8 @@
 package app_test
 
 import (
+	"io"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/trust"
 )
 
@@ -40,4 +43,12 @@ func TestSelfIssuerAtStart(t *testing.T) {
 	_, status := getJSON(t, ts.URL+"/status")
 	assert.Equal(t, "self", status["issuer"])
 	assert.Equal(t, a.Trust.SelfKeyHash().String(), status["self_issuer_key_hash"])
+}
+
+// TestRegisteredTrustRefusesDevelopmentKeys: COVERAGE_TRUST=registered
+// needs ceremony keys; the single-party development keys refuse the start.
+func TestRegisteredTrustRefusesDevelopmentKeys(t *testing.T) {
+	_, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: keyedDir(t), CoverageTrust: trust.Registered}, slog.New(slog.DiscardHandler), io.Discard)
+	require.ErrorContains(t, err, "COVERAGE_TRUST=registered refuses development ZK keys")
+	require.ErrorContains(t, err, "ZK_KEYS_DIR")
 }

@@ -36,6 +36,10 @@ func openProofs(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.Syst
 	if err != nil {
 		return nil, nil, err
 	}
+	if cfg.CoverageTrust == trust.Registered && sys.Setup() == zkp.SetupDevelopment {
+		return nil, nil, fmt.Errorf("COVERAGE_TRUST=registered refuses development ZK keys (a single-party setup on this machine: " +
+			"whoever saw its memory can forge proofs); set ZK_KEYS_DIR to a ceremony's keys (healthagents ceremony, docs/ceremony.md)")
+	}
 	opts := []chain.Option{chain.WithLogger(logger)}
 	var ledger *chain.Ledger
 	where := "embedded chain"
