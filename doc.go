@@ -11,4 +11,28 @@
 // chain are plugged in through the [Attestor] interface (see package attest for
 // the real one), so the client SDK can import these types without pulling in
 // heavy dependencies.
+//
+// # Where to go next
+//
+//   - Package client (github.com/healthagents/healthagents/client) is the
+//     typed, retrying SDK for the HTTP API; it imports none of the heavy
+//     parts either.
+//   - Package server turns a Service into the whole HTTP API as an
+//     http.Handler ([server.New]), to mount in a program's own mux, under
+//     any prefix.
+//   - Package app assembles everything `healthagents serve` runs from
+//     environment settings: database, API keys and rate limits, ZK proofs
+//     verified on a chain, webhooks, the v1 patient registry, federated
+//     learning ([app.Open]; its App.Handler is the API).
+//   - The examples directory holds runnable programs, each exercised by a
+//     test: examples/quickstart (the SDK against a running server),
+//     examples/embedded (the agents in-process), examples/mount (the full
+//     service through app, inside a program's own mux under a prefix),
+//     examples/federated and examples/webhook-receiver.
+//   - The README walks from the first command to a decision with its proof
+//     and transaction, and to checking it with `healthagents
+//     verify-decision`; docs/architecture.md maps the packages.
+//
+// [server.New]: https://pkg.go.dev/github.com/healthagents/healthagents/server#New
+// [app.Open]: https://pkg.go.dev/github.com/healthagents/healthagents/app#Open
 package healthagents

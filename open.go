@@ -11,28 +11,37 @@ import (
 
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/eligibility"
+	"github.com/healthagents/healthagents/fhir"
 	"github.com/healthagents/healthagents/prescription"
 	"github.com/healthagents/healthagents/record"
 )
 
-// OpenRecord opens env, parses the record inside and checks that its
-// patient_id is the envelope's. prefix starts the detail of errors that the
+// OpenRecord opens env, parses the record inside (our record JSON, or a
+// FHIR R4 Bundle mapped by package fhir) and checks that its patient_id is
+// the envelope's. prefix starts the detail of errors that the
 // API words per operation (e.g. "Eligibility check failed"; the errors
 // table of docs/decisions.md).
 func (s *Service) OpenRecord(ctx context.Context, env *PatientData, prefix string) (*record.Record, error) {
 	if env == nil {
 		return nil, Errorf(CodeInvalid, "Invalid request format: missing field 'patient_data'")
 	}
-	plaintext, err := s.opener.Open(ctx, *env)
+	octx, end := s.step(ctx, "open")
+	plaintext, err := s.opener.Open(octx, *env)
 	if err != nil {
+		end(err)
 		return nil, envelopeError(err, prefix)
 	}
-	rec, err := record.Parse(plaintext)
+	rec, err := fhir.ParseRecord(plaintext) // our record JSON or a FHIR R4 Bundle
+	end(err)
 	clear(plaintext)
 	if err != nil {
 		var fe *record.FieldError
-		if errors.As(err, &fe) {
+		var he *fhir.Error
+		switch {
+		case errors.As(err, &fe):
 			return nil, WrapError(CodeInvalid, err, fmt.Sprintf("%s: Invalid patient record: %s", prefix, fe.Error()))
+		case errors.As(err, &he):
+			return nil, WrapError(CodeInvalid, err, fmt.Sprintf("%s: Invalid patient record: FHIR R4 Bundle: %s", prefix, he.Error()))
 		}
 		return nil, WrapError(CodeInvalid, err, prefix+": Invalid patient record")
 	}
@@ -63,8 +72,15 @@ func envelopeError(err error, prefix string) error {
 		return WrapError(CodeInvalid, err, prefix+": Data hash mismatch")
 	case errors.Is(err, cipher.ErrInvalidCID):
 		return WrapError(CodeInvalid, err, "Invalid the service CID format")
+	case errors.Is(err, cipher.ErrCIDUnchecked) && errors.As(err, &ee):
+		// Identity, truncated or unsupported multihash: it does not address
+		// the ciphertext in a way anyone can verify.
+		return WrapError(CodeInvalid, err, "Invalid the service CID format: ipfs_cid "+ee.Reason)
 	case errors.Is(err, cipher.ErrCIDMismatch):
 		return WrapError(CodeInvalid, err, prefix+": ipfs_cid does not address encrypted_data")
+	case errors.Is(err, cipher.ErrEnvelopeExpired) && errors.As(err, &ee):
+		// ENVELOPE_TTL: the token authenticated but is too old.
+		return WrapError(CodeInvalid, err, prefix+": Envelope expired: encrypted_data "+ee.Reason)
 	case errors.Is(err, cipher.ErrInvalidEncoding), errors.Is(err, cipher.ErrDecrypt):
 		return WrapError(CodeInvalid, err, "Invalid encrypted data format")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -97,6 +113,9 @@ func lookupError(err error, what, code string) error {
 }
 
 func (s *Service) proofError(ctx context.Context, prefix string, err error) error {
+	if refusal := CoverageRefusal(prefix, err); refusal != nil {
+		return refusal
+	}
 	switch {
 	case errors.Is(err, ErrProofTimeout):
 		return WrapError(CodeInternal, err, prefix+": ZK proof generation timed out")

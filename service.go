@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/eligibility"
 	"github.com/healthagents/healthagents/prescription"
@@ -30,7 +32,7 @@ type Opener interface {
 // zk_proof_verified only for a verified proof of coverage.
 type Attestor interface {
 	AttestEligibility(ctx context.Context, rec *record.Record, d eligibility.Decision) (*Attestation, error)
-	AttestPrescription(ctx context.Context, rec *record.Record, d prescription.Decision, date time.Time) (*Attestation, error)
+	AttestPrescription(ctx context.Context, rec *record.Record, ds []prescription.Decision, date time.Time) (*Attestation, error)
 }
 
 // Service is the healthcare agents pipeline. Use New; the zero value is not
@@ -43,6 +45,7 @@ type Service struct {
 	events   EventSink
 	now      func() time.Time
 	logger   *slog.Logger
+	tracer   trace.Tracer // trace.go; nil: no spans
 }
 
 // Option configures a Service.
@@ -125,11 +128,11 @@ func (s *Service) proveEligibility(ctx context.Context, rec *record.Record, d el
 // provePrescription proves whether the plan covers d's drug on date and has
 // the proof verified on chain; it returns nil and no error without an
 // Attestor.
-func (s *Service) provePrescription(ctx context.Context, rec *record.Record, d prescription.Decision, date time.Time) (*Attestation, error) {
+func (s *Service) provePrescription(ctx context.Context, rec *record.Record, ds []prescription.Decision, date time.Time) (*Attestation, error) {
 	if s.attestor == nil {
 		return nil, nil
 	}
-	return s.attestor.AttestPrescription(ctx, rec, d, date)
+	return s.attestor.AttestPrescription(ctx, rec, ds, date)
 }
 
 // logError logs a failure; args never carry medical data.

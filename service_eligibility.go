@@ -19,7 +19,9 @@ func (s *Service) VerifyEligibility(ctx context.Context, env *PatientData, proce
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.elig.Check(ctx, rec, procedureCode, s.serviceTime())
+	dctx, end := s.step(ctx, "decide")
+	d, err := s.elig.Check(dctx, rec, procedureCode, s.serviceTime())
+	end(err)
 	if err != nil {
 		return nil, s.internal(ctx, eligibilityPrefix, err)
 	}
@@ -42,11 +44,16 @@ func (s *Service) VerifyEligibility(ctx context.Context, env *PatientData, proce
 		res.Proof = att
 		res.ZKProofVerified = att.Verified
 	}
-	err = s.emit(ctx, Event{Type: EventEligibilityVerified, PatientID: env.PatientID, Data: map[string]any{
-		"procedure_code": procedureCode, "eligible": res.Eligible,
-		"coverage_percentage": d.CoveragePct, "requires_auth": d.RequiresAuthorization,
+	// No code or day in the event: webhooks are not where the decision's
+	// content goes (the caller has the result; a third party the statement).
+	data := map[string]any{
+		"eligible": res.Eligible, "coverage_percentage": d.CoveragePct, "requires_auth": d.RequiresAuthorization,
 		"zk_proof_verified": res.ZKProofVerified,
-	}})
+	}
+	if att != nil && att.Issuer != "" {
+		data["issuer"] = att.Issuer
+	}
+	err = s.emit(ctx, Event{Type: EventEligibilityVerified, PatientID: env.PatientID, Data: data})
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,8 @@ package healthagents
 
 import (
 	"context"
-	"math/big"
-	"strings"
+
+	"github.com/healthagents/healthagents/prescription"
 )
 
 // ValidatePrescription checks drugCode for the patient in env: interactions
@@ -23,7 +23,9 @@ func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, dr
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.rx.Validate(ctx, rec, drugCode)
+	dctx, end := s.step(ctx, "decide")
+	d, err := s.rx.Validate(dctx, rec, drugCode)
+	end(err)
 	if err != nil {
 		return nil, s.internal(ctx, prescriptionPrefix, err)
 	}
@@ -36,30 +38,22 @@ func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, dr
 		InteractionsChecked: d.InteractionsChecked,
 		CrossChainOracle:    "unconfirmed: no pharmacy availability attestation is published for this drug",
 	}
-	att, err := s.provePrescription(ctx, rec, d, s.serviceTime())
+	att, err := s.provePrescription(ctx, rec, []prescription.Decision{d}, s.serviceTime())
 	if err != nil {
 		return nil, s.proofError(ctx, prescriptionPrefix, err)
 	}
 	if att != nil {
 		res.Proof = att
-		res.ZKProofVerified = att.Verified && provesCoverage(att)
+		res.ZKProofVerified = att.Verified && att.Covered
 	}
-	err = s.emit(ctx, Event{Type: EventPrescriptionValidated, PatientID: env.PatientID, Data: map[string]any{
-		"drug_code": drugCode, "valid": res.Valid, "zk_proof_verified": res.ZKProofVerified,
-	}})
+	// No drug code in the event (see VerifyEligibility).
+	data := map[string]any{"valid": res.Valid, "zk_proof_verified": res.ZKProofVerified}
+	if att != nil && att.Issuer != "" {
+		data["issuer"] = att.Issuer
+	}
+	err = s.emit(ctx, Event{Type: EventPrescriptionValidated, PatientID: env.PatientID, Data: data})
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
-}
-
-// provesCoverage reports whether a prescription attestation states that the
-// plan covers the drug: its last public input (see Attestor) is 1.
-func provesCoverage(att *Attestation) bool {
-	n := len(att.PublicInputs)
-	if n == 0 {
-		return false
-	}
-	v, ok := new(big.Int).SetString(strings.TrimPrefix(att.PublicInputs[n-1], "0x"), 16)
-	return ok && v.Cmp(big.NewInt(1)) == 0
 }

@@ -2,6 +2,7 @@ package healthagents_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -118,7 +119,7 @@ func (a statementAttestor) attestation(circuit string, last string) (*healthagen
 	}
 	return &healthagents.Attestation{
 		Circuit: circuit, ProofData: "0x01", TxHash: "0xab", Verified: a.verified,
-		PublicInputs: []string{"0x" + strings.Repeat("0", 63) + "1", last},
+		PublicInputs: []string{"0x" + strings.Repeat("0", 63) + "1", last}, Covered: a.covered,
 	}, nil
 }
 
@@ -126,7 +127,7 @@ func (a statementAttestor) AttestEligibility(context.Context, *record.Record, el
 	return a.attestation("eligibility", "0x"+strings.Repeat("0", 63)+"1")
 }
 
-func (a statementAttestor) AttestPrescription(context.Context, *record.Record, prescription.Decision, time.Time) (*healthagents.Attestation, error) {
+func (a statementAttestor) AttestPrescription(context.Context, *record.Record, []prescription.Decision, time.Time) (*healthagents.Attestation, error) {
 	flag := "0"
 	if a.covered {
 		flag = "1"
@@ -221,5 +222,25 @@ func TestEnvelopePatientIDRefused(t *testing.T) {
 			assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
 			assert.Equal(t, tc.detail, healthagents.ErrorDetail(err))
 		})
+	}
+}
+
+// TestEventsCarryNoCodes: the root family's events say what was decided
+// (flags, percent, issuer) but carry no procedure or drug code and no day.
+func TestEventsCarryNoCodes(t *testing.T) {
+	t.Parallel()
+	sink := &recordingSink{}
+	svc, kr := newService(t, healthagents.WithAttestor(statementAttestor{covered: true, verified: true}), healthagents.WithEvents(sink))
+	_, err := svc.VerifyEligibility(t.Context(), envelope(t, kr), "PROC001")
+	require.NoError(t, err)
+	_, err = svc.ValidatePrescription(t.Context(), envelope(t, kr), "6809")
+	require.NoError(t, err)
+	require.Len(t, sink.events, 2)
+	for _, e := range sink.events {
+		b, err := json.Marshal(e.Data)
+		require.NoError(t, err)
+		for _, needle := range []string{"PROC001", "6809", "procedure_code", "drug_code", "2026-11-21"} {
+			assert.NotContains(t, string(b), needle, "event %s", e.Type)
+		}
 	}
 }

@@ -58,6 +58,16 @@ type Attestation struct {
 	TxHash       string   `json:"blockchain_tx"`
 	BlockNumber  uint64   `json:"block_number"`
 	Verified     bool     `json:"verified"`
+	// Statement is what the proof states (digest and opening), nil for the
+	// first circuits, whose public inputs were the statement.
+	Statement *Statement `json:"statement,omitempty"`
+	// Issuer says who vouches for the coverage the proof was made from:
+	// "self" (the service's own key, COVERAGE_TRUST=self) or the registered
+	// payer's name.
+	Issuer string `json:"issuer,omitempty"`
+	// Covered is, for a prescription, whether the proof states that the
+	// plan covers every drug of the request on the service date.
+	Covered bool `json:"-"`
 }
 
 // Health is the body of GET /health.
@@ -107,6 +117,12 @@ type FederatedStatus struct {
 type ChainStatus struct {
 	Endpoint string `json:"endpoint" example:"embedded"`
 	Network  string `json:"network" example:"simulated"`
+	// Registry is the GovernedRegistry that records every decision: the
+	// address a third party pins when it checks one (verify-decision
+	// --registry, docs/verify.md). Empty without a chain.
+	Registry string `json:"registry,omitempty" example:"0x5FbDB2315678afecb367f032d93F642f64180aa3" doc:"Address of the GovernedRegistry that records every decision: what a third party pins when checking one (docs/verify.md)."`
+	// ChainID is the chain's EIP-155 id, decimal.
+	ChainID string `json:"chain_id,omitempty" example:"1337" doc:"EIP-155 chain id, decimal."`
 }
 
 // Version is the service version reported by /health.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/healthagents/healthagents/npi"
+	"github.com/healthagents/healthagents/trust"
 )
 
 // The v1 family's error codes, with the HTTP status each answers (docs/decisions/v1.md).
@@ -104,6 +105,14 @@ func (v *V1) unavailable(ctx context.Context, op string, err error) error {
 // 500 with proofCode, an unreachable chain is 503 with netCode, a record
 // beyond the circuit's bounds 422 with proofCode.
 func (v *V1) proofError(ctx context.Context, proofCode, netCode string, err error) error {
+	if detail, ok := trust.Detail(err); ok {
+		// The payer's credential, not the service, is the problem.
+		code := CodeInvalid
+		if errors.Is(err, trust.ErrUnsupported) {
+			code = CodeUnprocessable
+		}
+		return v1Error(code, V1NoInsurance, err, "Invalid patient record: %s", detail)
+	}
 	switch {
 	case errors.Is(err, ErrProofTimeout):
 		return v1Error(CodeInternal, proofCode, err, "ZK proof generation timed out")

@@ -44,6 +44,9 @@ type V1EligibilityResult struct {
 	CopayAmount           float64  `json:"copay_amount" doc:"coverage.copay of the record."`
 	Reason                *string  `json:"reason" doc:"Why the patient is not eligible (e.g. an excluded procedure); null when eligible."`
 	VerificationProof     *V1Proof `json:"verification_proof" doc:"null only when the service runs without proofs."`
+	// Statement and Issuer come with a proof (docs/statement.md).
+	Statement *Statement `json:"statement,omitempty" doc:"What the proof states: the digest recorded on chain and its opening (the codes, day and outputs it commits to, with a fresh salt). Show it to a third party to prove this decision; it is never logged or sent in events."`
+	Issuer    string     `json:"issuer,omitempty" doc:"Who vouches for the coverage the proof was made from: \"self\" (the service's own issuer key) or the registered payer's name." example:"self"`
 }
 
 // VerifyEligibility is POST /api/v1/eligibility/verify, over the record
@@ -60,7 +63,9 @@ func (v *V1) VerifyEligibility(ctx context.Context, owner string, req V1Eligibil
 	if err := matchMember(rec, req.MemberID); err != nil {
 		return nil, err
 	}
-	d, err := v.svc.Eligibility().Check(ctx, rec, req.ProcedureCode, v.svc.serviceTime())
+	dctx, end := v.svc.step(ctx, "decide")
+	d, err := v.svc.Eligibility().Check(dctx, rec, req.ProcedureCode, v.svc.serviceTime())
+	end(err)
 	if err != nil {
 		return nil, v.svc.internal(ctx, eligibilityPrefix, err)
 	}
@@ -76,11 +81,18 @@ func (v *V1) VerifyEligibility(ctx context.Context, owner string, req V1Eligibil
 	if att != nil {
 		res.VerificationProof = v1Proof(att)
 		verified = att.Verified
+		if verified {
+			res.Statement, res.Issuer = att.Statement, att.Issuer
+		}
 	}
-	err = v.svc.emit(ctx, Event{Type: EventEligibilityVerified, PatientID: req.PatientID, Data: map[string]any{
+	data := map[string]any{
 		"eligible": d.Eligible, "coverage_percentage": d.CoveragePct,
 		"requires_auth": d.RequiresAuthorization, "zk_proof_verified": verified,
-	}})
+	}
+	if res.Issuer != "" {
+		data["issuer"] = res.Issuer
+	}
+	err = v.svc.emit(ctx, Event{Type: EventEligibilityVerified, PatientID: req.PatientID, Data: data})
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,10 @@ func (v *V1) PutPatient(ctx context.Context, owner, patientID string, env *Patie
 	if _, err := v.svc.OpenRecord(ctx, env, registryPrefix); err != nil {
 		return err
 	}
-	if err := v.patients.PutPatient(ctx, owner, *env); err != nil {
+	sctx, end := v.svc.step(ctx, "store")
+	err := v.patients.PutPatient(sctx, owner, *env)
+	end(err)
+	if err != nil {
 		// A registry that refuses the envelope itself (an IPFS node that
 		// computes another CID) says so with a 400; anything else is ours.
 		var he *Error

@@ -83,13 +83,15 @@ type V1Checks struct {
 // V1PrescriptionResult is the v1 prescription result: a status, finding codes,
 // the three checks and the coverage proofs (docs/decisions/v1.md, "Prescriptions").
 type V1PrescriptionResult struct {
-	ValidationStatus string    `json:"validation_status" enum:"approved,requires_review,rejected"`
-	PrescriptionID   string    `json:"prescription_id" example:"rx_k3j5m7n9p1q3r5s7t9v1w3x5"`
-	Codes            []string  `json:"codes" doc:"Findings: INTERACTION_FOUND, CONTRAINDICATED, INELIGIBLE."`
-	Checks           V1Checks  `json:"checks"`
-	ZKProof          *V1Proof  `json:"zk_proof" doc:"Proof of the first medication's coverage statement under the patient's plan (its last public input is 1 when the plan covers the drug on the service date, 0 when not); null when rejected, when the record holds no coverage, or without proofs."`
-	ZKProofs         []V1Proof `json:"zk_proofs,omitempty" doc:"One coverage proof per medication, in request order."`
-	CreatedAt        time.Time `json:"created_at"`
+	ValidationStatus string     `json:"validation_status" enum:"approved,requires_review,rejected"`
+	PrescriptionID   string     `json:"prescription_id" example:"rx_k3j5m7n9p1q3r5s7t9v1w3x5"`
+	Codes            []string   `json:"codes" doc:"Findings: INTERACTION_FOUND, CONTRAINDICATED, INELIGIBLE."`
+	Checks           V1Checks   `json:"checks"`
+	ZKProof          *V1Proof   `json:"zk_proof" doc:"The one proof of the request: for every medication, whether the patient's plan covers it on the service date and its formulary tier (see statement); null when rejected, when the record holds no coverage, or without proofs."`
+	ZKProofs         []V1Proof  `json:"zk_proofs,omitempty" doc:"The same proof, as a list of one: one proof and one transaction per request, so nothing links a patient's drugs on chain."`
+	Statement        *Statement `json:"statement,omitempty" doc:"What the proof states: the digest recorded on chain and its opening (each drug, its coverage and tier, the day, a fresh salt). Never logged or sent in events."`
+	Issuer           string     `json:"issuer,omitempty" doc:"Who vouches for the coverage: \"self\" or the registered payer's name." example:"self"`
+	CreatedAt        time.Time  `json:"created_at"`
 }
 
 // Validation statuses.

@@ -90,12 +90,14 @@ func (v *V1) ValidatePrescription(ctx context.Context, owner string, req V1Presc
 	}
 	zkVerified := false
 	if res.ValidationStatus != StatusRejected && rec.Coverage != nil {
-		if res.ZKProofs, zkVerified, err = v.proveCoverage(ctx, rec, decisions, now); err != nil {
+		var att *Attestation
+		if res.ZKProofs, att, zkVerified, err = v.proveCoverage(ctx, rec, decisions, now); err != nil {
 			return nil, err
 		}
-		if len(res.ZKProofs) == len(decisions) && len(res.ZKProofs) > 0 {
+		if len(res.ZKProofs) == 1 {
 			p := res.ZKProofs[0]
 			res.ZKProof = &p
+			res.Statement, res.Issuer = att.Statement, att.Issuer
 		} else {
 			zkVerified = false
 		}
@@ -114,34 +116,32 @@ func (v *V1) checkDrugs(ctx context.Context, rec *record.Record, lines []medLine
 	for i, l := range lines {
 		codes[i] = l.drug.RxCUI
 	}
-	batch, err := v.svc.Prescription().Check(ctx, nil, codes, rec)
+	dctx, end := v.svc.step(ctx, "decide")
+	batch, err := v.svc.Prescription().Check(dctx, nil, codes, rec)
+	end(err)
 	if err != nil {
 		return nil, v.svc.internal(ctx, prescriptionPrefix, err)
 	}
 	return batch.Decisions, nil
 }
 
-// proveCoverage proves, for every medication, whether the plan covers it on
-// the service date, and has each proof verified on chain. It returns the
-// verified proofs in request order (none without an Attestor) and whether
-// every one of them states coverage.
-func (v *V1) proveCoverage(ctx context.Context, rec *record.Record, ds []prescription.Decision, now time.Time) ([]V1Proof, bool, error) {
+// proveCoverage proves, in one proof for the whole request, whether the
+// plan covers each medication on the service date, and has it verified on
+// chain. It returns the verified proof (none without an Attestor), its
+// attestation and whether it states coverage of every medication.
+func (v *V1) proveCoverage(ctx context.Context, rec *record.Record, ds []prescription.Decision, now time.Time) ([]V1Proof, *Attestation, bool, error) {
 	if !v.svc.Attests() {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
-	var proofs []V1Proof
-	covered := true
-	for _, d := range ds {
-		att, err := v.svc.provePrescription(ctx, rec, d, now)
-		if err != nil {
-			return nil, false, v.proofError(ctx, V1ProofFailed, V1ProofFailed, err)
-		}
-		if p := v1Proof(att); p != nil {
-			proofs = append(proofs, *p)
-			covered = covered && provesCoverage(att)
-		}
+	att, err := v.svc.provePrescription(ctx, rec, ds, now)
+	if err != nil {
+		return nil, nil, false, v.proofError(ctx, V1ProofFailed, V1ProofFailed, err)
 	}
-	return proofs, covered, nil
+	p := v1Proof(att)
+	if p == nil {
+		return nil, nil, false, nil
+	}
+	return []V1Proof{*p}, att, att.Covered, nil
 }
 
 // recordValidation gives res its id and stores it for owner with the
@@ -174,7 +174,9 @@ func (v *V1) recordValidation(ctx context.Context, owner, patientID string, res 
 // service has no EventSink): in one transaction when the store is a
 // PrescriptionEventStore, else the validation and then each event through
 // the sink.
-func (v *V1) save(ctx context.Context, p StoredPrescription, events []Event) error {
+func (v *V1) save(ctx context.Context, p StoredPrescription, events []Event) (err error) {
+	ctx, end := v.svc.step(ctx, "store")
+	defer func() { end(err) }()
 	if !v.svc.emitsEvents() {
 		events = nil
 	}

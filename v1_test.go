@@ -15,7 +15,6 @@ import (
 	"github.com/healthagents/healthagents/eligibility"
 	"github.com/healthagents/healthagents/prescription"
 	"github.com/healthagents/healthagents/record"
-	"github.com/healthagents/healthagents/zkp"
 )
 
 // The fakes below stand in for store's tables in these unit tests only; the
@@ -122,21 +121,19 @@ func (s stubAttestor) AttestEligibility(context.Context, *record.Record, eligibi
 	return &healthagents.Attestation{ProofData: "0x01", PublicInputs: []string{"0x02"}, TxHash: "0xe1", Verified: true}, nil
 }
 
-// AttestPrescription states coverage as the real statement does: its last
-// public input is the Covered output (zkp.Covers).
-func (s stubAttestor) AttestPrescription(_ context.Context, rec *record.Record, d prescription.Decision, date time.Time) (*healthagents.Attestation, error) {
+// AttestPrescription states coverage as the real statement does: every
+// drug covered when the plan is active on date and excludes none of them.
+func (s stubAttestor) AttestPrescription(_ context.Context, rec *record.Record, ds []prescription.Decision, date time.Time) (*healthagents.Attestation, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	covered, err := zkp.Covers(rec.Coverage, d.Drug.RxCUI, date)
-	if err != nil {
-		return nil, err
+	c := rec.Coverage
+	day := date.UTC().Format(time.DateOnly)
+	covered := c.Status == record.StatusActive && c.Start <= day && day <= c.End
+	for _, d := range ds {
+		covered = covered && !c.Excludes(d.Drug.RxCUI)
 	}
-	flag := "0x00"
-	if covered {
-		flag = "0x01"
-	}
-	return &healthagents.Attestation{ProofData: "0x03", PublicInputs: []string{"0x04", flag}, TxHash: "0xp1", Verified: true}, nil
+	return &healthagents.Attestation{ProofData: "0x03", PublicInputs: []string{"0x04"}, TxHash: "0xp1", Verified: true, Covered: covered}, nil
 }
 
 const (

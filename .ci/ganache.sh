@@ -1,11 +1,14 @@
 # Sourced by .ci/run: installs ganache (npm, pinned by .ci/ganache/package-lock.json)
 # and starts it with its deterministic development accounts, so chain's
 # TestGovernedOnGanache runs the governance checks against an external node
-# that is not go-ethereum. Without node or npm the test skips.
+# that is not go-ethereum, as do verify-decision's TestVerifyDecisionCommandGanache
+# (third and fourth accounts) and zkp/ceremony's TestThreePartyCeremonyOnGanache
+# (fifth): one account per package, so nonces never collide. Without node or npm
+# the tests skip.
 if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
   (cd .ci/ganache && npm ci --no-audit --no-fund --silent)
   ganache_port="${GANACHE_PORT:-18545}"
-  (cd .ci/ganache && exec node node_modules/.bin/ganache --wallet.deterministic --wallet.totalAccounts 2 \
+  (cd .ci/ganache && exec node node_modules/.bin/ganache --wallet.deterministic --wallet.totalAccounts 5 \
     --server.host 127.0.0.1 --server.port "$ganache_port" --logging.quiet >/dev/null 2>&1) &
   ganache_pid=$!
   # Stop it at exit, keeping whatever EXIT trap was set before.

@@ -29,6 +29,7 @@ type GradientSubmission struct {
 	GradientsEncrypted string `json:"gradients_encrypted" doc:"Hex of the masked vector (secagg.MaskedInput binary form: \"HASM\", version 1, uint32 LE length, uint64 LE words); its length must be the round's dim."`
 	ModelVersion       string `json:"model_version" doc:"The round's starting model version the update was trained from."`
 	SampleCount        int    `json:"sample_count" doc:"Training records used; informational (organizations weigh equally)."`
+	Proof              string `json:"proof,omitempty" doc:"In a proved round (the round's proved is true): hex of the Groth16 proof that the vector masks an update within the clip bound and evaluation counts within eval_bound (package federated/normproof). Required there, refused elsewhere."`
 }
 
 // FederatedAccepted answers an accepted protocol message.
@@ -48,6 +49,9 @@ type GlobalModel struct {
 	Accuracy                 *float64 `json:"accuracy" doc:"Held-out accuracy (0-1) summed over the participants' held-out records, null before any round closed. It measures accuracy_model_version, the starting model of the latest round."`
 	AccuracyModelVersion     string   `json:"accuracy_model_version,omitempty"`
 	EvalSamples              int      `json:"eval_samples,omitempty"`
+	EvalParticipants         int      `json:"eval_participants,omitempty" doc:"Organizations that evaluated at least one held-out record (each bounded by its registered cohort size)."`
+	MeanAccuracy             *float64 `json:"mean_accuracy,omitempty" doc:"Unweighted mean of the organizations' held-out accuracies, from the secure sum (no single figure is revealed)."`
+	AccuracyStdDev           *float64 `json:"accuracy_stddev,omitempty" doc:"Population standard deviation of the organizations' held-out accuracies: the spread behind the pooled figure."`
 	OrganizationsContributed int      `json:"organizations_contributed" doc:"Organizations whose updates made this version."`
 	TrainingRound            int      `json:"training_round" doc:"The round that produced this version; -1 for the initial model."`
 	CurrentRound             int      `json:"current_round"`
@@ -78,6 +82,8 @@ type SealedShare struct {
 type SharesSubmission struct {
 	Commitment string        `json:"commitment" doc:"SHA-256 commitment to the self-mask seed, 64 hex."`
 	Shares     []SealedShare `json:"shares" doc:"One per other roster member; from is the caller."`
+	// SeedCommitments go with the shares in a proved round.
+	SeedCommitments map[string]string `json:"seed_commitments,omitempty" doc:"In a proved round: for every other roster member, the commitment (32 bytes, 64 hex) to the pairwise mask seed shared with it; both ends must publish the same one."`
 }
 
 // RevealedShare is one share handed over in the unmasking phase.
@@ -115,4 +121,84 @@ type FederatedRound struct {
 	Inbox           []SealedShare    `json:"inbox,omitempty" doc:"Shares addressed to the caller, in masked_input."`
 	Survivors       []string         `json:"survivors,omitempty" doc:"Organizations that sent masked input (U3), in unmasking."`
 	Done            bool             `json:"done" doc:"The caller has answered the current phase."`
+	Proved          bool             `json:"proved,omitempty" doc:"A proved round: masks live in the BN254 scalar field, shares carry seed_commitments, and the masked vector needs a proof."`
+	EvalBound       int              `json:"eval_bound,omitempty" doc:"The most held-out records the caller may report: its registered cohort size, at most max_eval_records."`
+}
+
+// TaskFeature is one feature of a task: its name, the CSV column it is read
+// from, and the scaling every participant applies.
+type TaskFeature struct {
+	Name    string  `json:"name"`
+	Column  string  `json:"column,omitempty"`
+	Scaling string  `json:"scaling,omitempty" enum:"given,learned"`
+	Mean    float64 `json:"mean"`
+	Scale   float64 `json:"scale"`
+}
+
+// TaskLabel names the label column and its values.
+type TaskLabel struct {
+	Column   string   `json:"column,omitempty"`
+	Positive string   `json:"positive,omitempty"`
+	Negative string   `json:"negative,omitempty"`
+	Classes  []string `json:"classes,omitempty" doc:"Class values of a softmax model, in class order."`
+}
+
+// TaskModel is the model of a task.
+type TaskModel struct {
+	Type string  `json:"type" enum:"logistic_regression,softmax"`
+	L2   float64 `json:"l2"`
+}
+
+// TaskDefinition is a task in the task-file format (FEDERATED_TASK): a
+// participant may load it as its task file.
+type TaskDefinition struct {
+	ID            string        `json:"id"`
+	Features      []TaskFeature `json:"features"`
+	Label         TaskLabel     `json:"label"`
+	Model         TaskModel     `json:"model"`
+	LearningRate  float64       `json:"learning_rate"`
+	LocalEpochs   int           `json:"local_epochs"`
+	BatchSize     int           `json:"batch_size,omitempty"`
+	HeldOut       float64       `json:"held_out,omitempty" doc:"Fraction of each participant's records kept for evaluation."`
+	ReferenceDate string        `json:"reference_date,omitempty"`
+	ClampZ        float64       `json:"clamp_z,omitempty"`
+}
+
+// FederatedPrivacy is the run's privacy budget and how much of it is spent.
+type FederatedPrivacy struct {
+	Enabled          bool    `json:"enabled" doc:"False when FEDERATED_DP=off."`
+	Epsilon          float64 `json:"epsilon,omitempty" doc:"Budget of the whole run."`
+	Delta            float64 `json:"delta,omitempty"`
+	EpsilonSpent     float64 `json:"epsilon_spent" doc:"Spent by the rounds released so far (RDP accountant)."`
+	EpsilonRemaining float64 `json:"epsilon_remaining"`
+	RoundsReleased   int     `json:"rounds_released"`
+}
+
+// FederatedTask answers GET /api/v1/federated/task: the task the coordinator
+// trains, the run's settings and its privacy budget.
+type FederatedTask struct {
+	ID                  string           `json:"id"`
+	TaskHash            string           `json:"task_hash" doc:"SHA-256 of the task; every round carries it."`
+	Definition          *TaskDefinition  `json:"definition,omitempty" doc:"The task file; absent for the built-in diagnosis task."`
+	MaxRounds           int              `json:"max_rounds"`
+	CurrentRound        int              `json:"current_round"`
+	Phase               string           `json:"phase"`
+	Stopped             string           `json:"stopped,omitempty" doc:"Why no further round opens (maximum rounds or privacy budget), once so."`
+	ClipNorm            float64          `json:"clip_norm"`
+	MinParticipants     int              `json:"min_participants"`
+	TargetParticipants  int              `json:"target_participants,omitempty"`
+	RoundTimeoutSeconds int              `json:"round_timeout_seconds"`
+	Privacy             FederatedPrivacy `json:"privacy"`
+	OrganizationID      string           `json:"organization_id,omitempty" doc:"The calling key's organization: the id it takes part in rounds under."`
+	Proofs              bool             `json:"proofs" doc:"Every round is a proved one (FEDERATED_PROOFS=on): participants fetch the proving key of their round's shape from GET /api/v1/federated/proof-keys/{shape}."`
+}
+
+// ProofKeys answers GET /api/v1/federated/proof-keys/{shape}: the Groth16
+// keys of one shape of the update-bound circuit (package
+// federated/normproof), set up once by the coordinator and kept under
+// DATA_DIR.
+type ProofKeys struct {
+	Shape        string `json:"shape" example:"w5-e5-p2-b25" doc:"wW-eE-pP-bB: W weights, E evaluation words, P peers, B bits."`
+	ProvingKey   string `json:"proving_key" doc:"Base64 of the compressed BN254 proving key (gnark encoding)."`
+	VerifyingKey string `json:"verifying_key" doc:"Base64 of the compressed verifying key."`
 }

@@ -68,6 +68,11 @@ func (r SharesSubmission) Validate() error {
 			return err
 		}
 	}
+	for _, c := range r.SeedCommitments {
+		if b, err := hexField("seed_commitments", c); err != nil || len(b) != 32 {
+			return invalid(nil, "field 'seed_commitments' must map organization ids to 32-byte commitments (64 hex)")
+		}
+	}
 	return nil
 }
 
@@ -77,6 +82,20 @@ func (r GradientSubmission) Validate() error {
 	if r.SampleCount < 0 {
 		return invalid(nil, "field 'sample_count' must be at least 0")
 	}
-	_, err := hexField("gradients_encrypted", r.GradientsEncrypted)
-	return err
+	if _, err := hexField("gradients_encrypted", r.GradientsEncrypted); err != nil {
+		return err
+	}
+	if len(r.Proof) > 2*MaxProofBytes {
+		return invalid(nil, "field 'proof' must be at most %d bytes", MaxProofBytes)
+	}
+	if r.Proof != "" {
+		if _, err := hexField("proof", r.Proof); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// MaxProofBytes bounds a masked input's proof (a BN254 Groth16 proof is a
+// few hundred bytes).
+const MaxProofBytes = 4096

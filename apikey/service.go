@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Defaults of the Service options.
@@ -106,11 +108,14 @@ func WithLogger(l *slog.Logger) Option {
 	return func(o *options) error { o.logger = l; return nil }
 }
 
+// MinAdminTokenLength is the shortest ADMIN_TOKEN accepted.
+const MinAdminTokenLength = 16
+
 // WithAdminToken sets the ADMIN_TOKEN: a bearer token that may create keys.
 // Only its SHA-256 is kept in memory.
 func WithAdminToken(token string) Option {
 	return func(o *options) error {
-		if token != "" && len(token) < 16 {
+		if token != "" && len(token) < MinAdminTokenLength {
 			return errors.New("apikey: ADMIN_TOKEN must be at least 16 characters")
 		}
 		o.adminToken = token
@@ -219,6 +224,12 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (string, *Key, err
 		return "", nil, fmt.Errorf("%w: negative rate limit", ErrBadRequest)
 	case len(p.Name) > 200 || len(p.Organization) > 200:
 		return "", nil, fmt.Errorf("%w: name or organization longer than 200 bytes", ErrBadRequest)
+	case hasControl(p.Name):
+		return "", nil, fmt.Errorf("%w: name contains control characters", ErrBadRequest)
+	case hasControl(p.Organization):
+		return "", nil, fmt.Errorf("%w: organization contains control characters", ErrBadRequest)
+	case !p.ExpiresAt.IsZero() && !p.ExpiresAt.After(s.now()):
+		return "", nil, fmt.Errorf("%w: expires_at is in the past", ErrBadRequest)
 	}
 	for _, sc := range p.Scopes {
 		if _, err := ParseScope(string(sc)); err != nil {
@@ -237,6 +248,21 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (string, *Key, err
 		k.ExpiresAt = p.ExpiresAt.UTC().Truncate(time.Microsecond)
 	}
 	return s.insertNew(ctx, k, func(sk StoredKey) error { return s.store.InsertKey(ctx, sk) })
+}
+
+// hasControl reports whether s holds a control character (C0, DEL or
+// C1) or is not UTF-8: such names would corrupt logs, listings and
+// terminals that show them.
+func hasControl(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // insertNew draws a token for k (retrying on the unlikely id collision)

@@ -8,6 +8,10 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"runtime"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
@@ -67,9 +71,14 @@ type App struct {
 	Issuers *issuers.Registry
 	Trust   *trust.Policy
 
-	logger       *slog.Logger
-	closers      []io.Closer
-	bootstrapOut io.Writer
+	logger  *slog.Logger
+	closers []io.Closer
+	// observer holds the proof, chain and webhook instruments and the
+	// app's tracer (observe.go); tracerProvider exports spans by OTLP, nil
+	// without OTEL_EXPORTER_OTLP_ENDPOINT (tracing.go).
+	observer       *observer
+	tracerProvider trace.TracerProvider
+	bootstrapOut   io.Writer
 }
 
 // Open assembles the service. Close releases what it opened. A one-time
@@ -83,8 +92,9 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	// Reachability of what the settings name, before anything is created.
-	if err := checkRedis(ctx, cfg.RedisURL); err != nil {
+	// Every setting, and what it names outside the process, before
+	// anything is created or printed (preflight.go).
+	if err := preflight(ctx, cfg); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -116,10 +126,13 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	}
 	a.closers = append(a.closers, a.DB)
 	logger.Info("database ready", "database", redactDSN(cfg.DSN()), "dialect", a.DB.Dialect())
+	if err := a.openObservability(ctx, cfg); err != nil {
+		return nil, err
+	}
 	if err := a.openAccess(ctx, logger); err != nil {
 		return nil, err
 	}
-	if a.ZK, a.Ledger, err = openProofs(ctx, cfg, logger); err != nil {
+	if a.ZK, a.Ledger, err = openProofs(ctx, cfg, a.DB, logger); err != nil {
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Ledger)
@@ -132,28 +145,37 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if a.Issuers, a.Trust, err = openIssuers(cfg, a.DB, a.Ledger); err != nil {
 		return nil, err
 	}
-	// Build the fast prover's tables now, in the background, so that the
-	// first requests do not fall back to gnark's slower prover.
-	a.ZK.Warm()
+	// Build the fast prover's tables before serving. The -v2 circuits
+	// (8k and 10k constraints) make gnark's fallback prover several times
+	// slower than the fixed-base one, and on a busy machine a first proof
+	// racing the table build against the 5 s deadline timed out; a start
+	// that waits a few CPU-seconds longer never does.
+	select {
+	case <-a.ZK.Warm():
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	prover, err := zkp.NewProver(a.ZK)
 	if err != nil {
 		return nil, err
 	}
-	attestor, err := attest.New(prover, a.Ledger)
+	attestor, err := attest.New(observedProver{prover, a.observer}, observedLedger{a.Ledger, a.observer}, attest.WithTrust(a.Trust))
 	if err != nil {
 		return nil, err
 	}
 	if err := a.openWebhooks(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
-	if a.Service, err = healthagents.New(a.Keyring, healthagents.WithLogger(logger), healthagents.WithAttestor(attestor),
-		healthagents.WithEvents(a.Webhooks)); err != nil {
+	// Envelopes are opened under ENVELOPE_TTL; what the service seals
+	// itself (answers, results, secrets) is read without an age limit.
+	if a.Service, err = healthagents.New(a.Keyring.WithEnvelopeTTL(cfg.EnvelopeTTL), healthagents.WithLogger(logger), healthagents.WithAttestor(attestor),
+		healthagents.WithEvents(a.Webhooks), healthagents.WithTracerProvider(a.tracerProvider)); err != nil {
 		return nil, err
 	}
 	if a.IPFS, err = openIPFS(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
-	if a.V1, err = openV1(a.Service, a.DB, a.Webhooks, a.IPFS, logger, a.v1Options()...); err != nil {
+	if a.V1, err = openV1(ctx, a.Service, a.DB, a.Webhooks, a.IPFS, logger, store.WithKeySealer(a.Keyring), a.v1Options()...); err != nil {
 		return nil, err
 	}
 	if a.Audit, err = openAudit(a.DB, store.WithKeySealer(a.Keyring)); err != nil {
@@ -188,6 +210,9 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 		return nil, err
 	}
 	deps.Federated, deps.FederatedAPI = fed.API, fed.API
+	if err := a.Metrics.Register(newFederatedCollector(fed.API.Coordinator)); err != nil {
+		return nil, err
+	}
 	opts := []server.Option{server.WithLogger(logger), server.WithProduction(cfg.Production)}
 	if len(cfg.TrustedProxies) > 0 {
 		opts = append(opts, server.WithTrustedProxies(cfg.TrustedProxies...))
@@ -198,14 +223,54 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	if cfg.MaxInFlight > 0 {
 		opts = append(opts, server.WithMaxInFlight(cfg.MaxInFlight))
 	}
-	if a.Metrics, err = newMetricsRegistry(a.DB); err != nil {
-		return nil, err
+	if cfg.AdmissionQueue != nil || cfg.AdmissionWait > 0 {
+		opts = append(opts, server.WithAdmissionQueue(admissionQueue(cfg), cfg.AdmissionWait))
 	}
 	opts = append(opts, server.WithMetrics(a.Metrics))
+	if a.tracerProvider != nil {
+		opts = append(opts, server.WithTracerProvider(a.tracerProvider))
+	}
 	if a.Handler, err = server.New(deps, opts...); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// openObservability builds the metrics registry (with the database pool's
+// statistics), the OTLP tracer provider when OTEL_EXPORTER_OTLP_ENDPOINT is
+// set, and the service's instruments.
+func (a *App) openObservability(ctx context.Context, cfg Config) (err error) {
+	if a.Metrics, err = newMetricsRegistry(a.DB); err != nil {
+		return err
+	}
+	tp, err := newTracerProvider(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if tp != nil {
+		a.tracerProvider = tp
+		a.closers = append(a.closers, closerFunc(func() error {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return tp.Shutdown(sctx) // flushes the spans still queued
+		}))
+	}
+	a.observer, err = newObserver(a.Metrics, a.tracerProvider)
+	return err
+}
+
+// admissionQueue is the queue depth for server.WithAdmissionQueue:
+// ADMISSION_QUEUE, or the server's default (8 per slot) when only
+// ADMISSION_WAIT is set.
+func admissionQueue(cfg Config) int {
+	if cfg.AdmissionQueue != nil {
+		return *cfg.AdmissionQueue
+	}
+	n := cfg.MaxInFlight
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	return server.AdmissionQueuePerSlot * n
 }
 
 // openWebhooks builds the webhook registry and starts its dispatcher.
@@ -221,7 +286,11 @@ func (a *App) openWebhooks(ctx context.Context, cfg Config, logger *slog.Logger)
 		return err
 	}
 	// Signing secrets are stored sealed with the Fernet keyring.
-	opts := []webhook.Option{webhook.WithLogger(logger), webhook.WithTenants(), webhook.WithSecretSealer(a.Keyring)}
+	opts := []webhook.Option{webhook.WithLogger(logger), webhook.WithTenants(), webhook.WithSecretSealer(a.Keyring),
+		webhook.WithAttemptObserver(func(result string) { a.observer.deliveries.WithLabelValues(result).Inc() })}
+	if err := a.Metrics.Register(newOutboxCollector(st)); err != nil {
+		return err
+	}
 	if !cfg.Production {
 		opts = append(opts, webhook.AllowHTTP(), webhook.AllowLoopback())
 	}
@@ -252,13 +321,24 @@ func (a *App) Close() error {
 // openV1 builds the v1 operations over the patient registry and the stored
 // prescription validations in db. A validation and its webhook events are
 // written in one transaction (events prepared by hooks, the service's sink).
-func openV1(svc *healthagents.Service, db *store.DB, hooks *webhook.Registry, node *ipfs.Client, logger *slog.Logger, opts ...healthagents.V1Option) (*healthagents.V1, error) {
-	ps, err := store.NewPatientStore(db)
+// Patient ids are stored as keyed pseudonyms and results sealed with
+// sealer's keyring; rows written before that (migration 0012) are
+// rewritten so first.
+func openV1(ctx context.Context, svc *healthagents.Service, db *store.DB, hooks *webhook.Registry, node *ipfs.Client, logger *slog.Logger,
+	sealer store.KeyOption, opts ...healthagents.V1Option) (*healthagents.V1, error) {
+	n, err := store.ProtectAtRest(ctx, db, sealer)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		logger.Info("v1 rows written before pseudonyms were rewritten: patient ids pseudonymized, results sealed", "rows", n)
+	}
+	ps, err := store.NewPatientStore(db, sealer)
 	if err != nil {
 		return nil, err
 	}
 	patients := withIPFS(ps, node, logger) // with IPFS_ENDPOINT, envelopes are pinned there too
-	prescriptions, err := store.NewPrescriptionOutbox(db, hooks)
+	prescriptions, err := store.NewPrescriptionOutbox(db, hooks, sealer)
 	if err != nil {
 		return nil, err
 	}

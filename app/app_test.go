@@ -115,7 +115,8 @@ func TestEndToEndProofVerifiedOnChain(t *testing.T) {
 
 	status, body = getJSON(t, ts.URL+"/status")
 	require.Equal(t, 200, status)
-	assert.Equal(t, map[string]any{"endpoint": "embedded", "network": "simulated"}, body["blockchain"])
+	assert.Equal(t, map[string]any{"endpoint": "embedded", "network": "simulated",
+		"registry": a.Ledger.Registry().Hex(), "chain_id": "1337"}, body["blockchain"], "the registry a third party pins")
 	assert.Equal(t, "development", body["zk_setup"], "no ZK_KEYS_DIR: single-party development keys")
 	status, body = getJSON(t, ts.URL+"/health")
 	require.Equal(t, 200, status)
@@ -289,9 +290,12 @@ func TestBootstrapTokenPrintedOnce(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, 401, resp.StatusCode)
 
+	// Production prints no bootstrap token: without ADMIN_TOKEN or a key
+	// it refuses to start (TestProductionFirstKey).
 	var prod bytes.Buffer
-	b, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: t.TempDir(), Production: true}, nil, &prod)
-	require.NoError(t, err)
-	defer b.Close()
+	prodCfg := app.Config{DataDir: t.TempDir(), Production: true, TrustedProxies: []string{"10.0.0.0/8"}}
+	app.AllowDevelopmentParts(&prodCfg)
+	_, err = app.OpenWithOutput(t.Context(), prodCfg, nil, &prod)
+	require.ErrorContains(t, err, "ADMIN_TOKEN")
 	assert.Empty(t, prod.String())
 }

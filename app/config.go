@@ -6,9 +6,11 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/trust"
 )
 
@@ -43,6 +45,12 @@ type Config struct {
 	// (proof routes; federated submissions) run at once; 0 = GOMAXPROCS.
 	// See server.WithMaxInFlight.
 	MaxInFlight int
+	// AdmissionQueue (ADMISSION_QUEUE) is how many heavy requests of each
+	// class may wait for a slot; nil = 8 per slot, 0 = none (shed at once).
+	// AdmissionWait (ADMISSION_WAIT, a Go duration such as 2s) is how long
+	// one waits at most; 0 = server.DefaultAdmissionWait (5 s).
+	AdmissionQueue *int
+	AdmissionWait  time.Duration
 	// MaxConnections (MAX_CONNECTIONS) caps open client connections of
 	// `healthagents serve`; 0 = 4096.
 	MaxConnections int
@@ -77,6 +85,27 @@ type Config struct {
 	// against the compiled circuits at start. Empty: the single-party
 	// development keys under DATA_DIR/zkp (zk_setup "development").
 	ZKKeysDir string
+	// EnvelopeTTL (ENVELOPE_TTL, a Go duration such as 24h): envelopes
+	// whose Fernet token is older are refused (400); 0 = no limit.
+	EnvelopeTTL time.Duration
+
+	// allowDevelopmentParts lets tests of production's request rules run
+	// on the generated Fernet key, the embedded chain and development ZK
+	// keys (export_test.go); the binary cannot set it.
+	allowDevelopmentParts bool
+
+	// OTLPEndpoint (OTEL_EXPORTER_OTLP_ENDPOINT) is the base URL of an
+	// OTLP/HTTP collector (e.g. http://otel-collector:4318): spans are
+	// exported to its /v1/traces. Empty: no spans are exported (an incoming
+	// traceparent still reaches the request log).
+	OTLPEndpoint string
+
+	// Federated are the FEDERATED_* settings of the training run (DP on or
+	// off, epsilon, delta, clip norm, rounds, participants, round timeout);
+	// FederatedTask is the task file FEDERATED_TASK names, nil for the
+	// built-in diagnosis task. See docs/federated-privacy.md.
+	Federated     federated.RunSettings
+	FederatedTask *federated.TaskFile
 }
 
 // developmentWarning is logged at every start outside production: an
@@ -126,6 +155,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		TLSCertFile:    getenv("TLS_CERT_FILE"),
 		TLSKeyFile:     getenv("TLS_KEY_FILE"),
 		ZKKeysDir:      getenv("ZK_KEYS_DIR"),
+		OTLPEndpoint:   getenv("OTEL_EXPORTER_OTLP_ENDPOINT"),
 	}
 	if p := getenv("PORT"); p != "" {
 		n, err := strconv.Atoi(p)
@@ -212,6 +242,20 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.MaxInFlight = n
 	}
+	if v := getenv("ADMISSION_QUEUE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1<<16 {
+			return c, fmt.Errorf("ADMISSION_QUEUE must be an integer 0-65536 (0: shed at once when every slot is busy)")
+		}
+		c.AdmissionQueue = &n
+	}
+	if v := getenv("ADMISSION_WAIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > time.Minute {
+			return c, fmt.Errorf("ADMISSION_WAIT must be a duration above 0 and at most 1m (e.g. 2s, 500ms)")
+		}
+		c.AdmissionWait = d
+	}
 	if v := getenv("MAX_CONNECTIONS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1<<20 {
@@ -222,7 +266,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return c, fmt.Errorf("TLS_CERT_FILE and TLS_KEY_FILE must be set together")
 	}
-	return c, nil
+	if err := c.readAtRest(getenv); err != nil {
+		return c, err
+	}
+	if err := c.readFederated(getenv); err != nil {
+		return c, err
+	}
+	return c, c.validate()
 }
 
 func or(v, def string) string {

@@ -16,60 +16,128 @@ import (
 // serves it over HTTP: the store-backed coordinator, the participants the
 // service hosts for root-family submitters, and the organization registry.
 type Federated struct {
+	// Coordinator is the coordinator this process runs. Under
+	// WithLeaderLease it is the one opened at start, nil when another
+	// replica held the lease then; API and Host always reach the current
+	// one.
 	Coordinator *federated.Coordinator
 	Host        *federated.ParticipantHost
 	API         *server.FederatedAPI
 
-	cancel context.CancelFunc
-	done   chan struct{}
-	once   sync.Once
+	stop func()
+	once sync.Once
 }
 
 // deadlineTick is how often the coordinator applies phase deadlines when no
 // participant calls in.
 const deadlineTick = 5 * time.Second
 
+// FederatedOption configures OpenFederated.
+type FederatedOption func(*fedOptions)
+
+type fedOptions struct {
+	holder string
+	ttl    time.Duration
+}
+
+// WithLeaderLease runs the coordinator only while this process holds the
+// task's lease in the database (store.LeaseStore, "federated:<task
+// hash>"), as holder, renewing it every ttl/3 (at least every second):
+// among replicas on one
+// database, one coordinator per task. Another replica takes the lease, and
+// the coordinator (resumed from the database), over within ttl of the
+// holder's death, at once after its Close. holder must differ between
+// replicas and should stay the same across a replica's restarts.
+func WithLeaderLease(holder string, ttl time.Duration) FederatedOption {
+	return func(o *fedOptions) { o.holder, o.ttl = holder, ttl }
+}
+
 // OpenFederated builds the coordinator over db with cfg (zero fields take
 // the specification's defaults: 3 participants, 30-minute rounds, 100
 // rounds, DP with epsilon 0.1 and delta 1e-5), resuming any round kept in
 // db, and starts the deadline ticker. Close stops it and the hosted
 // participants.
-func OpenFederated(ctx context.Context, db *store.DB, cfg federated.Config, logger *slog.Logger) (*Federated, error) {
+func OpenFederated(ctx context.Context, db *store.DB, cfg federated.Config, logger *slog.Logger, opts ...FederatedOption) (*Federated, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = logger
 	}
+	var o fedOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	fs, err := store.NewFederatedStore(db)
 	if err != nil {
 		return nil, err
-	}
-	coord, err := federated.NewCoordinator(ctx, fs, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("federated coordinator: %w", err)
 	}
 	task := cfg.Task
 	if task.Name == "" && len(task.Features) == 0 {
 		task = federated.DefaultTask()
 	}
+	orgs, err := store.NewOrganizationStore(db)
+	if err != nil {
+		return nil, err
+	}
+	if o.holder == "" {
+		return openSingleFederated(ctx, fs, cfg, task, orgs, logger)
+	}
+	leases, err := store.NewLeaseStore(db)
+	if err != nil {
+		return nil, err
+	}
+	lc := &leasedCoordinator{
+		leases: leases, name: "federated:" + task.Hash(), holder: o.holder, ttl: o.ttl,
+		fs: fs, cfg: cfg, logger: logger, changed: make(chan struct{}),
+	}
+	if err := lc.step(ctx); err != nil {
+		return nil, err
+	}
+	host, err := federated.NewParticipantHost(lc, federated.WithHostTask(task), federated.WithHostLogger(logger))
+	if err != nil {
+		lc.close()
+		return nil, err
+	}
+	lc.start()
+	f := &Federated{Coordinator: lc.current(), Host: host,
+		API: &server.FederatedAPI{Coordinator: lc, Organizations: orgs, Host: host}}
+	f.stop = func() {
+		host.Close()
+		lc.close()
+	}
+	return f, nil
+}
+
+// openSingleFederated runs the coordinator in this process unconditionally
+// (one process per database).
+func openSingleFederated(ctx context.Context, fs *store.FederatedStore, cfg federated.Config, task federated.Task,
+	orgs federated.OrganizationRegistry, logger *slog.Logger) (*Federated, error) {
+	coord, err := federated.NewCoordinator(ctx, fs, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("federated coordinator: %w", err)
+	}
 	host, err := federated.NewParticipantHost(coord, federated.WithHostTask(task), federated.WithHostLogger(logger))
 	if err != nil {
 		return nil, err
 	}
-	orgs, err := store.NewOrganizationStore(db)
-	if err != nil {
+	stopRun := runDeadlines(ctx, coord, logger)
+	f := &Federated{Coordinator: coord, Host: host,
+		API: &server.FederatedAPI{Coordinator: coord, Organizations: orgs, Host: host}}
+	f.stop = func() {
+		stopRun()
 		host.Close()
-		return nil, err
 	}
+	return f, nil
+}
+
+// runDeadlines applies coord's phase deadlines every deadlineTick until the
+// returned stop is called (it waits for the loop to end).
+func runDeadlines(ctx context.Context, coord *federated.Coordinator, logger *slog.Logger) (stop func()) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	f := &Federated{
-		Coordinator: coord, Host: host,
-		API:    &server.FederatedAPI{Coordinator: coord, Organizations: orgs, Host: host},
-		cancel: cancel, done: make(chan struct{}),
-	}
+	done := make(chan struct{})
 	go func() {
-		defer close(f.done)
+		defer close(done)
 		for runCtx.Err() == nil {
 			if err := coord.Run(runCtx, deadlineTick); err != nil && runCtx.Err() == nil {
 				logger.Warn("federated coordinator: applying deadlines failed; retrying", "err", err)
@@ -80,28 +148,46 @@ func OpenFederated(ctx context.Context, db *store.DB, cfg federated.Config, logg
 			}
 		}
 	}()
-	return f, nil
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // Close stops the deadline ticker and the hosted participants (each becomes
-// a dropout of its round; the round itself is kept in the store).
+// a dropout of its round; the round itself is kept in the store) and, under
+// WithLeaderLease, gives the lease up.
 func (f *Federated) Close() error {
-	f.once.Do(func() {
-		f.cancel()
-		<-f.done
-		f.Host.Close()
-	})
+	f.once.Do(f.stop)
 	return nil
 }
 
-// openFederated opens the coordinator on a.DB with the specification's
-// settings (DP on: epsilon 0.1, delta 1e-5 over the whole run); Close
+// federatedLeaseTTL is how long a replica's federated lease lasts without
+// renewal: the longest a dead leader's rounds wait for a successor.
+const federatedLeaseTTL = 15 * time.Second
+
+// openFederated opens the coordinator on a.DB with the task and run of the
+// settings (FEDERATED_TASK and FEDERATED_*; unset, the specification's: the
+// diagnosis task, DP on with epsilon 0.1 and delta 1e-5 over 100 rounds),
+// under the task's leader lease held as this replica (replicaID); Close
 // stops it.
 func (a *App) openFederated(ctx context.Context, logger *slog.Logger) (*Federated, error) {
-	f, err := OpenFederated(ctx, a.DB, federated.Config{}, logger)
+	id, err := replicaID(a.Config.DataDir)
 	if err != nil {
 		return nil, err
 	}
+	cfg := a.Config.federatedConfig()
+	var proofKeys func(context.Context, string) ([]byte, []byte, error)
+	if a.Config.Federated.Proofs {
+		if proofKeys, err = federatedProofs(a.Config.DataDir, &cfg); err != nil {
+			return nil, err
+		}
+	}
+	f, err := OpenFederated(ctx, a.DB, cfg, logger, WithLeaderLease(id, federatedLeaseTTL))
+	if err != nil {
+		return nil, err
+	}
+	f.API.TaskFile, f.API.Run, f.API.ProofKeys = a.Config.FederatedTask, a.Config.Federated, proofKeys
 	a.closers = append(a.closers, f)
 	return f, nil
 }

@@ -19,15 +19,19 @@ import (
 // and checks its rules, one table per rule. Requests go straight to the
 // handler so the TCP peer can be chosen: 10.9.0.0/16 are the trusted
 // proxies, 192.0.2.0/24 direct clients; an https:// request URL is a TLS
-// connection to the service itself.
+// connection to the service itself. The request rules need no real
+// network, so the test opens on development parts (AllowDevelopmentParts,
+// test-only); TestStrictSettingsRefuseBeforeCreating shows the binary
+// refusing them.
 func TestProductionRules(t *testing.T) {
 	t.Parallel()
 	settings := map[string]string{
 		"HEALTHAGENTS_ENV": "production", "DATA_DIR": t.TempDir(), "LOG_LEVEL": "debug",
-		"CORS_ORIGINS": "https://portal.example.org", "TRUSTED_PROXIES": "10.9.0.0/16",
+		"CORS_ORIGINS": "https://portal.example.org", "TRUSTED_PROXIES": "10.9.0.0/16", "ADMIN_TOKEN": "admin-token-of-the-test",
 	}
 	cfg, err := app.ConfigFromEnv(func(k string) string { return settings[k] })
 	require.NoError(t, err)
+	app.AllowDevelopmentParts(&cfg)
 	require.True(t, cfg.Production)
 	var out, logs bytes.Buffer
 	a, err := app.OpenWithOutput(t.Context(), cfg, slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), &out)

@@ -17,6 +17,7 @@ import (
 	"github.com/healthagents/healthagents/attest"
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/credential"
+	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/zkp"
 )
@@ -30,8 +31,10 @@ import (
 // submitter and, under COVERAGE_TRUST=self, the service's own issuer key
 // registered as an issuer — by the owner. When the owner's key is cold and
 // any of that is missing, start is refused with one line naming the
-// commands that prepare the owner's transactions.
-func openProofs(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.System, *chain.Ledger, error) {
+// commands that prepare the owner's transactions. On CHAIN_ENDPOINT, the
+// nonces of the keys the service signs with are allocated in db
+// (store.NonceStore), so replicas sharing CHAIN_PRIVATE_KEY never collide.
+func openProofs(ctx context.Context, cfg Config, db *store.DB, logger *slog.Logger) (*zkp.System, *chain.Ledger, error) {
 	sys, err := openZK(ctx, cfg, logger)
 	if err != nil {
 		return nil, nil, err
@@ -64,7 +67,11 @@ func openProofs(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.Syst
 			}
 			opts = append(opts, chain.WithOwnerKey(key))
 		}
-		opts = append(opts, chain.WithConfirmations(max(cfg.ChainConfirmations, 1)))
+		nonces, err := store.NewNonceStore(db)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts = append(opts, chain.WithConfirmations(max(cfg.ChainConfirmations, 1)), chain.WithNonceSource(nonces))
 		ledger, err = chain.Dial(ctx, cfg.ChainEndpoint, chain.DialConfig{Key: cfg.ChainKey, Registry: cfg.ChainRegistry,
 			LegacyRegistry: cfg.ChainLegacyRegistry, Owner: cfg.ChainOwner, ChainID: cfg.ChainID}, opts...)
 		if err != nil {

@@ -126,3 +126,52 @@ func TestOverloadSheds(t *testing.T) {
 	transport.CloseIdleConnections()
 	assert.True(t, settled(before+2), "goroutines settle back (before %d, now %d)", before, runtime.NumGoroutine())
 }
+
+// TestBurstOfTwelveRealProofs: the whole service on a gate sized for 2
+// cores with the default queue (16) answers a burst of 12 parallel
+// eligibility calls, each a real Groth16 proof verified on the embedded
+// chain, all with 200. ADMISSION_WAIT is raised to a minute so a slow,
+// shared machine cannot turn the burst into sheds: the queue's depth, not
+// its deadline, is what this test is about (TestBurstQueuesThenSheds in
+// server shows the deadline and the shedding).
+func TestBurstOfTwelveRealProofs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves twelve times")
+	}
+	t.Parallel()
+	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: keyedDir(t), MaxInFlight: 2, AdmissionWait: time.Minute,
+		TrustedProxies: []string{"127.0.0.1"}}, slog.New(slog.DiscardHandler), io.Discard)
+	require.NoError(t, err)
+	defer a.Close()
+	ts := httptest.NewServer(a.Handler)
+	defer ts.Close()
+	body, err := json.Marshal(map[string]any{"patient_data": sealed(t, a, nil), "procedure_code": "70551"})
+	require.NoError(t, err)
+	const burst = 12
+	statuses := make(chan int, burst)
+	var wg sync.WaitGroup
+	for i := range burst {
+		wg.Go(func() {
+			req, err := http.NewRequestWithContext(t.Context(), "POST", ts.URL+"/verify-eligibility", bytes.NewReader(body))
+			if !assert.NoError(t, err) {
+				return
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.12.0.%d", i+1))
+			resp, err := http.DefaultClient.Do(req)
+			if !assert.NoError(t, err) {
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	counts := map[int]int{}
+	for s := range statuses {
+		counts[s]++
+	}
+	assert.Equal(t, map[int]int{http.StatusOK: burst}, counts)
+}

@@ -52,6 +52,17 @@ func (a *App) openAccess(ctx context.Context, logger *slog.Logger) error {
 	}
 	a.Limiter = limiter
 	a.closers = append(a.closers, closerFunc(closeLimiter))
+	if a.Config.AdminToken == "" && a.Config.Production {
+		// Production prints no bootstrap token: without ADMIN_TOKEN, a key
+		// made offline (`healthagents keys create`) is the only way in.
+		n, err := ks.CountKeys(ctx)
+		if err != nil {
+			return fmt.Errorf("database: counting keys: %w", err)
+		}
+		if n == 0 {
+			return productionRefusal([]string{noFirstKey})
+		}
+	}
 	if a.Config.AdminToken == "" && !a.Config.Production {
 		tok, err := a.Keys.IssueBootstrapToken(ctx)
 		if err != nil {

@@ -9,23 +9,41 @@ import (
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/credential"
 	"github.com/healthagents/healthagents/eligibility"
 	"github.com/healthagents/healthagents/prescription"
 	"github.com/healthagents/healthagents/record"
+	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/zkp"
+	"github.com/healthagents/healthagents/zkp/statement"
 )
 
 // Statement kinds on chain: one per circuit, named like it.
 const (
-	KindEligibility  = chain.Kind(zkp.CircuitEligibility)
-	KindPrescription = chain.Kind(zkp.CircuitPrescription)
+	KindEligibility  = chain.Kind(zkp.CircuitEligibilityV2)
+	KindPrescription = chain.Kind(zkp.CircuitPrescriptionV2)
 )
 
 // Prover proves statements; *zkp.Prover is one.
 type Prover interface {
-	ProveEligibility(ctx context.Context, in zkp.EligibilityInput) (*zkp.Proof, error)
-	ProvePrescription(ctx context.Context, in zkp.PrescriptionInput) (*zkp.Proof, error)
+	ProveEligibilityV2(ctx context.Context, in zkp.EligibilityV2Input) (*zkp.Proof, statement.Statement, error)
+	ProvePrescriptionV2(ctx context.Context, in zkp.PrescriptionV2Input) (*zkp.Proof, statement.Statement, []zkp.PrescriptionV2Outcome, error)
 }
+
+// Trust chooses the payer credential a decision is proven from;
+// *trust.Policy is one.
+type Trust interface {
+	Credential(ctx context.Context, rec *record.Record, day time.Time) (*credential.Credential, trust.Issuer, error)
+}
+
+// Option configures New.
+type Option func(*Attestor)
+
+// WithTrust sets the COVERAGE_TRUST policy that gives each decision its
+// credential (and issuer label). Without it, only a record's own
+// credential is used, checked with credential.Check, and a record without
+// one has nothing to prove.
+func WithTrust(t Trust) Option { return func(a *Attestor) { a.trust = t } }
 
 // Ledger verifies and records proofs on chain; *chain.Ledger is one.
 type Ledger interface {
@@ -36,16 +54,43 @@ type Ledger interface {
 type Attestor struct {
 	prover Prover
 	ledger Ledger
+	trust  Trust
 }
 
 var _ healthagents.Attestor = (*Attestor)(nil)
 
 // New returns an Attestor proving with prover and verifying on ledger.
-func New(prover Prover, ledger Ledger) (*Attestor, error) {
+func New(prover Prover, ledger Ledger, opts ...Option) (*Attestor, error) {
 	if prover == nil || ledger == nil {
 		return nil, errors.New("attest: prover and ledger are required")
 	}
-	return &Attestor{prover: prover, ledger: ledger}, nil
+	a := &Attestor{prover: prover, ledger: ledger}
+	for _, o := range opts {
+		o(a)
+	}
+	return a, nil
+}
+
+// credential returns the credential rec's decision on day is proven from,
+// and its issuer label; nil when there is nothing to prove from. A refusal
+// (trust.Detail words it) is returned as it is.
+func (a *Attestor) credential(ctx context.Context, rec *record.Record, day time.Time) (*credential.Credential, string, error) {
+	if a.trust != nil {
+		c, iss, err := a.trust.Credential(ctx, rec, day)
+		return c, iss.Label, err
+	}
+	if rec.Coverage == nil || rec.Coverage.Credential == nil {
+		return nil, "", nil
+	}
+	c := rec.Coverage.Credential
+	if err := c.Check(rec.Coverage.MemberID, day); err != nil {
+		return nil, "", err
+	}
+	h, err := c.KeyHash()
+	if err != nil {
+		return nil, "", err
+	}
+	return c, h.String(), nil
 }
 
 // Registrar registers a verifying key for a statement kind; *chain.Ledger is
@@ -90,51 +135,72 @@ func eachKey(sys *zkp.System, f func(chain.Kind, chain.VerifyingKey) error) erro
 	return nil
 }
 
-// AttestEligibility proves d from the record's coverage and verifies the
-// proof on chain. A record without coverage has nothing to prove: the
-// attestation is returned unverified.
+// AttestEligibility proves d with the eligibility-v2 circuit from the
+// payer credential the trust policy gives for the record (signature,
+// window, exclusions, overrides and class all checked in the proof), and
+// records the statement on chain. A record without coverage (or, without a
+// trust policy, without a credential) has nothing to prove: the
+// attestation is returned unverified. A credential the policy refuses is
+// returned as the policy's error (healthagents.CoverageRefusal words it).
 func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d eligibility.Decision) (*healthagents.Attestation, error) {
-	if rec.Coverage == nil {
-		return &healthagents.Attestation{Circuit: zkp.CircuitEligibility}, nil
+	cred, issuer, err := a.credential(ctx, rec, d.ServiceDate)
+	if err != nil {
+		return nil, err
 	}
-	proof, err := a.prover.ProveEligibility(ctx, zkp.EligibilityInput{
-		Coverage:      rec.Coverage,
-		ClassIndex:    d.Procedure.Class.Index,
-		ClassCode:     d.Procedure.Class.Code,
+	if cred == nil {
+		return &healthagents.Attestation{Circuit: zkp.CircuitEligibilityV2}, nil
+	}
+	proof, st, err := a.prover.ProveEligibilityV2(ctx, zkp.EligibilityV2Input{
+		Credential:    cred,
 		ProcedureCode: d.Procedure.Code,
 		ServiceDate:   d.ServiceDate,
+		Eligible:      d.Eligible,
 		CoveragePct:   d.CoveragePct,
 		PreAuth:       d.RequiresAuthorization,
-		Eligible:      d.Eligible,
 	})
 	if err != nil {
 		return nil, proveError(err)
 	}
-	return a.verify(ctx, KindEligibility, proof)
+	att, err := a.verify(ctx, KindEligibility, proof)
+	if err != nil {
+		return nil, err
+	}
+	att.Statement, att.Issuer = wireStatement(st), issuer
+	return att, nil
 }
 
-// AttestPrescription proves the coverage statement behind a prescription —
-// the plan covers d's drug on date (coverage active, date in the window, the
-// drug not excluded), or does not — and verifies the proof on chain. The
-// attestation's last public input is the statement's Covered output (1 or
-// 0), as healthagents.Attestor requires: a verified proof of "not covered"
-// is returned like any other, and the Service does not count it as
-// zk_proof_verified.
-func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, d prescription.Decision, date time.Time) (*healthagents.Attestation, error) {
-	if rec.Coverage == nil {
-		return &healthagents.Attestation{Circuit: zkp.CircuitPrescription}, nil
+// AttestPrescription proves, in one prescription-v2 proof for all of ds
+// (at most zkp.MaxDrugs), from the payer credential the trust policy gives,
+// whether the plan covers each drug on date (coverage active, date in the
+// window, the drug not excluded) and its formulary tier, and records the
+// statement on chain: one transaction per request, so nothing links a
+// patient's drugs. The attestation's Covered says whether every drug is
+// covered; a verified proof of "not covered" is returned like any other.
+func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, ds []prescription.Decision, date time.Time) (*healthagents.Attestation, error) {
+	cred, issuer, err := a.credential(ctx, rec, date)
+	if err != nil {
+		return nil, err
 	}
-	covered, err := zkp.Covers(rec.Coverage, d.Drug.RxCUI, date)
+	if cred == nil || len(ds) == 0 {
+		return &healthagents.Attestation{Circuit: zkp.CircuitPrescriptionV2}, nil
+	}
+	drugs := make([]string, len(ds))
+	for i, d := range ds {
+		drugs[i] = d.Drug.RxCUI
+	}
+	proof, st, outs, err := a.prover.ProvePrescriptionV2(ctx, zkp.PrescriptionV2Input{Credential: cred, Drugs: drugs, ServiceDate: date})
 	if err != nil {
 		return nil, proveError(err)
 	}
-	proof, err := a.prover.ProvePrescription(ctx, zkp.PrescriptionInput{
-		Coverage: rec.Coverage, DrugCode: d.Drug.RxCUI, ServiceDate: date, Covered: covered,
-	})
+	att, err := a.verify(ctx, KindPrescription, proof)
 	if err != nil {
-		return nil, proveError(err)
+		return nil, err
 	}
-	return a.verify(ctx, KindPrescription, proof)
+	att.Statement, att.Issuer, att.Covered = wireStatement(st), issuer, true
+	for _, o := range outs {
+		att.Covered = att.Covered && o.Covered
+	}
+	return att, nil
 }
 
 func (a *Attestor) verify(ctx context.Context, kind chain.Kind, proof *zkp.Proof) (*healthagents.Attestation, error) {
@@ -175,4 +241,22 @@ func proveError(err error) error {
 		return fmt.Errorf("%w: %w", healthagents.ErrProofRejected, err)
 	}
 	return fmt.Errorf("attest: proving: %w", err)
+}
+
+// wireStatement is the API form of s.
+func wireStatement(s statement.Statement) *healthagents.Statement {
+	o := s.Opening
+	out := &healthagents.Statement{Digest: s.Digest.String(), Opening: healthagents.StatementOpening{
+		Circuit: o.Circuit, RevocationNonce: o.RevocationNonce, Fields: make([]healthagents.StatementField, len(o.Fields)),
+	}}
+	if o.CircuitID != nil {
+		out.Opening.CircuitID = o.CircuitID.String()
+	}
+	if o.IssuerKeyHash != nil {
+		out.Opening.IssuerKeyHash = o.IssuerKeyHash.String()
+	}
+	for i, f := range o.Fields {
+		out.Opening.Fields[i] = healthagents.StatementField{Name: f.Name, Value: f.Value.String(), Text: f.Text}
+	}
+	return out
 }

@@ -6,22 +6,25 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"strings"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/iden3/go-iden3-crypto/babyjub"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/attest"
 	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/credential"
 	"github.com/healthagents/healthagents/eligibility"
 	"github.com/healthagents/healthagents/prescription"
 	"github.com/healthagents/healthagents/record"
+	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/zkp"
 )
 
@@ -31,9 +34,13 @@ var (
 	ledger *chain.Ledger
 	setErr error
 	keyDir string
+	// selfKey is the service's issuer key of the tests, registered on the
+	// package's chain.
+	selfKey = babyjub.PrivateKey{1, 2, 3}
 )
 
-// fixture sets up the Groth16 keys and one embedded chain for the package.
+// fixture sets up the Groth16 keys and one embedded chain for the package:
+// circuits bound, the ledger's account a submitter, selfKey registered.
 func fixture(t testing.TB) (*zkp.System, *chain.Ledger) {
 	t.Helper()
 	once.Do(func() {
@@ -47,10 +54,47 @@ func fixture(t testing.TB) (*zkp.System, *chain.Ledger) {
 		if ledger, setErr = chain.NewSimulated(ctx); setErr != nil {
 			return
 		}
-		setErr = attest.Register(ctx, ledger, sys)
+		setErr = prepare(ctx, ledger, sys)
+		<-sys.Warm() // the fast prover: a loaded machine must not time proofs out
 	})
 	require.NoError(t, setErr)
 	return sys, ledger
+}
+
+// prepare binds the circuits, makes l's account a submitter and registers
+// selfKey.
+func prepare(ctx context.Context, l *chain.Ledger, sys *zkp.System) error {
+	if err := attest.Register(ctx, l, sys); err != nil {
+		return err
+	}
+	if err := l.EnsureSubmitter(ctx); err != nil {
+		return err
+	}
+	h, err := credential.IssuerKeyHash(selfKey.Public())
+	if err != nil {
+		return err
+	}
+	_, err = l.RegisterIssuer(ctx, h, common.Address{})
+	return err
+}
+
+// selfTrust is the COVERAGE_TRUST=self policy of selfKey on l.
+func selfTrust(t testing.TB, l *chain.Ledger) *trust.Policy {
+	t.Helper()
+	p, err := trust.New(trust.Self, selfKey, l.Governed(), nil)
+	require.NoError(t, err)
+	return p
+}
+
+// newAttestor is an Attestor of the package's keys under selfTrust.
+func newAttestor(t testing.TB, l attest.Ledger, trustOn *chain.Ledger, opts ...zkp.ProverOption) *attest.Attestor {
+	t.Helper()
+	sys, _ := fixture(t)
+	prover, err := zkp.NewProver(sys, opts...)
+	require.NoError(t, err)
+	a, err := attest.New(prover, l, attest.WithTrust(selfTrust(t, trustOn)))
+	require.NoError(t, err)
+	return a
 }
 
 func TestMain(m *testing.M) {
@@ -73,7 +117,7 @@ func testRecord() *record.Record {
 	}}
 }
 
-func decide(t *testing.T, rec *record.Record, code string) eligibility.Decision {
+func decide(t testing.TB, rec *record.Record, code string) eligibility.Decision {
 	t.Helper()
 	agent, err := eligibility.New()
 	require.NoError(t, err)
@@ -84,67 +128,79 @@ func decide(t *testing.T, rec *record.Record, code string) eligibility.Decision 
 
 func TestEligibilityVerifiedOnChain(t *testing.T) {
 	t.Parallel()
-	sys, ledger := fixture(t)
-	prover, err := zkp.NewProver(sys)
-	require.NoError(t, err)
-	a, err := attest.New(prover, ledger)
-	require.NoError(t, err)
+	_, ledger := fixture(t)
+	a := newAttestor(t, ledger, ledger)
 	rec := testRecord()
 	for _, code := range []string{"PROC001", "PROC002", "PROC005", "70551"} {
 		d := decide(t, rec, code)
 		att, err := a.AttestEligibility(t.Context(), rec, d)
 		require.NoError(t, err, code)
 		assert.True(t, att.Verified)
+		assert.Equal(t, "self", att.Issuer)
+		assert.Equal(t, zkp.CircuitEligibilityV2, att.Circuit)
 		st, err := ledger.Statement(t.Context(), common.HexToHash(att.TxHash))
 		require.NoError(t, err)
 		assert.Equal(t, attest.KindEligibility, st.Kind)
-		// The inputs recorded on chain carry the decision's outputs.
-		proof, err := zkp.ParseProof(att.Circuit, att.ProofData, att.PublicInputs)
-		require.NoError(t, err)
-		out, err := proof.Eligibility()
-		require.NoError(t, err)
-		assert.Equal(t, d.Eligible, out.Eligible, code)
-		assert.Equal(t, d.CoveragePct, out.CoveragePct, code)
+		require.Len(t, st.Inputs, 3, "on chain: issuer key hash, digest, circuit id only")
+		// The statement opens to the decision, and its digest is the one
+		// recorded on chain.
+		require.NotNil(t, att.Statement)
+		assert.Equal(t, st.Inputs[1].String(), att.Statement.Digest, code)
+		fields := map[string]string{}
+		for _, f := range att.Statement.Opening.Fields {
+			fields[f.Name] = f.Text
+		}
+		assert.Equal(t, strconv.FormatBool(d.Eligible), fields["eligible"], code)
+		assert.Equal(t, strconv.Itoa(d.CoveragePct), fields["coverage_pct"], code)
+		assert.Equal(t, d.Procedure.Code, fields["procedure"], code)
+		assert.Equal(t, d.Procedure.Class.Code, fields["procedure_class"], code)
+		assert.Equal(t, serviceDate.Format(time.DateOnly), fields["service_day"], code)
 	}
 }
 
 func TestPrescriptionVerifiedOnChain(t *testing.T) {
 	t.Parallel()
-	sys, ledger := fixture(t)
-	prover, err := zkp.NewProver(sys)
-	require.NoError(t, err)
-	a, err := attest.New(prover, ledger)
-	require.NoError(t, err)
+	_, ledger := fixture(t)
+	a := newAttestor(t, ledger, ledger)
 	rx, err := prescription.New()
 	require.NoError(t, err)
 	rec := testRecord()
-	d, err := rx.Validate(t.Context(), rec, "6809")
-	require.NoError(t, err)
-	att, err := a.AttestPrescription(t.Context(), rec, d, serviceDate)
+	var ds []prescription.Decision
+	for _, code := range []string{"6809", "11289", "1191"} {
+		d, err := rx.Validate(t.Context(), rec, code)
+		require.NoError(t, err)
+		ds = append(ds, d)
+	}
+	// One proof, one transaction for the three drugs.
+	att, err := a.AttestPrescription(t.Context(), rec, ds, serviceDate)
 	require.NoError(t, err)
 	assert.True(t, att.Verified)
-	// healthagents.Attestor's contract: the last public input is the
-	// Covered output (the Service reads it for zk_proof_verified).
-	last := att.PublicInputs[len(att.PublicInputs)-1]
-	assert.Equal(t, "0x"+strings.Repeat("0", 63)+"1", last)
+	assert.True(t, att.Covered)
+	st, err := ledger.Statement(t.Context(), common.HexToHash(att.TxHash))
+	require.NoError(t, err)
+	assert.Equal(t, attest.KindPrescription, st.Kind)
+	require.Len(t, st.Inputs, 3)
+	assert.Equal(t, st.Inputs[1].String(), att.Statement.Digest)
+	fields := map[string]string{}
+	for _, f := range att.Statement.Opening.Fields {
+		fields[f.Name] = f.Text
+	}
+	assert.Equal(t, "6809", fields["drug_1"])
+	assert.Equal(t, "1191", fields["drug_3"])
+	assert.Equal(t, "true", fields["covered_3"])
+	assert.Equal(t, "", fields["drug_4"], "empty slot")
+
 	// Coverage that lapsed: proven as "not covered", still verified.
-	att, err = a.AttestPrescription(t.Context(), rec, d, serviceDate.AddDate(1, 0, 0))
+	att, err = a.AttestPrescription(t.Context(), rec, ds[:1], serviceDate.AddDate(1, 0, 0))
 	require.NoError(t, err)
 	assert.True(t, att.Verified)
-	last = att.PublicInputs[len(att.PublicInputs)-1]
-	assert.Equal(t, "0x"+strings.Repeat("0", 64), last)
-	proof, err := zkp.ParseProof(att.Circuit, att.ProofData, att.PublicInputs)
-	require.NoError(t, err)
-	covered, err := proof.Prescription()
-	require.NoError(t, err)
-	assert.False(t, covered)
+	assert.False(t, att.Covered)
 }
 
 func TestNoCoverageIsNotVerified(t *testing.T) {
 	t.Parallel()
-	sys, ledger := fixture(t)
-	prover, _ := zkp.NewProver(sys)
-	a, _ := attest.New(prover, ledger)
+	_, ledger := fixture(t)
+	a := newAttestor(t, ledger, ledger)
 	rec := &record.Record{PatientID: "PT-1"}
 	att, err := a.AttestEligibility(t.Context(), rec, decide(t, rec, "PROC001"))
 	require.NoError(t, err)
@@ -154,30 +210,28 @@ func TestNoCoverageIsNotVerified(t *testing.T) {
 
 func TestProofTimeout(t *testing.T) {
 	t.Parallel()
-	sys, ledger := fixture(t)
-	prover, err := zkp.NewProver(sys, zkp.WithTimeout(time.Microsecond))
-	require.NoError(t, err)
-	a, _ := attest.New(prover, ledger)
+	_, ledger := fixture(t)
+	a := newAttestor(t, ledger, ledger, zkp.WithTimeout(time.Microsecond))
 	rec := testRecord()
-	_, err = a.AttestEligibility(t.Context(), rec, decide(t, rec, "PROC001"))
+	_, err := a.AttestEligibility(t.Context(), rec, decide(t, rec, "PROC001"))
 	require.ErrorIs(t, err, healthagents.ErrProofTimeout)
 }
 
 // tampering passes proofs to the real ledger after flipping one public
-// input: the verifier contract must reject it.
+// input (the digest of a v2 statement, the drug of a first-circuit one):
+// the verifier contract must reject it.
 type tampering struct{ l *chain.Ledger }
 
 func (t tampering) Submit(ctx context.Context, kind chain.Kind, proof [8]*big.Int, inputs []*big.Int) (chain.Receipt, error) {
 	in := append([]*big.Int(nil), inputs...)
-	in[len(in)-1] = new(big.Int).Xor(in[len(in)-1], big.NewInt(1)) // the eligible flag
+	in[1] = new(big.Int).Xor(in[1], big.NewInt(1))
 	return t.l.Submit(ctx, kind, proof, in)
 }
 
 func TestRejectedByContract(t *testing.T) {
 	t.Parallel()
-	sys, ledger := fixture(t)
-	prover, _ := zkp.NewProver(sys)
-	a, _ := attest.New(prover, tampering{ledger})
+	_, ledger := fixture(t)
+	a := newAttestor(t, tampering{ledger}, ledger)
 	rec := testRecord()
 	_, err := a.AttestEligibility(t.Context(), rec, decide(t, rec, "PROC001"))
 	require.ErrorIs(t, err, healthagents.ErrProofRejected)
@@ -198,15 +252,14 @@ func TestChainUnreachable(t *testing.T) {
 	require.NoError(t, err)
 	node, err := chain.NewSimulated(ctx, chain.WithHTTP(addr), chain.WithKey(key))
 	require.NoError(t, err)
-	require.NoError(t, attest.Register(ctx, node, sys))
+	require.NoError(t, prepare(ctx, node, sys))
 	remote, err := chain.Dial(ctx, "http://"+addr, chain.DialConfig{
 		Key: common.Bytes2Hex(crypto.FromECDSA(key)), Registry: node.Registry().Hex(),
 	}, chain.WithSubmitTimeout(2*time.Second))
 	require.NoError(t, err)
 	defer remote.Close()
 
-	prover, _ := zkp.NewProver(sys)
-	a, _ := attest.New(prover, remote)
+	a := newAttestor(t, remote, remote)
 	rec := testRecord()
 	att, err := a.AttestEligibility(ctx, rec, decide(t, rec, "PROC004"))
 	require.NoError(t, err, "through JSON-RPC")
@@ -218,13 +271,16 @@ func TestChainUnreachable(t *testing.T) {
 	assert.True(t, errors.Is(err, healthagents.ErrChainUnavailable), "%v", err)
 }
 
+// Coverage terms a credential cannot hold (five exclusions, four slots) are
+// refused by the trust policy before any proof; the service words it as a
+// 422 (healthagents.CoverageRefusal).
 func TestRecordBeyondCircuitBounds(t *testing.T) {
 	t.Parallel()
-	sys, ledger := fixture(t)
-	prover, _ := zkp.NewProver(sys)
-	a, _ := attest.New(prover, ledger)
+	_, ledger := fixture(t)
+	a := newAttestor(t, ledger, ledger)
 	rec := testRecord()
 	rec.Coverage.ExcludedProcedures = []string{"PROC001", "PROC002", "PROC003", "PROC004", "PROC005"}
 	_, err := a.AttestEligibility(t.Context(), rec, decide(t, rec, "70551"))
-	require.ErrorIs(t, err, healthagents.ErrProofUnsupported)
+	require.ErrorIs(t, err, trust.ErrUnsupported)
+	assert.Equal(t, healthagents.CodeUnprocessable, healthagents.ErrorCode(healthagents.CoverageRefusal("x", err)))
 }

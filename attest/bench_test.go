@@ -2,17 +2,21 @@ package attest_test
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/attest"
 	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/prescription"
 	"github.com/healthagents/healthagents/zkp"
 )
 
-// BenchmarkOnChain measures the verification of real proofs (eligibility: 8
-// public inputs; prescription: 4) on the embedded chain, one at a time:
+// BenchmarkOnChain measures the verification of real proofs (eligibility-v2:
+// 3 public inputs; prescription-v2 of five drugs: 3) on the embedded chain, one at a time:
 //
 //   - submit: verifyAndRecord sent and mined, each op a new statement (a
 //     fresh proof, so a fresh blinding and commitment, as every request in
@@ -26,21 +30,24 @@ func BenchmarkOnChain(b *testing.B) {
 	prover, err := zkp.NewProver(sys)
 	require.NoError(b, err)
 	rec := testRecord()
+	cred, _, err := selfTrust(b, l).Credential(b.Context(), rec, serviceDate)
+	require.NoError(b, err)
 	for _, c := range []struct {
 		name  string
 		kind  chain.Kind
 		prove func(context.Context) (*zkp.Proof, error)
 	}{
-		{"eligibility", attest.KindEligibility, func(ctx context.Context) (*zkp.Proof, error) {
-			return prover.ProveEligibility(ctx, zkp.EligibilityInput{
-				Coverage: rec.Coverage, ClassIndex: 2, ProcedureCode: "PROC002", ServiceDate: serviceDate,
-				CoveragePct: 70, PreAuth: false, Eligible: true,
+		{"eligibility-v2", attest.KindEligibility, func(ctx context.Context) (*zkp.Proof, error) {
+			p, _, err := prover.ProveEligibilityV2(ctx, zkp.EligibilityV2Input{
+				Credential: cred, ProcedureCode: "PROC002", ServiceDate: serviceDate, CoveragePct: 70, Eligible: true,
 			})
+			return p, err
 		}},
-		{"prescription", attest.KindPrescription, func(ctx context.Context) (*zkp.Proof, error) {
-			return prover.ProvePrescription(ctx, zkp.PrescriptionInput{
-				Coverage: rec.Coverage, DrugCode: "6809", ServiceDate: serviceDate, Covered: true,
+		{"prescription-v2", attest.KindPrescription, func(ctx context.Context) (*zkp.Proof, error) {
+			p, _, _, err := prover.ProvePrescriptionV2(ctx, zkp.PrescriptionV2Input{
+				Credential: cred, Drugs: []string{"6809", "11289", "1191", "36567", "4493"}, ServiceDate: serviceDate,
 			})
+			return p, err
 		}},
 	} {
 		statements := func(b *testing.B, n int) []statement {
@@ -87,6 +94,56 @@ func BenchmarkOnChain(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/op")
+		})
+	}
+}
+
+// BenchmarkAttest measures a decision's attestation end to end, as the
+// service runs it after its agents decided: the trust policy's credential
+// (self-signed here), the -v2 proof with the fixed-base prover, and the
+// record transaction mined on the embedded chain. It reports p50 and p99
+// wall milliseconds per decision.
+func BenchmarkAttest(b *testing.B) {
+	sys, l := fixture(b)
+	<-sys.Warm()
+	a := newAttestor(b, l, l)
+	rec := testRecord()
+	rx, err := prescription.New()
+	require.NoError(b, err)
+	var five []prescription.Decision
+	for _, code := range []string{"6809", "11289", "1191", "36567", "4493"} {
+		d, err := rx.Validate(b.Context(), rec, code)
+		require.NoError(b, err)
+		five = append(five, d)
+	}
+	elig := decide(b, rec, "PROC002")
+	for _, c := range []struct {
+		name string
+		run  func(context.Context) (*healthagents.Attestation, error)
+	}{
+		{"eligibility-v2", func(ctx context.Context) (*healthagents.Attestation, error) {
+			return a.AttestEligibility(ctx, rec, elig)
+		}},
+		{"prescription-v2-5-drugs", func(ctx context.Context) (*healthagents.Attestation, error) {
+			return a.AttestPrescription(ctx, rec, five, serviceDate)
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var samples []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				att, err := c.run(b.Context())
+				if err != nil || !att.Verified {
+					b.Fatalf("attest: %v", err)
+				}
+				samples = append(samples, time.Since(start))
+			}
+			slices.Sort(samples)
+			ms := func(q float64) float64 {
+				return float64(samples[min(len(samples)-1, int(q*float64(len(samples))))].Microseconds()) / 1000
+			}
+			b.ReportMetric(ms(0.5), "p50-ms")
+			b.ReportMetric(ms(0.99), "p99-ms")
 		})
 	}
 }

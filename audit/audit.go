@@ -227,6 +227,7 @@ type Access struct {
 type Log struct {
 	store     Store
 	patientOf func(ctx context.Context, prescriptionID string) (string, error)
+	refOf     func(ctx context.Context, prescriptionID string) (string, error)
 	now       func() time.Time
 	rand      io.Reader
 
@@ -242,6 +243,15 @@ type Option func(*Log)
 // without a patient reference.
 func WithPrescriptionPatient(fn func(ctx context.Context, prescriptionID string) (string, error)) Option {
 	return func(l *Log) { l.patientOf = fn }
+}
+
+// WithPrescriptionRef sets how the patient reference of a stored
+// prescription is found, for reads by prescription id, where the store
+// keeps the patient's reference (its PatientRef) instead of its id, as
+// package store does. It takes precedence over WithPrescriptionPatient. An
+// error or "" leaves the entry without a patient reference.
+func WithPrescriptionRef(fn func(ctx context.Context, prescriptionID string) (string, error)) Option {
+	return func(l *Log) { l.refOf = fn }
 }
 
 // WithClock sets the clock (tests).
@@ -278,13 +288,16 @@ func (l *Log) Record(ctx context.Context, as ...Access) error {
 	}
 	es := make([]Entry, len(as))
 	for i, a := range as {
-		pid := a.PatientID
-		if pid == "" && a.PrescriptionID != "" && l.patientOf != nil {
+		pid, ref := a.PatientID, ""
+		if pid == "" && a.PrescriptionID != "" && l.refOf != nil {
+			if r, err := l.refOf(ctx, a.PrescriptionID); err == nil {
+				ref = r
+			}
+		} else if pid == "" && a.PrescriptionID != "" && l.patientOf != nil {
 			if p, err := l.patientOf(ctx, a.PrescriptionID); err == nil {
 				pid = p
 			}
 		}
-		ref := ""
 		if pid != "" {
 			r, err := l.PatientRef(ctx, pid)
 			if err != nil {

@@ -3,15 +3,9 @@ package chain_test
 import (
 	"crypto/ecdsa"
 	"math/big"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc"
-	"github.com/consensys/gnark/backend/groth16"
-	"github.com/consensys/gnark/constraint"
-	"github.com/consensys/gnark/frontend"
-	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -20,61 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/verify/verifytest"
 )
 
-// triCircuit has the governed registry's three public inputs
-// [issuerKeyHash, digest, circuitId]: X*X == Issuer + Digest + CircuitID.
-type triCircuit struct {
-	Issuer    frontend.Variable `gnark:",public"`
-	Digest    frontend.Variable `gnark:",public"`
-	CircuitID frontend.Variable `gnark:",public"`
-	X         frontend.Variable
-}
-
-func (c *triCircuit) Define(api frontend.API) error {
-	api.AssertIsEqual(api.Mul(c.X, c.X), api.Add(c.Issuer, c.Digest, c.CircuitID))
-	return nil
-}
-
-type triSetupT struct {
-	vk  chain.VerifyingKey
-	pk  groth16.ProvingKey
-	ccs constraint.ConstraintSystem
-}
-
-var triSetup = sync.OnceValues(func() (*triSetupT, error) {
-	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &triCircuit{})
-	if err != nil {
-		return nil, err
-	}
-	pk, vk, err := groth16.Setup(ccs)
-	if err != nil {
-		return nil, err
-	}
-	cvk, err := chain.VerifyingKeyFromGnark(vk)
-	if err != nil {
-		return nil, err
-	}
-	return &triSetupT{cvk, pk, ccs}, nil
-})
-
-// proveTri proves issuer+digest+circuit = x*x for a real 3-input statement.
+// proveTri proves a real statement with the governed registry's three
+// public inputs [issuer, digest, circuitID] (verifytest's circuit).
 func proveTri(t *testing.T, issuer, circuitID, x int64) ([8]*big.Int, []*big.Int) {
 	t.Helper()
-	s, err := triSetup()
-	require.NoError(t, err)
-	digest := x*x - issuer - circuitID
-	w, err := frontend.NewWitness(&triCircuit{Issuer: issuer, Digest: digest, CircuitID: circuitID, X: x}, ecc.BN254.ScalarField())
-	require.NoError(t, err)
-	p, err := groth16.Prove(s.ccs, s.pk, w)
-	require.NoError(t, err)
-	proof, err := chain.ProofFromGnark(p)
-	require.NoError(t, err)
-	pub, err := w.Public()
-	require.NoError(t, err)
-	inputs, err := chain.InputsFromWitness(pub)
-	require.NoError(t, err)
-	return proof, inputs
+	return verifytest.Prove(t, big.NewInt(issuer), big.NewInt(x), big.NewInt(circuitID))
 }
 
 // TestGovernedRegistry runs the governance checks on the in-process chain and
@@ -89,8 +36,6 @@ func TestGovernedRegistry(t *testing.T) {
 
 func testGoverned(t *testing.T, external bool) {
 	ctx := t.Context()
-	s, err := triSetup()
-	require.NoError(t, err)
 	ownerKey, err := crypto.GenerateKey()
 	require.NoError(t, err)
 	hotKey, err := crypto.GenerateKey()
@@ -122,7 +67,7 @@ func testGoverned(t *testing.T, external bool) {
 
 	g, err := chain.DeployGoverned(ctx, hot, client, owner)
 	require.NoError(t, err)
-	verifier, err := chain.DeployVerifier(ctx, hot, s.vk)
+	verifier, err := chain.DeployVerifier(ctx, hot, triVK(t))
 	require.NoError(t, err)
 	const issuer, circuit = 1234567, 7
 	issuerBig, circuitBig := big.NewInt(issuer), big.NewInt(circuit)

@@ -133,6 +133,7 @@ func newLedger(ctx context.Context, client Backend, key *ecdsa.PrivateKey, o opt
 	}
 	// NewSimulated sets l.blocks after newLedger returns, before any send.
 	l.tx = newTransactor(client, key, id, o.pollInterval, func() blockSource { return l.blocks }, l.closed.Load)
+	l.tx.nonces = o.nonces
 	return l, nil
 }
 

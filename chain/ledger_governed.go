@@ -79,6 +79,7 @@ func (l *Ledger) setOwner(owner common.Address, key *ecdsa.PrivateKey) error {
 	l.ownerAddr = owner
 	if key != nil {
 		l.owner = newTransactor(l.client, key, l.chainID, l.opts.pollInterval, func() blockSource { return l.blocks }, l.closed.Load)
+		l.owner.nonces = l.opts.nonces
 	}
 	return nil
 }

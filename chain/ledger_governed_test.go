@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
-	"github.com/consensys/gnark/backend/groth16"
-	"github.com/consensys/gnark/frontend"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -17,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/verify/verifytest"
 )
 
 const triKind chain.Kind = "tri-v1"
@@ -25,31 +24,11 @@ const triKind chain.Kind = "tri-v1"
 // input is chain.CircuitID(kind), as the registry requires.
 func proveTriFor(t testing.TB, kind chain.Kind, issuer, x int64) ([8]*big.Int, []*big.Int) {
 	t.Helper()
-	s, err := triSetup()
-	require.NoError(t, err)
-	r := ecc.BN254.ScalarField()
-	id := chain.CircuitID(kind)
-	digest := new(big.Int).Sub(big.NewInt(x*x-issuer), id)
-	digest.Mod(digest, r)
-	w, err := frontend.NewWitness(&triCircuit{Issuer: issuer, Digest: digest, CircuitID: id, X: x}, r)
-	require.NoError(t, err)
-	p, err := groth16.Prove(s.ccs, s.pk, w)
-	require.NoError(t, err)
-	proof, err := chain.ProofFromGnark(p)
-	require.NoError(t, err)
-	pub, err := w.Public()
-	require.NoError(t, err)
-	inputs, err := chain.InputsFromWitness(pub)
-	require.NoError(t, err)
-	return proof, inputs
+	return verifytest.Prove(t, big.NewInt(issuer), big.NewInt(x), chain.CircuitID(kind))
 }
 
-func triVK(t testing.TB) chain.VerifyingKey {
-	t.Helper()
-	s, err := triSetup()
-	require.NoError(t, err)
-	return s.vk
-}
+// triVK is the verifying key of the three-input test circuit.
+func triVK(t testing.TB) chain.VerifyingKey { return verifytest.VerifyingKey(t) }
 
 func TestCircuitID(t *testing.T) {
 	t.Parallel()

@@ -30,6 +30,7 @@ type options struct {
 	dataDir       string
 	ownerKey      *ecdsa.PrivateKey
 	confirmations uint64
+	nonces        NonceSource
 }
 
 func defaultOptions() options {

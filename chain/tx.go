@@ -39,7 +39,9 @@ type TxBackend interface {
 //
 // Nonces are kept in memory after the first read, so one key should have
 // one Transactor; a "nonce too low" answer (another sender moved the
-// account's nonce) makes it read the nonce again and retry once.
+// account's nonce) makes it read the nonce again and retry once. Processes
+// that share a key share a NonceSource instead (SetNonceSource,
+// WithNonceSource).
 type Transactor struct {
 	client       TxBackend
 	key          *ecdsa.PrivateKey
@@ -59,6 +61,9 @@ type Transactor struct {
 	nonceMu    sync.Mutex
 	nonce      uint64
 	nonceKnown bool
+	// nonces, when set, allocates nonces across processes (NonceSource);
+	// nonce and nonceKnown are then unused.
+	nonces NonceSource
 }
 
 // NewTransactor returns a Transactor signing with key on the chain client
@@ -206,6 +211,25 @@ func (t *Transactor) fees(ctx context.Context) (txFees, error) {
 func (t *Transactor) sendOnce(ctx context.Context, to *common.Address, data []byte, gas uint64, value *big.Int, fees txFees) (*types.Transaction, error) {
 	t.nonceMu.Lock()
 	defer t.nonceMu.Unlock()
+	if t.nonces != nil {
+		var tx *types.Transaction
+		pending := func(ctx context.Context) (uint64, error) {
+			n, err := t.client.PendingNonceAt(ctx, t.from)
+			if err != nil {
+				return 0, fmt.Errorf("chain: read nonce: %w", unavailable(err))
+			}
+			return n, nil
+		}
+		err := t.nonces.WithNonce(ctx, t.chainID.Uint64(), t.from, pending, func(nonce uint64) error {
+			var err error
+			tx, err = t.signAndSend(ctx, nonce, to, data, gas, value, fees)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return tx, nil
+	}
 	if !t.nonceKnown {
 		n, err := t.client.PendingNonceAt(ctx, t.from)
 		if err != nil {
@@ -213,12 +237,24 @@ func (t *Transactor) sendOnce(ctx context.Context, to *common.Address, data []by
 		}
 		t.nonce, t.nonceKnown = n, true
 	}
+	tx, err := t.signAndSend(ctx, t.nonce, to, data, gas, value, fees)
+	if err != nil {
+		// The node may or may not have taken it: learn the nonce again.
+		t.nonceKnown = false
+		return nil, err
+	}
+	t.nonce++
+	return tx, nil
+}
+
+// signAndSend signs a transaction with nonce and sends it.
+func (t *Transactor) signAndSend(ctx context.Context, nonce uint64, to *common.Address, data []byte, gas uint64, value *big.Int, fees txFees) (*types.Transaction, error) {
 	var inner types.TxData
 	if fees.gasPrice != nil {
-		inner = &types.LegacyTx{Nonce: t.nonce, GasPrice: fees.gasPrice, Gas: gas, To: to, Value: value, Data: data}
+		inner = &types.LegacyTx{Nonce: nonce, GasPrice: fees.gasPrice, Gas: gas, To: to, Value: value, Data: data}
 	} else {
 		inner = &types.DynamicFeeTx{
-			ChainID: t.chainID, Nonce: t.nonce, GasTipCap: fees.tipCap, GasFeeCap: fees.feeCap,
+			ChainID: t.chainID, Nonce: nonce, GasTipCap: fees.tipCap, GasFeeCap: fees.feeCap,
 			Gas: gas, To: to, Value: value, Data: data,
 		}
 	}
@@ -227,11 +263,8 @@ func (t *Transactor) sendOnce(ctx context.Context, to *common.Address, data []by
 		return nil, fmt.Errorf("chain: sign: %w", err)
 	}
 	if err := t.client.SendTransaction(ctx, tx); err != nil {
-		// The node may or may not have taken it: learn the nonce again.
-		t.nonceKnown = false
 		return nil, fmt.Errorf("chain: send: %w", unavailable(err))
 	}
-	t.nonce++
 	if b := t.blocks(); b != nil {
 		b.request()
 	}
@@ -293,7 +326,15 @@ func (t *Transactor) waitMined(ctx context.Context, hash common.Hash) (*types.Re
 func (t *Transactor) forgetNonce() {
 	t.nonceMu.Lock()
 	t.nonceKnown = false
+	ns := t.nonces
 	t.nonceMu.Unlock()
+	if ns != nil {
+		// Best effort, on a context of its own: the caller's has often
+		// ended (that is why the wait gave up).
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = ns.Forget(ctx, t.chainID.Uint64(), t.from)
+	}
 }
 
 // atHead reports whether the chain's latest block is at or above r's, so

@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"math"
+	"time"
 
 	"github.com/ipfs/go-cid"
 	"github.com/multiformats/go-multihash"
@@ -88,14 +91,20 @@ func Seal(patientID string, plaintext []byte, k *Keyring) (Envelope, error) {
 //     characters", "contains control characters");
 //  2. ErrInvalidHashFormat: data_hash is not 64 lowercase hex digits;
 //  3. ErrInvalidCID: ipfs_cid does not parse as a CID (v0 "Qm...", or v1 in
-//     any multibase);
+//     any multibase); ErrCIDUnchecked: it parses but could not be checked
+//     against the bytes (identity or truncated multihash, a hash function
+//     other than sha2-256, sha2-512, sha3-256, sha3-512, blake2b-256 and
+//     blake3 over a raw block or sha2-256 over dag-pb, another codec);
 //  4. ErrInvalidEncoding: encrypted_data is longer than MaxEncryptedSize, or is
 //     neither a Fernet token nor Base64 (either alphabet, padded or not) of
 //     a token's text;
-//  5. ErrDecrypt: no key of the ring opens the token; tokens never expire here;
-//  6. ErrCIDMismatch: the CID's multihash is sha2-256 over a raw or dag-pb
-//     block and addresses neither encrypted_data as received nor the token
-//     text inside it (see docs/decisions/cipher.md for what is recomputed);
+//  5. ErrDecrypt: no key of the ring opens the token (or, with an envelope
+//     TTL, it is stamped more than 60 s in the future); ErrEnvelopeExpired:
+//     it opens but is older than the ring's envelope TTL (WithEnvelopeTTL;
+//     without one, tokens never expire here);
+//  6. ErrCIDMismatch: the CID's multihash, recomputed, addresses neither
+//     encrypted_data as received nor the token text inside it (see
+//     docs/decisions/cipher.md for what is recomputed);
 //  7. ErrHashMismatch: SHA-256 of the plaintext is not data_hash (compared in
 //     constant time).
 //
@@ -127,6 +136,9 @@ func (k *Keyring) Open(ctx context.Context, env Envelope) ([]byte, error) {
 	if err != nil {
 		return nil, &EnvelopeError{Field: FieldIPFSCID, Err: ErrInvalidCID}
 	}
+	if reason := uncheckable(c); reason != "" {
+		return nil, &EnvelopeError{Field: FieldIPFSCID, Err: ErrCIDUnchecked, Reason: reason}
+	}
 	if len(env.EncryptedData) > MaxEncryptedSize {
 		return nil, &EnvelopeError{Field: FieldEncryptedData, Err: ErrInvalidEncoding, Reason: "larger than MaxEncryptedSize"}
 	}
@@ -137,9 +149,14 @@ func (k *Keyring) Open(ctx context.Context, env Envelope) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &ctxError{err}
 	}
-	plain, err := k.open(raw, 0, k.clock())
+	now := k.clock()
+	plain, err := k.open(raw, 0, now)
 	if err != nil {
 		return nil, &EnvelopeError{Field: FieldEncryptedData, Err: err}
+	}
+	if err := k.checkAge(raw, now); err != nil {
+		clear(plain)
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		clear(plain)
@@ -155,6 +172,23 @@ func (k *Keyring) Open(ctx context.Context, env Envelope) ([]byte, error) {
 		return nil, &EnvelopeError{Field: FieldDataHash, Err: ErrHashMismatch}
 	}
 	return plain, nil
+}
+
+// checkAge applies the envelope TTL to an authenticated token: its
+// timestamp is checked only once the HMAC has vouched for it.
+func (k *Keyring) checkAge(raw []byte, now time.Time) error {
+	if k.envelopeTTL <= 0 {
+		return nil
+	}
+	stamp := binary.BigEndian.Uint64(raw[tsOffset:])
+	if stamp <= math.MaxInt64 && now.Unix()-int64(stamp) > int64(k.envelopeTTL/time.Second) {
+		return &EnvelopeError{Field: FieldEncryptedData, Err: ErrEnvelopeExpired,
+			Reason: "was sealed more than " + k.envelopeTTL.String() + " ago"}
+	}
+	if err := checkTime(stamp, k.envelopeTTL, now); err != nil {
+		return &EnvelopeError{Field: FieldEncryptedData, Err: err}
+	}
+	return nil
 }
 
 // checkPatientID refuses a patient_id longer than MaxPatientIDLength bytes
@@ -217,33 +251,63 @@ func parseEncrypted(s string) (raw, text []byte, err error) {
 	return nil, nil, errToken(ErrInvalidEncoding, "neither a Fernet token nor Base64 of one")
 }
 
-// cidAddresses reports whether c may address one of the candidate byte
-// strings. Only sha2-256 multihashes over a raw or dag-pb block can be
-// recomputed; any other CID is accepted unchecked (true).
+// rawHashes are the hash functions a raw-block CID may use, with the
+// full digest length `ipfs add --hash` gives (ipfs.AddOptionsFor's list).
+var rawHashes = map[uint64]int{
+	multihash.SHA2_256:         32,
+	multihash.SHA2_512:         64,
+	multihash.SHA3_256:         32,
+	multihash.SHA3_512:         64,
+	multihash.BLAKE2B_MIN + 31: 32,
+	multihash.BLAKE3:           32,
+}
+
+// uncheckable says why c cannot be checked against bytes ("" when it can):
+// the service recomputes raw blocks under rawHashes and dag-pb DAGs under
+// sha2-256. Reason is fixed text.
+func uncheckable(c cid.Cid) string {
+	dmh, err := multihash.Decode(c.Hash())
+	switch {
+	case err != nil:
+		return "has a malformed multihash"
+	case dmh.Code == multihash.IDENTITY:
+		return "is an identity CID: it holds bytes instead of addressing encrypted_data"
+	case c.Type() == codecRaw:
+		if n, ok := rawHashes[dmh.Code]; !ok || dmh.Length != n {
+			return "uses a hash the service cannot check (sha2-256, sha2-512, sha3-256, sha3-512, blake2b-256 or blake3, full length)"
+		}
+	case c.Type() == codecDagPB:
+		if dmh.Code != multihash.SHA2_256 || dmh.Length != sha256.Size {
+			return "is a dag-pb CID not made with sha2-256"
+		}
+	default:
+		return "uses a codec other than raw and dag-pb"
+	}
+	return ""
+}
+
+// cidAddresses reports whether c addresses one of the candidate byte
+// strings. c has passed uncheckable: a raw block under one of rawHashes,
+// or a dag-pb DAG under sha2-256, laid out as `ipfs add` does.
 func cidAddresses(c cid.Cid, candidates ...[]byte) bool {
 	dmh, err := multihash.Decode(c.Hash())
-	if err != nil || dmh.Code != multihash.SHA2_256 || dmh.Length != sha256.Size {
-		return true
+	if err != nil || uncheckable(c) != "" {
+		return false
 	}
-	var layouts []dagLayout
-	switch {
-	case c.Type() == codecRaw:
-		// A raw block is the bytes themselves, whatever their size.
-	case c.Type() == codecDagPB && c.Version() == 0:
+	if c.Type() == codecRaw {
+		for _, cand := range candidates {
+			if sum, err := multihash.Sum(cand, dmh.Code, dmh.Length); err == nil && string(sum) == string(c.Hash()) {
+				return true
+			}
+		}
+		return false
+	}
+	layouts := []dagLayout{layoutPB, layoutV1}
+	if c.Version() == 0 {
 		layouts = []dagLayout{layoutV0}
-	case c.Type() == codecDagPB:
-		layouts = []dagLayout{layoutPB, layoutV1}
-	default:
-		return true
 	}
 	for i, cand := range candidates {
 		if i > 0 && string(cand) == string(candidates[0]) {
-			continue
-		}
-		if c.Type() == codecRaw {
-			if sum := sha256.Sum256(cand); string(sum[:]) == string(dmh.Digest) {
-				return true
-			}
 			continue
 		}
 		for _, l := range layouts {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ipfs/go-cid"
 	"github.com/multiformats/go-multibase"
@@ -133,21 +134,22 @@ func TestOpenCIDShapes(t *testing.T) {
 	require.NoError(t, err)
 	b36, err := c1.StringOfBase(multibase.Base36)
 	require.NoError(t, err)
-	sha512, err := multihash.Sum(data, multihash.SHA2_512, -1)
-	require.NoError(t, err)
-	blake, err := multihash.Sum([]byte("anything"), multihash.BLAKE2B_MIN+31, -1)
-	require.NoError(t, err)
-	wrongSHA, err := multihash.Sum([]byte("other bytes"), multihash.SHA2_256, -1)
-	require.NoError(t, err)
+	sum := func(code uint64) string {
+		h, err := multihash.Sum(data, code, -1)
+		require.NoError(t, err)
+		return cid.NewCidV1(cid.Raw, h).String()
+	}
 	shapes := map[string]string{
 		"v1 raw base32 (Seal)":         env.IPFSCID,
 		"v1 raw base58btc":             b58,
 		"v1 raw base36":                b36,
 		"v0 dag-pb (ipfs add)":         cidOf(t, data, layoutV0),
 		"v1 dag-pb without raw leaves": cidOf(t, data, layoutPB),
-		"sha2-512: unchecked":          cid.NewCidV1(cid.Raw, sha512).String(),
-		"blake2b-256: unchecked":       cid.NewCidV1(cid.Raw, blake).String(),
-		"dag-cbor codec: unchecked":    cid.NewCidV1(cid.DagCBOR, wrongSHA).String(),
+		"v1 raw sha2-512":              sum(multihash.SHA2_512),
+		"v1 raw sha3-256":              sum(multihash.SHA3_256),
+		"v1 raw sha3-512":              sum(multihash.SHA3_512),
+		"v1 raw blake2b-256":           sum(multihash.BLAKE2B_MIN + 31),
+		"v1 raw blake3":                sum(multihash.BLAKE3),
 	}
 	for name, c := range shapes {
 		e := env
@@ -156,6 +158,53 @@ func TestOpenCIDShapes(t *testing.T) {
 		require.NoError(t, err, name)
 		assert.Equal(t, testRecord, string(got), name)
 	}
+}
+
+// TestOpenRefusesUncheckedCIDs: a CID must address the ciphertext by a
+// hash the service recomputes. An identity CID (which carries bytes, even
+// the ciphertext itself), a truncated digest, an unsupported hash or codec
+// is refused before decryption with ErrCIDUnchecked; a supported hash over
+// other bytes is ErrCIDMismatch.
+func TestOpenRefusesUncheckedCIDs(t *testing.T) {
+	t.Parallel()
+	k := testRing(t)
+	env := seal(t, k, testRecord)
+	data := []byte(env.EncryptedData)
+	mh := func(b []byte, code uint64, length int) multihash.Multihash {
+		h, err := multihash.Sum(b, code, length)
+		require.NoError(t, err)
+		return h
+	}
+	for name, tc := range map[string]struct {
+		cid  cid.Cid
+		want error
+	}{
+		"identity of the ciphertext":  {cid.NewCidV1(cid.Raw, mh(data[:64], multihash.IDENTITY, -1)), ErrCIDUnchecked},
+		"identity, dag-pb":            {cid.NewCidV1(cid.DagProtobuf, mh([]byte("x"), multihash.IDENTITY, -1)), ErrCIDUnchecked},
+		"truncated sha2-256":          {cid.NewCidV1(cid.Raw, mh(data, multihash.SHA2_256, 20)), ErrCIDUnchecked},
+		"sha1":                        {cid.NewCidV1(cid.Raw, mh(data, multihash.SHA1, -1)), ErrCIDUnchecked},
+		"murmur3":                     {cid.NewCidV1(cid.Raw, mh(data, multihash.MURMUR3X64_64, -1)), ErrCIDUnchecked},
+		"dag-cbor codec":              {cid.NewCidV1(cid.DagCBOR, mh(data, multihash.SHA2_256, -1)), ErrCIDUnchecked},
+		"dag-pb sha2-512":             {cid.NewCidV1(cid.DagProtobuf, mh(data, multihash.SHA2_512, -1)), ErrCIDUnchecked},
+		"sha2-512 of other bytes":     {cid.NewCidV1(cid.Raw, mh([]byte("other"), multihash.SHA2_512, -1)), ErrCIDMismatch},
+		"blake3 of other bytes":       {cid.NewCidV1(cid.Raw, mh([]byte("other"), multihash.BLAKE3, -1)), ErrCIDMismatch},
+		"sha2-256 raw of other bytes": {cid.NewCidV1(cid.Raw, mh([]byte("other"), multihash.SHA2_256, -1)), ErrCIDMismatch},
+	} {
+		e := env
+		e.IPFSCID = tc.cid.String()
+		_, err := k.Open(t.Context(), e)
+		require.ErrorIs(t, err, tc.want, name)
+		var ee *EnvelopeError
+		require.ErrorAs(t, err, &ee, name)
+		assert.Equal(t, FieldIPFSCID, ee.Field, name)
+	}
+	// Refused before any decryption: a bad token with an identity CID is
+	// still an unchecked CID.
+	e := env
+	e.IPFSCID = cid.NewCidV1(cid.Raw, mh(data[:64], multihash.IDENTITY, -1)).String()
+	e.EncryptedData = "not a token"
+	_, err := k.Open(t.Context(), e)
+	require.ErrorIs(t, err, ErrCIDUnchecked)
 }
 
 // Above one chunk the dag-pb roots of `ipfs add` are recomputed too.
@@ -246,7 +295,7 @@ func TestOpenErrors(t *testing.T) {
 		{"fail/hash of other data", with(func(e *Envelope) { e.DataHash = strings.Repeat("ab", 32) }), ErrHashMismatch, FieldDataHash},
 		{"fail/cid mismatch before hash mismatch", with(func(e *Envelope) { e.IPFSCID = foreign.IPFSCID; e.DataHash = strings.Repeat("ab", 32) }), ErrCIDMismatch, FieldIPFSCID},
 	}
-	sentinels := []error{ErrMissingField, ErrInvalidPatientID, ErrInvalidHashFormat, ErrInvalidCID, ErrInvalidEncoding, ErrDecrypt, ErrCIDMismatch, ErrHashMismatch}
+	sentinels := []error{ErrMissingField, ErrInvalidPatientID, ErrInvalidHashFormat, ErrInvalidCID, ErrCIDUnchecked, ErrInvalidEncoding, ErrDecrypt, ErrEnvelopeExpired, ErrCIDMismatch, ErrHashMismatch}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -356,4 +405,51 @@ func TestDataHash(t *testing.T) {
 	// FIPS 180-2 example: SHA-256("abc").
 	assert.Equal(t, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", DataHash([]byte("abc")))
 	assert.Equal(t, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", DataHash(nil))
+}
+
+// TestOpenEnvelopeTTL: with an envelope TTL, a token made longer ago is
+// refused as ErrEnvelopeExpired once it authenticates, one within the TTL
+// opens, one stamped far in the future is ErrDecrypt; without a TTL, age
+// does not matter; Decrypt (values the service seals itself) ignores it.
+func TestOpenEnvelopeTTL(t *testing.T) {
+	t.Parallel()
+	k := testRing(t)
+	made := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	k.now = func() time.Time { return made }
+	env := seal(t, k, testRecord)
+
+	at := func(ring *Keyring, now time.Time) error {
+		r := *ring
+		r.now = func() time.Time { return now }
+		_, err := r.Open(t.Context(), env)
+		return err
+	}
+	ttl := k.WithEnvelopeTTL(time.Hour)
+	assert.Equal(t, time.Hour, ttl.EnvelopeTTL())
+	require.NoError(t, at(ttl, made.Add(59*time.Minute)))
+	err := at(ttl, made.Add(61*time.Minute))
+	require.ErrorIs(t, err, ErrEnvelopeExpired)
+	var ee *EnvelopeError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, FieldEncryptedData, ee.Field)
+	assert.Equal(t, "was sealed more than 1h0m0s ago", ee.Reason)
+	require.ErrorIs(t, at(ttl, made.Add(-10*time.Minute)), ErrDecrypt, "stamped 10 minutes in the future")
+	require.NoError(t, at(k, made.Add(24*365*time.Hour)), "no TTL: no age limit")
+
+	// An expired token of another key is a decryption failure, not an
+	// expiry: the timestamp counts only once the HMAC vouches for it.
+	foreign, err := NewKeyring(testKey(201))
+	require.NoError(t, err)
+	foreign.now = func() time.Time { return made }
+	other := seal(t, foreign, testRecord)
+	r := *ttl
+	r.now = func() time.Time { return made.Add(48 * time.Hour) }
+	_, err = r.Open(t.Context(), other)
+	require.ErrorIs(t, err, ErrDecrypt)
+
+	tok, err := ttl.Encrypt([]byte("kept at rest"))
+	require.NoError(t, err)
+	got, err := r.Decrypt(tok, 0)
+	require.NoError(t, err, "Decrypt is not bound by the envelope TTL")
+	assert.Equal(t, "kept at rest", string(got))
 }

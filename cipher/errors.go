@@ -26,6 +26,14 @@ var (
 	// ErrDecrypt: a well-formed token that no key of the ring opens (wrong key,
 	// bad HMAC, unsupported version, bad padding, or outside its TTL).
 	ErrDecrypt = errors.New("decryption failed")
+	// ErrEnvelopeExpired: the token opened, but it was made longer ago than
+	// the ring's envelope TTL (Keyring.WithEnvelopeTTL, ENVELOPE_TTL).
+	ErrEnvelopeExpired = errors.New("envelope expired")
+	// ErrCIDUnchecked: ipfs_cid is a CID that cannot address encrypted_data
+	// in a way the service can verify: an identity multihash (it holds
+	// bytes, it addresses nothing), a truncated digest, an unsupported hash
+	// function, or a codec other than raw and dag-pb.
+	ErrCIDUnchecked = errors.New("CID cannot be checked against the encrypted data")
 	// ErrCIDMismatch: the CID's multihash, recomputed from the stored bytes,
 	// differs from the one in ipfs_cid.
 	ErrCIDMismatch = errors.New("CID does not address the encrypted data")

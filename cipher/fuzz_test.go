@@ -8,7 +8,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/multiformats/go-multihash"
 )
+
+func identityMultihash(b []byte) multihash.Multihash {
+	h, err := multihash.Sum(b, multihash.IDENTITY, -1)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
 
 // FuzzOpen feeds arbitrary envelopes to Open: it must never panic, and it must
 // either return the plaintext whose SHA-256 is data_hash, or an error that
@@ -29,7 +40,11 @@ func FuzzOpen(f *testing.F) {
 	add(Envelope{PatientID: "p", EncryptedData: base64.RawURLEncoding.EncodeToString(raw[:73]), IPFSCID: valid.IPFSCID, DataHash: valid.DataHash})
 	add(Envelope{PatientID: "p", EncryptedData: "%%%", IPFSCID: "bafy", DataHash: "XYZ"})
 	add(Envelope{PatientID: "p", EncryptedData: "gAAAAA", IPFSCID: "zb2rhe5P4gXftAwvA4eXQ5HJwsER2owDyS9sKaQRRVQPn93bA", DataHash: valid.DataHash})
-	sentinels := []error{ErrMissingField, ErrInvalidPatientID, ErrInvalidHashFormat, ErrInvalidCID, ErrInvalidEncoding, ErrDecrypt, ErrCIDMismatch, ErrHashMismatch}
+	// CIDs the service cannot check (ErrCIDUnchecked): another codec, an
+	// identity multihash, a truncated digest.
+	add(Envelope{PatientID: "p", EncryptedData: valid.EncryptedData, IPFSCID: cid.NewCidV1(cid.DagCBOR, sha256Multihash([]byte(valid.EncryptedData))).String(), DataHash: valid.DataHash})
+	add(Envelope{PatientID: "p", EncryptedData: valid.EncryptedData, IPFSCID: cid.NewCidV1(cid.Raw, identityMultihash([]byte("x"))).String(), DataHash: valid.DataHash})
+	sentinels := []error{ErrMissingField, ErrInvalidPatientID, ErrInvalidHashFormat, ErrInvalidCID, ErrCIDUnchecked, ErrInvalidEncoding, ErrDecrypt, ErrEnvelopeExpired, ErrCIDMismatch, ErrHashMismatch}
 	keyText := testKey(11).Encode()
 
 	f.Fuzz(func(t *testing.T, patientID, encryptedData, ipfsCID, dataHash string) {

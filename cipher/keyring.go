@@ -46,11 +46,29 @@ type Keyring struct {
 	// where no String or Format method can be called.
 	keys func() []*fernet.Key
 
+	// envelopeTTL > 0 makes Open refuse envelopes whose token is older
+	// (WithEnvelopeTTL); Decrypt takes its own ttl.
+	envelopeTTL time.Duration
+
 	// Test hooks (nil in production): the clock and the IV source. They let
 	// the tests reproduce the Fernet spec's generate vectors byte for byte.
 	now  func() time.Time
 	rand io.Reader
 }
+
+// WithEnvelopeTTL returns a ring with the same keys whose Open refuses an
+// envelope whose Fernet token was made more than ttl ago (ENVELOPE_TTL) or
+// is stamped more than 60 s in the future, with ErrEnvelopeExpired
+// (respectively ErrDecrypt). ttl 0 removes the limit. Decrypt and Encrypt
+// are unchanged: values the service seals itself are not envelopes.
+func (k *Keyring) WithEnvelopeTTL(ttl time.Duration) *Keyring {
+	c := *k
+	c.envelopeTTL = max(ttl, 0)
+	return &c
+}
+
+// EnvelopeTTL returns the limit set by WithEnvelopeTTL (0: none).
+func (k *Keyring) EnvelopeTTL() time.Duration { return k.envelopeTTL }
 
 // errNoKeys is returned by operations on a Keyring without keys.
 var errNoKeys = errors.New("cipher: keyring has no keys")

@@ -112,6 +112,7 @@ type call struct {
 	query  url.Values // may be nil
 	body   any        // JSON-encoded when non-nil
 	out    any        // JSON-decoded from a 2xx body when non-nil
+	accept string     // the Accept header; "" is application/json
 }
 
 // do makes the call with retries and decodes the result or the error.
@@ -156,7 +157,11 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		return fmt.Errorf("healthagents: %s %s: %w", cl.method, cl.path, err)
 	}
 	h := req.Header
-	h.Set("Accept", "application/json")
+	accept := cl.accept
+	if accept == "" {
+		accept = "application/json"
+	}
+	h.Set("Accept", accept)
 	if payload != nil {
 		h.Set("Content-Type", "application/json")
 	}

@@ -2,11 +2,14 @@ package client
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/federated"
@@ -74,8 +77,18 @@ func (c *Client) FederatedModel(ctx context.Context) (*GlobalModel, error) {
 
 // FederatedRound calls GET /api/v1/federated/rounds/current.
 func (c *Client) FederatedRound(ctx context.Context) (*FederatedRound, error) {
+	return c.federatedRound(ctx, 0)
+}
+
+// federatedRound is GET /api/v1/federated/rounds/current, a long poll of
+// wait (whole seconds, at most 25) when wait is at least a second.
+func (c *Client) federatedRound(ctx context.Context, wait time.Duration) (*FederatedRound, error) {
 	var out FederatedRound
-	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/rounds/current", out: &out}); err != nil {
+	cl := call{method: http.MethodGet, path: "/api/v1/federated/rounds/current", out: &out}
+	if s := int(min(wait, 25*time.Second) / time.Second); s >= 1 {
+		cl.query = url.Values{"wait": {strconv.Itoa(s)}}
+	}
+	if err := c.do(ctx, cl); err != nil {
 		return nil, fedErr(err)
 	}
 	return &out, nil
@@ -150,9 +163,18 @@ func (c *Client) FederatedRoundAPI(org string) federated.RoundAPI {
 	return &roundAPI{c: c, org: org}
 }
 
+// FederatedRoundAPILongPoll is FederatedRoundAPI whose View long-polls:
+// while the organization has answered the current phase, the server holds
+// the call up to wait (1-25 s) for the round to move on, so a participant
+// follows the round at once and well within its key's rate class.
+func (c *Client) FederatedRoundAPILongPoll(org string, wait time.Duration) federated.RoundAPI {
+	return &roundAPI{c: c, org: org, wait: wait}
+}
+
 type roundAPI struct {
-	c   *Client
-	org string
+	c    *Client
+	org  string
+	wait time.Duration
 }
 
 // View implements federated.RoundAPI.
@@ -160,7 +182,7 @@ func (a *roundAPI) View(ctx context.Context, org string) (*federated.RoundView, 
 	if org != a.org {
 		return nil, fmt.Errorf("healthagents: round API of %q asked for %q", a.org, org)
 	}
-	r, err := a.c.FederatedRound(ctx)
+	r, err := a.c.federatedRound(ctx, a.wait)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +206,7 @@ func RoundView(r *FederatedRound) (*federated.RoundView, error) {
 		Session: session, Dim: r.Dim, ClipNorm: r.ClipNorm, FracBits: r.FracBits,
 		MaxParticipants: r.MaxParticipants, MaxEvalRecords: r.MaxEvalRecords, Threshold: r.Threshold,
 		PhaseDeadline: r.PhaseDeadline, Deadline: r.Deadline, Participants: r.Participants,
-		U2: r.SharedKeys, U3: r.Survivors, Done: r.Done,
+		U2: r.SharedKeys, U3: r.Survivors, Done: r.Done, Proved: r.Proved, EvalBound: r.EvalBound,
 	}
 	for _, k := range r.Roster {
 		ck, err1 := hex.DecodeString(k.CipherPublicKey)
@@ -219,6 +241,12 @@ func (a *roundAPI) Submit(ctx context.Context, org string, s federated.Submissio
 		for _, es := range s.Shares.Shares {
 			req.Shares = append(req.Shares, SealedShare{From: es.From, To: es.To, Ciphertext: hex.EncodeToString(es.Ciphertext)})
 		}
+		if s.SeedCommitments != nil {
+			req.SeedCommitments = make(map[string]string, len(s.SeedCommitments))
+			for peer, c := range s.SeedCommitments {
+				req.SeedCommitments[peer] = hex.EncodeToString(c)
+			}
+		}
 		_, err = a.c.ShareFederatedKeys(ctx, s.Round, req)
 	case s.Masked != nil:
 		b, merr := s.Masked.MarshalBinary()
@@ -226,7 +254,8 @@ func (a *roundAPI) Submit(ctx context.Context, org string, s federated.Submissio
 			return merr
 		}
 		_, err = a.c.SubmitFederatedGradients(ctx, GradientSubmission{
-			OrganizationID: a.org, Round: s.Round, GradientsEncrypted: hex.EncodeToString(b), ModelVersion: s.ModelVersion})
+			OrganizationID: a.org, Round: s.Round, GradientsEncrypted: hex.EncodeToString(b), ModelVersion: s.ModelVersion,
+			SampleCount: s.SampleCount, Proof: hexOrEmpty(s.Proof)})
 	case s.Reveals != nil:
 		req := RevealsSubmission{Reveals: make([]RevealedShare, 0, len(s.Reveals))}
 		for _, rs := range s.Reveals {
@@ -241,4 +270,38 @@ func (a *roundAPI) Submit(ctx context.Context, org string, s federated.Submissio
 		return fmt.Errorf("%w: empty submission", federated.ErrInvalidSubmission)
 	}
 	return err
+}
+
+// FederatedTask calls GET /api/v1/federated/task: the task being trained,
+// the run's settings and its privacy budget (epsilon spent and remaining).
+func (c *Client) FederatedTask(ctx context.Context) (*FederatedTask, error) {
+	var out FederatedTask
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/task", out: &out}); err != nil {
+		return nil, fedErr(err)
+	}
+	return &out, nil
+}
+
+func hexOrEmpty(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return hex.EncodeToString(b)
+}
+
+// FederatedProofKeys calls GET /api/v1/federated/proof-keys/{shape}: the
+// encoded Groth16 proving and verifying keys of one shape of a proved run
+// (normproof.DecodeKeys reads them).
+func (c *Client) FederatedProofKeys(ctx context.Context, shape string) (pk, vk []byte, err error) {
+	var out ProofKeys
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/proof-keys/" + escape(shape), out: &out}); err != nil {
+		return nil, nil, fedErr(err)
+	}
+	if pk, err = base64.StdEncoding.DecodeString(out.ProvingKey); err != nil {
+		return nil, nil, errors.New("healthagents: proving key is not base64")
+	}
+	if vk, err = base64.StdEncoding.DecodeString(out.VerifyingKey); err != nil {
+		return nil, nil, errors.New("healthagents: verifying key is not base64")
+	}
+	return pk, vk, nil
 }

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -151,8 +152,8 @@ func TestRoundTripRateLimited(t *testing.T) {
 	require.True(t, client.IsRateLimited(err), "%v", err)
 	var ce *client.Error
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, "Rate limit exceeded. Try again in 60 seconds.", ce.Detail)
 	require.NotNil(t, ce.RateLimit)
+	assert.Equal(t, fmt.Sprintf("Rate limit exceeded. Try again in %d seconds.", int(ce.RateLimit.RetryAfter.Seconds())), ce.Detail)
 	assert.Equal(t, 0, ce.RateLimit.Remaining)
 	assert.Positive(t, ce.RateLimit.Limit)
 	assert.Positive(t, ce.RateLimit.RetryAfter)

@@ -30,7 +30,14 @@ type (
 	RevealedShare      = api.RevealedShare
 	RevealsSubmission  = api.RevealsSubmission
 	FederatedRound     = api.FederatedRound
-	AuditEntry         = api.AuditEntry
-	AuditList          = api.AuditList
-	AuditVerification  = api.AuditVerification
+	// FederatedTask is the task being trained, with its privacy budget.
+	FederatedTask  = api.FederatedTask
+	TaskDefinition = api.TaskDefinition
+	// FederatedPrivacy is a run's budget with epsilon spent and remaining.
+	FederatedPrivacy = api.FederatedPrivacy
+	// ProofKeys are the Groth16 keys of one shape of a proved run.
+	ProofKeys         = api.ProofKeys
+	AuditEntry        = api.AuditEntry
+	AuditList         = api.AuditList
+	AuditVerification = api.AuditVerification
 )

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -46,6 +47,31 @@ func (c *Client) VerifyEligibilityV1(ctx context.Context, req healthagents.V1Eli
 		return nil, err
 	}
 	return &out, nil
+}
+
+// FHIRMediaType is the media type of the FHIR R4 answers.
+const FHIRMediaType = "application/fhir+json"
+
+// VerifyEligibilityV1FHIR is VerifyEligibilityV1 asking for the answer as a
+// FHIR R4 CoverageEligibilityResponse (docs/decisions/fhir.md), returned
+// as its JSON. Errors are those of VerifyEligibilityV1.
+func (c *Client) VerifyEligibilityV1FHIR(ctx context.Context, req healthagents.V1EligibilityRequest) (json.RawMessage, error) {
+	var out json.RawMessage
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/eligibility/verify", body: req, out: &out, accept: FHIRMediaType}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ValidatePrescriptionV1FHIR is ValidatePrescriptionV1 asking for the
+// findings as a FHIR R4 Bundle of DetectedIssue resources, returned as its
+// JSON. Errors are those of ValidatePrescriptionV1.
+func (c *Client) ValidatePrescriptionV1FHIR(ctx context.Context, req healthagents.V1PrescriptionRequest) (json.RawMessage, error) {
+	var out json.RawMessage
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/prescriptions/validate", body: req, out: &out, accept: FHIRMediaType}); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // ValidatePrescriptionV1 calls POST /api/v1/prescriptions/validate. A

@@ -75,3 +75,7 @@ func evalMetrics(words []uint64, n int, bound int64) (*Metrics, error) {
 	}
 	return m, nil
 }
+
+// EvalWords is how many evaluation words follow the weights in every
+// masked vector (and in a proved round's statement).
+const EvalWords = evalWords

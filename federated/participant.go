@@ -206,6 +206,7 @@ func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, e
 		}
 		s.Masked = y
 		s.ModelVersion = v.Base.Version
+		s.SampleCount = p.train.Len()
 	case PhaseUnmasking:
 		if p.client == nil || !slices.Contains(v.U3, p.cfg.Org) {
 			return nil, nil
@@ -304,6 +305,13 @@ func (p *Participant) RunRound(ctx context.Context, api RoundAPI, poll time.Dura
 		}
 		if err := p.act(ctx, api, v); err != nil && !errors.Is(err, ErrDuplicate) {
 			return v, err
+		}
+		if !v.Done && v.Phase.Open() && p.round == v.Round && p.sent[v.Phase] != nil {
+			// This look answered the phase: look again at once. A
+			// coordinator that long-polls holds that look until the phase
+			// moves on, so the next phase starts as soon as everyone
+			// answered; any other answers done, and the wait below follows.
+			continue
 		}
 		timer := time.NewTimer(poll)
 		select {

@@ -22,6 +22,10 @@ type RunSettings struct {
 	MinParticipants    int           // FEDERATED_MIN_PARTICIPANTS
 	TargetParticipants int           // FEDERATED_TARGET_PARTICIPANTS
 	RoundTimeout       time.Duration // FEDERATED_ROUND_TIMEOUT (Go duration, e.g. 30m)
+	// Proofs (FEDERATED_PROOFS: on or off, the default) makes every round
+	// a proved one: each masked update carries a proof that it is within
+	// the clip bound (package federated/normproof; the caller wires it).
+	Proofs bool
 }
 
 // SettingsFromEnv reads the FEDERATED_* settings through getenv (os.Getenv
@@ -45,6 +49,16 @@ func SettingsFromEnv(getenv func(string) string) (RunSettings, error) {
 			s.Privacy = false
 		default:
 			return s, bad("FEDERATED_DP", v, "must be on or off")
+		}
+	}
+	if v := strings.TrimSpace(getenv("FEDERATED_PROOFS")); v != "" {
+		switch strings.ToLower(v) {
+		case "on", "true", "1":
+			s.Proofs = true
+		case "off", "false", "0":
+			s.Proofs = false
+		default:
+			return s, bad("FEDERATED_PROOFS", v, "must be on or off")
 		}
 	}
 	floats := []struct {

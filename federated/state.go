@@ -83,6 +83,9 @@ type Submission struct {
 	SeedCommitments map[string][]byte `json:"seed_commitments,omitempty"`
 	// Proof goes with Masked in a proved round.
 	Proof []byte `json:"proof,omitempty"`
+	// SampleCount goes with Masked: the training records behind the update.
+	// Informational (organizations weigh equally); never checked.
+	SampleCount int `json:"sample_count,omitempty"`
 }
 
 // Store persists the coordinator's state. SaveFederated applies a Change

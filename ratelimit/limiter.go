@@ -21,6 +21,9 @@ type Decision struct {
 	// RetryAfter is how long until the request would be allowed (0 when
 	// allowed): the Retry-After header, rounded up to seconds.
 	RetryAfter time.Duration
+	// At is the limiter's clock when it decided: RetryAfter counts from
+	// it, so At+RetryAfter is the instant a retry would be allowed.
+	At time.Time
 }
 
 // ResetUnix returns Reset as Unix epoch seconds, rounded up.
@@ -166,7 +169,9 @@ func (l *Limiter) AllowN(ctx context.Context, c Class, caller Caller, n int) (De
 	if err != nil {
 		return Decision{}, err
 	}
-	return decide(rules, states), nil
+	d := decide(rules, states)
+	d.At = now
+	return d, nil
 }
 
 // MaxN returns the largest n that AllowN can ever admit for a request of

@@ -57,7 +57,7 @@ func newAuditEnv(t *testing.T, db *store.DB) *auditEnv {
 	require.NoError(t, err)
 	as, err := store.NewAuditStore(db)
 	require.NoError(t, err)
-	log, err := audit.New(as, audit.WithPrescriptionPatient(func(ctx context.Context, id string) (string, error) {
+	log, err := audit.New(as, audit.WithPrescriptionRef(func(ctx context.Context, id string) (string, error) {
 		p, err := rs.Prescription(ctx, id)
 		return p.PatientID, err
 	}))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -21,7 +22,6 @@ import (
 const (
 	detailUnauthorized = "Unauthorized: Invalid API key"
 	detailForbidden    = "Forbidden: Insufficient permissions"
-	detailRateLimited  = "Rate limit exceeded. Try again in 60 seconds."
 	detailUnavailable  = "Service temporarily unavailable"
 )
 
@@ -203,9 +203,42 @@ func answerLimit(w http.ResponseWriter, d ratelimit.Decision) bool {
 	if d.Allowed {
 		return true
 	}
-	w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
-	writeDetail(w, http.StatusTooManyRequests, detailRateLimited)
+	wait, reset, date := retryInstant(d)
+	h := w.Header()
+	h.Set("Date", date)
+	h.Set("Retry-After", strconv.FormatInt(wait, 10))
+	if d.Limit > 0 {
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+	}
+	writeDetail(w, http.StatusTooManyRequests, rateLimitedDetail(wait))
 	return false
+}
+
+// retryInstant is the one instant a refused caller is told to come back
+// at, in the three forms it is told (docs/decisions/first-hour.md): the
+// Retry-After seconds, counted from the second of the Date header; the
+// X-RateLimit-Reset Unix second (Date + Retry-After); and the Date header
+// itself, the limiter's clock when it decided. The instant is the limiter's
+// d.At+d.RetryAfter rounded up to a whole second, at least a second after
+// Date.
+func retryInstant(d ratelimit.Decision) (wait, reset int64, date string) {
+	at := d.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	from := at.Truncate(time.Second)
+	wait = int64(math.Ceil(at.Add(d.RetryAfter).Sub(from).Seconds()))
+	wait = max(wait, 1)
+	return wait, from.Unix() + wait, from.UTC().Format(http.TimeFormat)
+}
+
+// rateLimitedDetail is the 429 body's detail: the spec's sentence, with the
+// wait Retry-After gives (the spec's example is a 60 s window's).
+func rateLimitedDetail(wait int64) string {
+	if wait == 1 {
+		return "Rate limit exceeded. Try again in 1 second."
+	}
+	return fmt.Sprintf("Rate limit exceeded. Try again in %d seconds.", wait)
 }
 
 // charge takes the rest of a request's cost once its handler knows it,

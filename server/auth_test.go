@@ -252,10 +252,10 @@ func TestRateLimitHeadersAndStatus(t *testing.T) {
 		}
 		r = ks.call(t, "POST", "/verify-eligibility", "", map[string]any{})
 		assert.Equal(t, 429, r.status)
-		assert.Equal(t, "Rate limit exceeded. Try again in 60 seconds.", r.detail())
+		assert.Equal(t, "Rate limit exceeded. Try again in 6 seconds.", r.detail())
 		assert.Equal(t, "6", r.header.Get("Retry-After"))
 		assert.Equal(t, "0", r.header.Get("X-RateLimit-Remaining"))
-		assert.Equal(t, strconv.FormatInt(now.Add(time.Minute).Unix(), 10), r.header.Get("X-RateLimit-Reset"))
+		assertRetryAgrees(t, r.header, r.detail())
 
 		// A key has its own budgets: free tier, 100 per minute.
 		key, id := ks.create(t, api.CreateKeyRequest{})
@@ -314,7 +314,7 @@ func TestRedisLimitSharedByTwoServers(t *testing.T) {
 			case 200:
 				allowed++
 			case 429:
-				assert.Equal(t, "Rate limit exceeded. Try again in 60 seconds.", r.detail())
+				assertRetryAgrees(t, r.header, r.detail())
 			default:
 				t.Fatalf("status %d: %v", r.status, r.body)
 			}
@@ -440,4 +440,22 @@ func TestLimitHeadersPerFigure(t *testing.T) {
 			assert.InDelta(t, ks.clock.Now().Unix(), reset, 60, tt.name)
 		}
 	})
+}
+
+// assertRetryAgrees checks that a 429 names one instant three ways: the
+// body's "Try again in N seconds", Retry-After N, and X-RateLimit-Reset =
+// the Date header + N.
+func assertRetryAgrees(t *testing.T, h http.Header, detail string) {
+	t.Helper()
+	wait, err := strconv.ParseInt(h.Get("Retry-After"), 10, 64)
+	require.NoError(t, err, "Retry-After %q", h.Get("Retry-After"))
+	require.Positive(t, wait)
+	unit := "seconds"
+	if wait == 1 {
+		unit = "second"
+	}
+	assert.Equal(t, fmt.Sprintf("Rate limit exceeded. Try again in %d %s.", wait, unit), detail)
+	date, err := http.ParseTime(h.Get("Date"))
+	require.NoError(t, err, "Date %q", h.Get("Date"))
+	assert.Equal(t, strconv.FormatInt(date.Unix()+wait, 10), h.Get("X-RateLimit-Reset"), "Reset = Date + Retry-After")
 }

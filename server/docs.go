@@ -3,7 +3,12 @@ package server
 import (
 	"fmt"
 	"maps"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/internal/openapi"
@@ -16,6 +21,8 @@ func buildDocument(routes []route) ([]byte, error) {
 		Version: healthagents.Version,
 		Description: "Insurance eligibility, prescription validation and federated learning on encrypted patient data, " +
 			"with zero-knowledge proofs verified on a blockchain. Every error body is {\"detail\": \"...\"}.",
+		// GET /openapi.json replaces this with the URL it was reached at
+		// (servedAt); server.OpenAPI keeps it.
 		Servers:   []openapi.Server{{URL: "http://localhost:8000", Description: "development"}},
 		ErrorBody: ErrorBody{},
 	})
@@ -27,6 +34,11 @@ func buildDocument(routes []route) ([]byte, error) {
 		op.Method, op.Path = rt.Method, rt.Path
 		if err := doc.Add(op); err != nil {
 			return nil, fmt.Errorf("server: documenting %s %s: %w", rt.Method, rt.Path, err)
+		}
+	}
+	for _, ex := range bodyExamples() {
+		if err := doc.Example(ex); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(webhookDocs())) {
@@ -52,7 +64,7 @@ func (s *srv) docRoutes(routes []route) ([]route, error) {
 	if err != nil {
 		return nil, err
 	}
-	specHandler := openapi.SpecHandler(spec)
+	specHandler := openapi.SpecHandlerFor(spec, s.servedAt)
 	return []route{
 		{Method: "GET", Path: "/openapi.json", Handler: specHandler, Hidden: true},
 		{Method: "GET", Path: "/docs", Handler: swagger, Hidden: true},
@@ -70,4 +82,64 @@ func OpenAPI() ([]byte, error) {
 		return nil, err
 	}
 	return buildDocument(rs)
+}
+
+// servedAt is the servers list of the document served to r: the scheme,
+// host and path prefix r reached this handler at. The prefix is what a
+// host program's http.StripPrefix removed (the request URI's path minus
+// r.URL.Path), after X-Forwarded-Prefix when a trusted proxy stripped one
+// too; X-Forwarded-Proto and X-Forwarded-Host are believed only from
+// TRUSTED_PROXIES, like X-Forwarded-For. Nil (the document's own) when
+// any part is malformed.
+func (s *srv) servedAt(r *http.Request) []openapi.Server {
+	scheme, host, prefix := "http", r.Host, mountPrefix(r)
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if s.trusted(peerOf(r)) {
+		if p := lastValue(r.Header.Values("X-Forwarded-Proto")); p != "" {
+			scheme = strings.ToLower(p)
+		}
+		if h := lastValue(r.Header.Values("X-Forwarded-Host")); h != "" {
+			host = h
+		}
+		if p := lastValue(r.Header.Values("X-Forwarded-Prefix")); p != "" {
+			prefix = "/" + strings.Trim(p, "/") + prefix
+		}
+	}
+	prefix = strings.TrimSuffix(prefix, "/")
+	if (scheme != "http" && scheme != "https") || !hostPattern.MatchString(host) || !prefixPattern.MatchString(prefix) {
+		return nil
+	}
+	return []openapi.Server{{URL: scheme + "://" + host + prefix, Description: "this server, as this document was reached"}}
+}
+
+var (
+	hostPattern   = regexp.MustCompile(`^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$`)
+	prefixPattern = regexp.MustCompile(`^(?:/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*$`)
+)
+
+// mountPrefix is the path prefix an enclosing handler (http.StripPrefix)
+// removed before r reached us: the request URI's path less r.URL.Path.
+func mountPrefix(r *http.Request) string {
+	u, err := url.ParseRequestURI(r.RequestURI)
+	if err != nil {
+		return ""
+	}
+	full, path := u.EscapedPath(), r.URL.EscapedPath()
+	if path == "" || !strings.HasSuffix(full, path) {
+		return ""
+	}
+	return strings.TrimSuffix(full, path)
+}
+
+// peerOf is the TCP peer's address.
+func peerOf(r *http.Request) netip.Addr {
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		return ap.Addr().Unmap()
+	}
+	if a, err := netip.ParseAddr(r.RemoteAddr); err == nil {
+		return a.Unmap()
+	}
+	return netip.Addr{}
 }

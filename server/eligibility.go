@@ -2,10 +2,12 @@ package server
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/audit"
+	"github.com/healthagents/healthagents/fhir"
 	"github.com/healthagents/healthagents/internal/openapi"
 	"github.com/healthagents/healthagents/ratelimit"
 )
@@ -25,7 +27,7 @@ func (s *srv) eligibilityRoutes() []route {
 			Handler: http.HandlerFunc(s.v1VerifyEligibility), Doc: v1Auth(openapi.Operation{
 				OperationID: "verifyEligibilityV1", Tags: []string{"v1"}, Summary: "Verify a registered patient's eligibility with a proof",
 				Description: "Decides eligibility for the procedure today from the registered record, proves it in zero knowledge and has the proof verified in a mined transaction: verification_proof.blockchain_tx is that transaction's hash. A procedure the plan excludes is 200 with eligible=false and a reason. Needs the eligibility scope; the Pro tier may make 10,000 per UTC day. " + v1EligibilityErrors,
-				Request:     healthagents.V1EligibilityRequest{}, Responses: ok("The decision and its proof.", healthagents.V1EligibilityResult{}),
+				Request:     healthagents.V1EligibilityRequest{}, Responses: withFHIR(ok("The decision and its proof.", healthagents.V1EligibilityResult{}), fhirEligibilitySchema),
 				Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503},
 			})},
 	}
@@ -60,6 +62,10 @@ func (s *srv) v1VerifyEligibility(w http.ResponseWriter, r *http.Request) {
 	res, err := v1.VerifyEligibility(r.Context(), v1Owner(r), req)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if wantsFHIR(r) {
+		writeFHIR(w, http.StatusOK, fhir.CoverageEligibilityResponse(fhirEligibility(req, res, time.Now())))
 		return
 	}
 	writeJSON(w, http.StatusOK, res)

@@ -81,6 +81,16 @@ type FederatedAPI struct {
 	MaxGradientBytes int64
 	// Now is the clock of registration times (default time.Now).
 	Now func() time.Time
+	// TaskFile is the task the coordinator trains, as configured
+	// (FEDERATED_TASK); nil for the built-in diagnosis task. Run are the
+	// run's settings. Both feed GET /api/v1/federated/task.
+	TaskFile *federated.TaskFile
+	Run      federated.RunSettings
+	// ProofKeys returns the encoded proving and verifying key of the named
+	// shape (normproof.Shape.Name) in a proved run, setting them up on
+	// first use; nil when the run takes no proofs. A shape the run cannot
+	// have is a CodeInvalid error.
+	ProofKeys func(ctx context.Context, shape string) (pk, vk []byte, err error)
 }
 
 // FederatedStatus implements FederatedInfo from the coordinator's state: the
@@ -137,7 +147,9 @@ func (s *srv) federatedRoutes() []route {
 		{Method: "GET", Path: "/api/v1/federated/rounds/current", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.currentRound), Doc: openapi.Operation{
 				OperationID: "getFederatedRound", Tags: []string{"federated"}, Summary: "The open round as the caller sees it",
-				Description: "Phase, parameters, starting model, the advertised keys (from share_keys on), the shares addressed to the caller (masked_input) and the survivors (unmasking). 409 when no round can open (maximum rounds or privacy budget reached).",
+				Description: "Phase, parameters, starting model, the advertised keys (from share_keys on), the shares addressed to the caller (masked_input) and the survivors (unmasking). 409 when no round can open (maximum rounds or privacy budget reached). " +
+					"With ?wait=N (1-25 seconds) this is a long poll: while the caller has answered the current phase (done) the answer waits up to N seconds for the round to move on, so a participant need not poll within its rate class.",
+				QueryParams: []openapi.Param{{Name: "wait", Description: "Long poll: seconds (1-25) to wait while the caller has nothing to do.", Value: 0}},
 				Responses:   ok("The round.", api.FederatedRound{}), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/keys", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
@@ -161,6 +173,22 @@ func (s *srv) federatedRoutes() []route {
 				OperationID: "revealFederatedShares", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 4: the shares that unmask the sum",
 				Description: "For every organization that shared keys: its self_mask share if it is a survivor, its mask_key share if it dropped out.",
 				PathParams:  roundParam, Request: api.RevealsSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/api/v1/federated/proof-keys/{shape}", Scope: apikey.ScopeFederated, Class: ratelimit.ClassFederated, Gate: classFederated,
+			Handler: http.HandlerFunc(s.federatedProofKeys), Doc: openapi.Operation{
+				OperationID: "getFederatedProofKeys", Tags: []string{"federated"}, Summary: "The Groth16 keys of a proved round's shape",
+				Description: "In a proved run (FEDERATED_PROOFS=on) a participant proves its masked update with the proving key of its round's shape " +
+					"(weights, evaluation words, peers, bits: w5-e5-p2-b25). The coordinator sets each shape's keys up once (seconds) and keeps them under DATA_DIR. " +
+					"404 when the run takes no proofs; 400 for a shape this run cannot have.",
+				PathParams: []openapi.Param{{Name: "shape", Description: "wW-eE-pP-bB: W weights, E evaluation words, P peers, B bits (e.g. w5-e5-p2-b25)", Value: "w5-e5-p2-b25"}},
+				Responses:  ok("The keys.", api.ProofKeys{}), Errors: []int{400, 401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
+		{Method: "GET", Path: "/api/v1/federated/task", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
+			Handler: http.HandlerFunc(s.federatedTask), Doc: openapi.Operation{
+				OperationID: "getFederatedTask", Tags: []string{"federated"}, Summary: "The task being trained, the run's settings and its privacy budget",
+				Description: "The task definition (the FEDERATED_TASK file; a participant may load it as its task file), its hash, the run's rounds, clip norm and participants, " +
+					"and the differential-privacy budget with epsilon spent and remaining.",
+				Responses: ok("The task.", api.FederatedTask{}), Errors: []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 	}
 }

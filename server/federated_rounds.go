@@ -1,9 +1,11 @@
 package server
 
 import (
+	"context"
 	"encoding/hex"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/api"
@@ -43,6 +45,10 @@ func (s *srv) globalModel(w http.ResponseWriter, r *http.Request) {
 	if met := federated.LatestMetrics(h); met != nil {
 		acc := met.Accuracy
 		out.Accuracy, out.AccuracyModelVersion, out.EvalSamples = &acc, met.EvaluatedVersion, met.EvalSamples
+		if met.Participants > 0 {
+			mean, sd := met.MeanAccuracy, met.AccuracyStdDev
+			out.EvalParticipants, out.MeanAccuracy, out.AccuracyStdDev = met.Participants, &mean, &sd
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -56,7 +62,12 @@ func (s *srv) currentRound(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, err := f.Coordinator.View(r.Context(), org)
+	wait, err := longPollWait(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	v, err := viewWhenChanged(r.Context(), f.Coordinator, org, wait)
 	if err != nil {
 		s.writeError(w, r, fedError(err))
 		return
@@ -80,7 +91,7 @@ func roundOut(v *federated.RoundView) (*api.FederatedRound, error) {
 		Session: hex.EncodeToString(v.Session), Dim: v.Dim, ClipNorm: v.ClipNorm, FracBits: v.FracBits,
 		MaxParticipants: v.MaxParticipants, MaxEvalRecords: v.MaxEvalRecords, Threshold: v.Threshold,
 		PhaseDeadline: v.PhaseDeadline, Deadline: v.Deadline, Participants: v.Participants,
-		SharedKeys: v.U2, Survivors: v.U3, Done: v.Done,
+		SharedKeys: v.U2, Survivors: v.U3, Done: v.Done, Proved: v.Proved, EvalBound: v.EvalBound,
 	}
 	for _, k := range v.Roster {
 		out.Roster = append(out.Roster, api.AdvertisedKeys{OrganizationID: k.ID, CipherPublicKey: hex.EncodeToString(k.Cipher), MaskPublicKey: hex.EncodeToString(k.Mask)})
@@ -171,7 +182,14 @@ func (s *srv) shareKeys(w http.ResponseWriter, r *http.Request) {
 		}
 		msg.Shares = append(msg.Shares, secagg.EncryptedShare{From: from, To: sh.To, Ciphertext: ct})
 	}
-	s.submit(w, r, f, org, federated.Submission{Round: round, Shares: msg})
+	var seeds map[string][]byte
+	if req.SeedCommitments != nil {
+		seeds = make(map[string][]byte, len(req.SeedCommitments))
+		for peer, c := range req.SeedCommitments {
+			seeds[peer], _ = hex.DecodeString(c) // checked by Validate
+		}
+	}
+	s.submit(w, r, f, org, federated.Submission{Round: round, Shares: msg, SeedCommitments: seeds})
 }
 
 func (s *srv) submitGradients(w http.ResponseWriter, r *http.Request) {
@@ -206,7 +224,11 @@ func (s *srv) submitGradients(w http.ResponseWriter, r *http.Request) {
 		writeDetail(w, http.StatusBadRequest, "Validation error: field 'gradients_encrypted' is not a masked vector (\"HASM\", version 1, length, words)")
 		return
 	}
-	s.submit(w, r, f, org, federated.Submission{Round: req.Round, ModelVersion: req.ModelVersion, Masked: masked})
+	var proof []byte
+	if req.Proof != "" {
+		proof, _ = hex.DecodeString(req.Proof) // checked by Validate
+	}
+	s.submit(w, r, f, org, federated.Submission{Round: req.Round, ModelVersion: req.ModelVersion, Masked: masked, Proof: proof, SampleCount: req.SampleCount})
 }
 
 func (s *srv) revealShares(w http.ResponseWriter, r *http.Request) {
@@ -235,4 +257,53 @@ func (s *srv) revealShares(w http.ResponseWriter, r *http.Request) {
 		reveals = append(reveals, secagg.RevealedShare{From: org, Of: rv.Of, Kind: kind, Share: sh})
 	}
 	s.submit(w, r, f, org, federated.Submission{Round: round, Reveals: reveals})
+}
+
+// MaxLongPoll bounds ?wait= of GET /api/v1/federated/rounds/current, well
+// within the server's write timeout and the client's call timeout.
+const MaxLongPoll = 25 * time.Second
+
+// longPollWait reads ?wait= (whole seconds, 1-25; absent: 0).
+func longPollWait(r *http.Request) (time.Duration, error) {
+	v := r.URL.Query().Get("wait")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || time.Duration(n)*time.Second > MaxLongPoll {
+		return 0, healthagents.Errorf(healthagents.CodeInvalid, "Validation error: wait must be a whole number of seconds from 1 to 25")
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// changeNotifier is implemented by *federated.Coordinator.
+type changeNotifier interface {
+	Changed() <-chan struct{}
+}
+
+// viewWhenChanged is the round as org sees it. With wait > 0, while org has
+// answered the current phase it waits (at most wait) for the round to move
+// on: a long poll, so a participant learns of the next phase at once
+// without polling.
+func viewWhenChanged(ctx context.Context, c FederatedCoordinator, org string, wait time.Duration) (*federated.RoundView, error) {
+	n, ok := c.(changeNotifier)
+	if wait <= 0 || !ok {
+		return c.View(ctx, org)
+	}
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for {
+		changed := n.Changed() // before View, so no change is missed
+		v, err := c.View(ctx, org)
+		if err != nil || !v.Done {
+			return v, err
+		}
+		select {
+		case <-ctx.Done():
+			return v, nil
+		case <-deadline.C:
+			return v, nil
+		case <-changed:
+		}
+	}
 }

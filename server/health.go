@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"math/big"
 	"net/http"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/internal/openapi"
@@ -97,6 +100,13 @@ func (s *srv) runChecks(ctx context.Context, store bool) error {
 	return err
 }
 
+// chainRegistry is the optional part of ChainInfo that names the registry a
+// third party checks decisions against; *chain.Ledger has it.
+type chainRegistry interface {
+	Registry() common.Address
+	ChainID() *big.Int
+}
+
 func (s *srv) status(w http.ResponseWriter, r *http.Request) {
 	st := healthagents.SystemStatus{
 		Status: "operational",
@@ -110,6 +120,14 @@ func (s *srv) status(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.deps.Chain != nil {
 		st.Blockchain.Endpoint, st.Blockchain.Network = s.deps.Chain.Network()
+		if reg, ok := s.deps.Chain.(chainRegistry); ok {
+			if a := reg.Registry(); a != (common.Address{}) {
+				st.Blockchain.Registry = a.Hex()
+			}
+			if id := reg.ChainID(); id != nil {
+				st.Blockchain.ChainID = id.String()
+			}
+		}
 	}
 	if s.deps.Trust != nil {
 		st.Issuer = string(s.deps.Trust.Mode())

@@ -89,26 +89,34 @@ func (s *srv) idempotent(next http.Handler) http.Handler {
 			caller = "key:" + k.ID
 		}
 		id := caller + "\x00" + r.Method + " " + r.URL.Path + "\x00" + key
-		e, first := s.idem.begin(id)
-		durable := false
-		if first && s.deps.Idempotency != nil {
-			var done bool
-			if durable, done = s.claimDurable(w, r, e, id); done {
-				return
+		var (
+			e       *idemEntry
+			durable bool
+		)
+		for {
+			var first bool
+			e, first = s.idem.begin(id)
+			if first {
+				if s.deps.Idempotency != nil {
+					var done bool
+					if durable, done = s.claimDurable(w, r, e, id); done {
+						return
+					}
+				}
+				break
 			}
-		}
-		if !first {
 			select {
 			case <-e.done:
 			case <-r.Context().Done():
 				return
 			}
 			if !e.stored {
-				// The first attempt's answer was not kept (it failed in a
-				// way worth retrying): serve this one afresh, its body
-				// untouched.
-				next.ServeHTTP(w, r)
-				return
+				// The first attempt here left no answer: it failed in a way
+				// worth retrying, or another replica runs the key (the
+				// store said so). Start over, through the store, so this
+				// one is never run beside an attempt elsewhere.
+				s.idem.forget(e)
+				continue
 			}
 			sum, err := hashBody(w, r)
 			if err != nil {
@@ -208,6 +216,15 @@ evicted:
 	e.listEntry = m.order.PushBack(e)
 	m.entries[id] = e
 	return e, true
+}
+
+// forget drops e if it is still id's entry, so the next begin starts afresh.
+func (m *idempotency) forget(e *idemEntry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries[e.id] == e {
+		m.remove(e)
+	}
 }
 
 // remove drops e; m.mu is held.

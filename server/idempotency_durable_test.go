@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,5 +63,46 @@ func TestIdempotencyAcrossReplicas(t *testing.T) {
 		require.NoError(t, idem.Release(t.Context(), "ip:127.0.0.1\x00POST /auth/keys\x00k-2"))
 		fresh := other.call(t, "POST", "/auth/keys", adminToken, body, "Idempotency-Key: k-2")
 		assert.Equal(t, 200, fresh.status, fresh.body)
+	})
+}
+
+// TestIdempotencyLocalWaitersDuringARemoteRun: while another replica runs
+// a key's first attempt, concurrent duplicates on this replica all get 409
+// — the ones that waited here behind the one refused by the store too —
+// and none runs.
+func TestIdempotencyLocalWaitersDuringARemoteRun(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, b storetest.Backend, db *store.DB) {
+		fk, err := cipher.GenerateKey()
+		require.NoError(t, err)
+		kr, err := cipher.ParseKeyring(fk)
+		require.NoError(t, err)
+		idem, err := store.NewIdempotencyStore(db, kr)
+		require.NoError(t, err)
+		a := newKeyServer(t, db, keyServerOpts{idem: idem})
+		body := map[string]any{"name": "waiters"}
+		for round := range 5 {
+			k := fmt.Sprintf("remote-%d", round)
+			state, _, _, err := idem.Claim(t.Context(), "ip:127.0.0.1\x00POST /auth/keys\x00"+k, time.Minute)
+			require.NoError(t, err)
+			require.Equal(t, store.IdemClaimed, state, "running on the other replica")
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			statuses := make([]int, 8)
+			for i := range statuses {
+				wg.Go(func() {
+					<-start
+					statuses[i] = a.call(t, "POST", "/auth/keys", adminToken, body, "Idempotency-Key: "+k).status
+				})
+			}
+			close(start)
+			wg.Wait()
+			for _, st := range statuses {
+				assert.Equal(t, 409, st, "round %d: %v", round, statuses)
+			}
+		}
+		list, _, err := a.keys.List(t.Context(), apikey.ListOptions{Limit: 100})
+		require.NoError(t, err)
+		assert.Empty(t, list, "no duplicate ran")
 	})
 }

@@ -156,3 +156,43 @@ func TestOrganizationAdminsStayInTheirOrganization(t *testing.T) {
 		assert.Equal(t, "a", r.body["organization"])
 	})
 }
+
+// TestKeyCreationRefusals: a key that would be born expired, or whose name
+// or organization holds control characters, is refused with 400 and a
+// detail naming the field; nothing is created.
+func TestKeyCreationRefusals(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, b storetest.Backend, db *store.DB) {
+		clk := &testClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
+		ks := newKeyServer(t, db, keyServerOpts{clock: clk, keyOpts: []apikey.Option{apikey.WithAdminToken("")}})
+		boot, err := ks.keys.IssueBootstrapToken(t.Context())
+		require.NoError(t, err)
+		r := ks.call(t, "POST", "/auth/keys", boot, api.CreateKeyRequest{Name: "ops"})
+		require.Equal(t, 200, r.status, r.body)
+		admin := r.body["api_key"].(string)
+		_, before, err := ks.keys.List(t.Context(), apikey.ListOptions{Limit: 100})
+		require.NoError(t, err)
+
+		past, now, later := clk.now.Add(-time.Minute), clk.now, clk.now.Add(time.Hour)
+		for _, tc := range []struct {
+			req    api.CreateKeyRequest
+			detail string
+		}{
+			{api.CreateKeyRequest{ExpiresAt: &past}, "Validation error: expires_at is in the past"},
+			{api.CreateKeyRequest{ExpiresAt: &now}, "Validation error: expires_at is in the past"},
+			{api.CreateKeyRequest{Name: "ops\nINFO forged log line"}, "Validation error: name contains control characters"},
+			{api.CreateKeyRequest{Name: "bell\x07"}, "Validation error: name contains control characters"},
+			{api.CreateKeyRequest{Name: "c1\u0085"}, "Validation error: name contains control characters"},
+			{api.CreateKeyRequest{Organization: "org\x1b[31m"}, "Validation error: organization contains control characters"},
+		} {
+			r := ks.call(t, "POST", "/auth/keys", admin, tc.req)
+			assert.Equal(t, 400, r.status, "%+v", tc.req)
+			assert.Equal(t, tc.detail, r.detail())
+		}
+		_, after, err := ks.keys.List(t.Context(), apikey.ListOptions{Limit: 100})
+		require.NoError(t, err)
+		assert.Equal(t, before, after, "nothing created")
+		r = ks.call(t, "POST", "/auth/keys", admin, api.CreateKeyRequest{Name: "Clínica São João", ExpiresAt: &later})
+		assert.Equal(t, 200, r.status, "a future expiry and a non-ASCII name are fine: %v", r.body)
+	})
+}

@@ -28,6 +28,7 @@ type metrics struct {
 	duration    *prometheus.HistogramVec
 	rateLimited *prometheus.CounterVec
 	shed        *prometheus.CounterVec
+	queueWait   *prometheus.HistogramVec
 }
 
 func newMetrics(reg *prometheus.Registry, gates map[gateClass]*admission) (*metrics, error) {
@@ -39,17 +40,21 @@ func newMetrics(reg *prometheus.Registry, gates map[gateClass]*admission) (*metr
 			Name: "healthagents_http_requests_total", Help: "HTTP requests answered, by route template and status.",
 		}, []string{"route", "status"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "healthagents_http_request_duration_seconds", Help: "Time to answer, by route template.",
+			Name: "healthagents_http_request_duration_seconds", Help: "Time to answer, by route template and status.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-		}, []string{"route"}),
+		}, []string{"route", "status"}),
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "healthagents_rate_limited_total", Help: "Requests refused with 429, by rate-limit class.",
 		}, []string{"class"}),
 		shed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "healthagents_admission_shed_total", Help: "Requests refused with 503 by an admission gate, by gate.",
 		}, []string{"gate"}),
+		queueWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "healthagents_admission_wait_seconds", Help: "Time a heavy request waited in an admission queue (admitted or shed), by gate.",
+			Buckets: []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"gate"}),
 	}
-	cs := []prometheus.Collector{m.requests, m.duration, m.rateLimited, m.shed}
+	cs := []prometheus.Collector{m.requests, m.duration, m.rateLimited, m.shed, m.queueWait}
 	for class, g := range gates {
 		cs = append(cs,
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -75,7 +80,6 @@ func (m *metrics) instrument(rt route, next http.Handler) http.Handler {
 		return next
 	}
 	label := rt.Method + " " + rt.Path
-	hist := m.duration.WithLabelValues(label)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &responseRecorder{ResponseWriter: w}
@@ -84,8 +88,9 @@ func (m *metrics) instrument(rt route, next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK
 		}
-		hist.Observe(time.Since(start).Seconds())
-		m.requests.WithLabelValues(label, strconv.Itoa(status)).Inc()
+		code := strconv.Itoa(status)
+		m.duration.WithLabelValues(label, code).Observe(time.Since(start).Seconds())
+		m.requests.WithLabelValues(label, code).Inc()
 	})
 }
 
@@ -98,6 +103,12 @@ func (m *metrics) limited(class ratelimit.Class) {
 func (m *metrics) shedBy(gate gateClass) {
 	if m != nil {
 		m.shed.WithLabelValues(string(gate)).Inc()
+	}
+}
+
+func (m *metrics) waited(gate gateClass, d time.Duration) {
+	if m != nil {
+		m.queueWait.WithLabelValues(string(gate)).Observe(d.Seconds())
 	}
 }
 

@@ -73,7 +73,7 @@ func TestMetrics(t *testing.T) {
 	assert.Contains(t, text, `healthagents_http_requests_total{route="GET /health",status="200"} 3`)
 	assert.Contains(t, text, `healthagents_http_requests_total{route="DELETE /api/v1/patients/{patient_id}",status="401"} 1`)
 	assert.Contains(t, text, `healthagents_http_requests_total{route="POST /verify-eligibility",status="400"} 1`)
-	assert.Contains(t, text, `healthagents_http_request_duration_seconds_count{route="GET /health"} 3`)
+	assert.Contains(t, text, `healthagents_http_request_duration_seconds_count{route="GET /health",status="200"} 3`)
 	assert.Contains(t, text, `healthagents_admission_queue_depth{gate="proof"} 0`)
 	assert.NotContains(t, text, "PT-SECRET-77")
 	assert.NotContains(t, text, "PROC001")

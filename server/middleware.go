@@ -108,9 +108,12 @@ func (s *srv) logRequests(next http.Handler) http.Handler {
 		if pattern == "" {
 			pattern = "(unmatched)"
 		}
-		s.logger.Log(r.Context(), levelRequest, "request",
-			"method", r.Method, "route", pattern, "status", rec.status,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000, "request_id", id)
+		args := []any{"method", r.Method, "route", pattern, "status", rec.status,
+			"duration_ms", float64(time.Since(start).Microseconds()) / 1000, "request_id", id}
+		if tid := traceID(r.Context()); tid != "" {
+			args = append(args, "trace_id", tid) // the caller's traceparent, or our span's
+		}
+		s.logger.Log(r.Context(), levelRequest, "request", args...)
 	})
 }
 

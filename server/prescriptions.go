@@ -6,6 +6,7 @@ import (
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/audit"
+	"github.com/healthagents/healthagents/fhir"
 	"github.com/healthagents/healthagents/internal/openapi"
 	"github.com/healthagents/healthagents/ratelimit"
 )
@@ -46,7 +47,7 @@ func (s *srv) prescriptionRoutes() []route {
 			Handler: http.HandlerFunc(s.v1ValidatePrescription), Doc: v1Auth(openapi.Operation{
 				OperationID: "validatePrescriptionV1", Tags: []string{"v1"}, Summary: "Validate a multi-medication prescription",
 				Description: v1PrescriptionDoc + " Needs the prescription scope.",
-				Request:     healthagents.V1PrescriptionRequest{}, Responses: ok("The validation, stored under prescription_id.", healthagents.V1PrescriptionResult{}),
+				Request:     healthagents.V1PrescriptionRequest{}, Responses: withFHIR(ok("The validation, stored under prescription_id.", healthagents.V1PrescriptionResult{}), fhirDetectedIssuesSchema),
 				Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503},
 			})},
 		{Method: "POST", Path: "/api/v1/prescriptions/batch-validate", Scope: apikey.ScopePrescription, Class: ratelimit.ClassPrescription, Gate: classProof, Body: BatchBodyBytes, Audit: &auditSpec{action: audit.ActionPrescriptionV1},
@@ -60,7 +61,7 @@ func (s *srv) prescriptionRoutes() []route {
 			Handler: http.HandlerFunc(s.v1GetPrescription), Doc: v1Auth(openapi.Operation{
 				OperationID: "getPrescription", Tags: []string{"v1"}, Summary: "Read a stored prescription validation",
 				Description: "Readable by keys of the owner that made it (organization, or the key's rotation chain). Needs the prescription scope.",
-				PathParams:  prescriptionIDParam, Responses: ok("The validation as returned when it was made.", healthagents.V1PrescriptionResult{}),
+				PathParams:  prescriptionIDParam, Responses: withFHIR(ok("The validation as returned when it was made.", healthagents.V1PrescriptionResult{}), fhirDetectedIssuesSchema),
 				Errors: []int{400, 401, 403, 404, 429, 503},
 			})},
 	}
@@ -95,6 +96,10 @@ func (s *srv) v1ValidatePrescription(w http.ResponseWriter, r *http.Request) {
 	res, err := v1.ValidatePrescription(r.Context(), v1Owner(r), req)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if wantsFHIR(r) {
+		writeFHIR(w, http.StatusOK, fhir.DetectedIssues(fhirPrescription(req.PatientID, res)))
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
@@ -146,6 +151,10 @@ func (s *srv) v1GetPrescription(w http.ResponseWriter, r *http.Request) {
 	res, err := v1.Prescription(r.Context(), v1Owner(r), r.PathValue("prescription_id"))
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if wantsFHIR(r) {
+		writeFHIR(w, http.StatusOK, fhir.DetectedIssues(fhirPrescription("", res)))
 		return
 	}
 	writeJSON(w, http.StatusOK, res)

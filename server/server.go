@@ -17,6 +17,7 @@ import (
 	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/webhook"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Deps are the parts the server needs. Service is required.
@@ -96,6 +97,7 @@ type options struct {
 	auth         authOptions          // auth.go
 	admission    admissionOptions     // shed.go
 	metrics      *prometheus.Registry // metrics.go
+	tracer       trace.TracerProvider // tracing.go
 }
 
 // Option configures the server.
@@ -186,6 +188,7 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 	}
 	for class, g := range s.gates {
 		g.onShed = func() { s.metrics.shedBy(class) }
+		g.onWait = func(d time.Duration) { s.metrics.waited(class, d) }
 	}
 	for _, rt := range s.routes {
 		if rt.Gate != "" {
@@ -207,6 +210,7 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 	h = s.cors(h)
 	h = s.securityHeaders(h)
 	h = s.logRequests(h)
+	h = s.traced(h)
 	h = s.recoverPanics(h)
 	return h, nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -203,6 +205,24 @@ func (fedInfo) FederatedStatus(context.Context) (healthagents.FederatedStatus, b
 	return healthagents.FederatedStatus{CurrentRound: 3, Participants: 2}, true, nil
 }
 
+// chainWithRegistry is a ChainInfo that also names its registry, as
+// *chain.Ledger does.
+type chainWithRegistry struct{ chainInfo }
+
+func (chainWithRegistry) Registry() common.Address {
+	return common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
+}
+func (chainWithRegistry) ChainID() *big.Int { return big.NewInt(1337) }
+
+func TestStatusNamesRegistry(t *testing.T) {
+	t.Parallel()
+	f := setup(t, setupOpts{deps: func(d *server.Deps) { d.Chain = chainWithRegistry{} }})
+	status, _, body := f.do(t, "GET", "/status", nil)
+	require.Equal(t, 200, status)
+	assert.Equal(t, map[string]any{"endpoint": "embedded", "network": "simulated",
+		"registry": "0x5FbDB2315678afecb367f032d93F642f64180aa3", "chain_id": "1337"}, body["blockchain"])
+}
+
 func TestStatus(t *testing.T) {
 	t.Parallel()
 	f := setup(t, setupOpts{deps: func(d *server.Deps) { d.Chain = chainInfo{}; d.Federated = fedInfo{} }})
@@ -312,6 +332,10 @@ func TestVerifyEligibilityErrors(t *testing.T) {
 		{"bad base64", map[string]any{"patient_data": with(func(e *cipher.Envelope) { e.EncryptedData = "%%%not base64%%%" }), "procedure_code": "PROC001"}, 400, "Invalid encrypted data format"},
 		{"wrong key", map[string]any{"patient_data": &foreign, "procedure_code": "PROC001"}, 400, "Invalid encrypted data format"},
 		{"bad cid", map[string]any{"patient_data": with(func(e *cipher.Envelope) { e.IPFSCID = "Qm-not-a-cid" }), "procedure_code": "PROC001"}, 400, "Invalid the service CID format"},
+		// An identity CID carries bytes (here "gAAAAABidentityholdsbytes")
+		// instead of addressing encrypted_data: refused.
+		{"identity cid", map[string]any{"patient_data": with(func(e *cipher.Envelope) { e.IPFSCID = "bafkqaglhifaucqkbijuwizlooruxi6lin5wgi43cpf2gk4y" }), "procedure_code": "PROC001"}, 400,
+			"Invalid the service CID format: ipfs_cid is an identity CID: it holds bytes instead of addressing encrypted_data"},
 		{"patient mismatch", map[string]any{"patient_data": &mismatched, "procedure_code": "PROC001"}, 400, "Eligibility check failed: patient_id does not match the encrypted record"},
 		{"missing patient_data", map[string]any{"procedure_code": "PROC001"}, 400, "Invalid request format: missing field 'patient_data'"},
 		{"null patient_data", `{"patient_data":null,"procedure_code":"PROC001"}`, 400, "Invalid request format: missing field 'patient_data'"},

@@ -121,7 +121,7 @@ func TestAdmissionDefaults(t *testing.T) {
 	require.NoError(t, WithMaxInFlight(3)(&o))
 	a := newAdmission(o.admission)
 	assert.Equal(t, 3, cap(a.slots))
-	assert.Equal(t, int64(3*admissionQueuePerSlot), a.maxQueue)
+	assert.Equal(t, int64(3*AdmissionQueuePerSlot), a.maxQueue)
 	assert.Equal(t, DefaultAdmissionWait, a.maxWait)
 
 	require.NoError(t, WithAdmissionQueue(0, 0)(&o))
@@ -145,7 +145,7 @@ func TestHeavyRoutesExist(t *testing.T) {
 			heavy[rt.Method+" "+rt.Path] = rt.Gate
 		}
 	}
-	assert.Len(t, heavy, 7)
+	assert.Len(t, heavy, 8)
 	for r, class := range heavy {
 		assert.Contains(t, []gateClass{classProof, classFederated}, class, r)
 	}

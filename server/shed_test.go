@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -50,7 +52,7 @@ func (b *blockingAttestor) AttestEligibility(ctx context.Context, _ *record.Reco
 	return b.attest(ctx)
 }
 
-func (b *blockingAttestor) AttestPrescription(ctx context.Context, _ *record.Record, _ prescription.Decision, _ time.Time) (*healthagents.Attestation, error) {
+func (b *blockingAttestor) AttestPrescription(ctx context.Context, _ *record.Record, _ []prescription.Decision, _ time.Time) (*healthagents.Attestation, error) {
 	return b.attest(ctx)
 }
 
@@ -290,4 +292,103 @@ func TestStalledProofsDoNotShedFederated(t *testing.T) {
 	for range slots {
 		assert.Equal(t, http.StatusOK, <-running)
 	}
+}
+
+// metricValue reads one sample of the fixture's /metrics (-1 when absent).
+func metricValue(t *testing.T, f *fixture, sample string) float64 {
+	t.Helper()
+	resp, err := http.Get(f.url + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	_, err = b.ReadFrom(resp.Body)
+	require.NoError(t, err)
+	for _, line := range strings.Split(b.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, sample+" "); ok {
+			var x float64
+			_, err := fmt.Sscan(v, &x)
+			require.NoError(t, err)
+			return x
+		}
+	}
+	return -1
+}
+
+// TestBurstQueuesThenSheds: on a gate sized for 2 cores with the default
+// queue, a burst of 12 parallel eligibility calls all get 200 (2 run, 10
+// wait their turn), the queue's depth showing in /metrics meanwhile; a
+// sustained overload (30 at once while the proofs are stalled) fills the
+// 16 places and sheds the rest at once with 503 and Retry-After, counted,
+// while /health answers.
+func TestBurstQueuesThenSheds(t *testing.T) {
+	t.Parallel()
+	const slots = 2
+	queue := 8 * slots // the default, per slot
+	body := func(f *fixture) map[string]any {
+		return map[string]any{"patient_data": f.seal(t, baseRecord()), "procedure_code": "PROC001"}
+	}
+	start := func(t *testing.T, n int) (*fixture, *blockingAttestor, chan int) {
+		att := &blockingAttestor{entered: make(chan struct{}, n), release: make(chan struct{})}
+		f := setup(t, setupOpts{
+			svcOpts:    []healthagents.Option{healthagents.WithAttestor(att)},
+			serverOpts: []server.Option{server.WithMaxInFlight(slots), server.WithMetrics(prometheus.NewRegistry())},
+		})
+		t.Cleanup(att.releaseAll)
+		b := body(f)
+		statuses := make(chan int, n)
+		for range n {
+			go func() {
+				status, h, _ := f.do(t, "POST", "/verify-eligibility", b)
+				if status == http.StatusServiceUnavailable {
+					assert.Equal(t, "1", h.Get("Retry-After"))
+				}
+				statuses <- status
+			}()
+		}
+		return f, att, statuses
+	}
+
+	t.Run("a burst of 12 queues and is served", func(t *testing.T) {
+		t.Parallel()
+		const burst = 12
+		f, att, statuses := start(t, burst)
+		for range slots {
+			<-att.entered
+		}
+		// Every request beyond the slots waits: none is shed.
+		for metricValue(t, f, `healthagents_admission_queue_depth{gate="proof"}`) != burst-slots {
+			require.NoError(t, t.Context().Err(), "the burst never queued")
+			time.Sleep(time.Millisecond)
+		}
+		status, _, _ := f.do(t, "GET", "/health", nil)
+		assert.Equal(t, http.StatusOK, status, "/health answers while the queue is full")
+		att.releaseAll()
+		for range burst {
+			assert.Equal(t, http.StatusOK, <-statuses)
+		}
+		assert.Equal(t, float64(-1), metricValue(t, f, `healthagents_admission_shed_total{gate="proof"}`), "nothing shed")
+		assert.Equal(t, float64(burst-slots), metricValue(t, f, `healthagents_admission_wait_seconds_count{gate="proof"}`), "every queued request's wait observed")
+	})
+
+	t.Run("a sustained overload sheds the excess", func(t *testing.T) {
+		t.Parallel()
+		const overload = 30
+		f, att, statuses := start(t, overload)
+		for range slots {
+			<-att.entered
+		}
+		// The proofs are stalled: the queue fills and the rest is shed at once.
+		excess := overload - slots - queue
+		for range excess {
+			assert.Equal(t, http.StatusServiceUnavailable, <-statuses)
+		}
+		assert.Equal(t, float64(queue), metricValue(t, f, `healthagents_admission_queue_depth{gate="proof"}`))
+		assert.Equal(t, float64(excess), metricValue(t, f, `healthagents_admission_shed_total{gate="proof"}`))
+		status, _, _ := f.do(t, "GET", "/health", nil)
+		assert.Equal(t, http.StatusOK, status, "/health answers under overload")
+		att.releaseAll()
+		for range slots + queue {
+			assert.Equal(t, http.StatusOK, <-statuses)
+		}
+	})
 }

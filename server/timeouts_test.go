@@ -35,7 +35,7 @@ func TestProofTimeout(t *testing.T) {
 	a := v1SharedApp(t)
 	prover, err := zkp.NewProver(a.ZK, zkp.WithTimeout(time.Microsecond))
 	require.NoError(t, err)
-	att, err := attest.New(prover, a.Ledger)
+	att, err := attest.New(prover, a.Ledger, attest.WithTrust(a.Trust))
 	require.NoError(t, err)
 	f := setup(t, setupOpts{svcOpts: []healthagents.Option{healthagents.WithAttestor(att)}})
 	env := f.seal(t, baseRecord())
@@ -94,7 +94,7 @@ func TestChainSubmissionTimeout(t *testing.T) {
 	t.Cleanup(func() { remote.Close() })
 	prover, err := zkp.NewProver(a.ZK)
 	require.NoError(t, err)
-	att, err := attest.New(prover, remote)
+	att, err := attest.New(prover, remote, attest.WithTrust(a.Trust))
 	require.NoError(t, err)
 	f := setup(t, setupOpts{svcOpts: []healthagents.Option{healthagents.WithAttestor(att)}})
 

@@ -60,6 +60,12 @@ func v1SharedApp(t *testing.T) *app.App {
 		}
 		// The app lives for the whole test binary; its chain is in-process.
 		v1App, v1Err = app.Open(context.Background(), app.Config{DataDir: dir}, slog.New(slog.DiscardHandler))
+		if v1Err == nil {
+			// The fast prover's tables: on a loaded machine the first
+			// proofs must not run gnark's prover against the 5 s deadline
+			// while the tables are being built.
+			<-v1App.ZK.Warm()
+		}
 	})
 	require.NoError(t, v1Err)
 	return v1App
@@ -201,7 +207,7 @@ func TestV1EligibilityRoundTrip(t *testing.T) {
 	// Anyone with the chain finds the statement in that transaction.
 	st, err := e.a.Ledger.Statement(ctx, common.HexToHash(p.BlockchainTx))
 	require.NoError(t, err)
-	assert.Equal(t, chain.Kind("eligibility"), st.Kind)
+	assert.Equal(t, chain.Kind("eligibility-v2"), st.Kind)
 	require.Len(t, st.Inputs, len(p.PublicInputs))
 	for i, in := range st.Inputs {
 		assert.Equal(t, common.HexToHash(p.PublicInputs[i]).Big().String(), in.String(), "public input %d", i)
@@ -297,7 +303,7 @@ func v1Attestor(t *testing.T, a *app.App) healthagents.Attestor {
 	t.Helper()
 	prover, err := zkp.NewProver(a.ZK)
 	require.NoError(t, err)
-	att, err := attest.New(prover, a.Ledger)
+	att, err := attest.New(prover, a.Ledger, attest.WithTrust(a.Trust))
 	require.NoError(t, err)
 	return att
 }
@@ -335,7 +341,7 @@ func TestV1PrescriptionsRoundTrip(t *testing.T) {
 	require.NotNil(t, approved.ZKProof)
 	st, err := e.a.Ledger.Statement(ctx, common.HexToHash(approved.ZKProof.BlockchainTx))
 	require.NoError(t, err)
-	assert.Equal(t, chain.Kind("prescription"), st.Kind)
+	assert.Equal(t, chain.Kind("prescription-v2"), st.Kind)
 	assert.Equal(t, 1, e.events.count(healthagents.EventPrescriptionApproved))
 
 	stored, err := c.Prescription(ctx, approved.PrescriptionID)
@@ -444,7 +450,7 @@ func TestV1ThroughAppHandler(t *testing.T) {
 	require.NotNil(t, res.VerificationProof)
 	st, err := a.Ledger.Statement(ctx, common.HexToHash(res.VerificationProof.BlockchainTx))
 	require.NoError(t, err)
-	assert.Equal(t, chain.Kind("eligibility"), st.Kind)
+	assert.Equal(t, chain.Kind("eligibility-v2"), st.Kind)
 
 	rx, err := c.ValidatePrescriptionV1(ctx, healthagents.V1PrescriptionRequest{PatientID: "PT-APP", ProviderNPI: v1Provider,
 		Medications: []healthagents.V1Medication{v1Med("0071-0155-23", "atorvastatin")}})
@@ -739,7 +745,7 @@ func TestV1ProofErrorsRoundTrip(t *testing.T) {
 
 	slow, err := zkp.NewProver(a.ZK, zkp.WithTimeout(time.Microsecond))
 	require.NoError(t, err)
-	timingOut, err := attest.New(slow, a.Ledger)
+	timingOut, err := attest.New(slow, a.Ledger, attest.WithTrust(a.Trust))
 	require.NoError(t, err)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -758,7 +764,7 @@ func TestV1ProofErrorsRoundTrip(t *testing.T) {
 	require.NoError(t, node.Close(), "the chain stops answering")
 	prover, err := zkp.NewProver(a.ZK)
 	require.NoError(t, err)
-	chainDown, err := attest.New(prover, remote)
+	chainDown, err := attest.New(prover, remote, attest.WithTrust(a.Trust))
 	require.NoError(t, err)
 
 	tests := []struct {

@@ -14,7 +14,52 @@ import (
 // FederatedStore keeps the federated coordinator's rounds, their submission
 // logs, the model history and the privacy ledger (migration
 // 0002_federated.sql). It implements federated.Store.
-type FederatedStore struct{ db *DB }
+type FederatedStore struct {
+	db    *DB
+	fence *leaseFence // WithLeaseFence; nil: unfenced
+}
+
+// leaseFence is a lease a write must still be held under.
+type leaseFence struct {
+	name, holder string
+	epoch        int64
+}
+
+// ErrFenced is returned by a fenced FederatedStore's SaveFederated when
+// its lease has passed to another holder (or run out): the write is
+// refused, so a leader that lost its lease never writes beside its
+// successor.
+var ErrFenced = errors.New("store: the lease this write was fenced by is no longer held")
+
+// WithLeaseFence returns a store over the same database whose every
+// SaveFederated checks, in its own transaction, that holder still holds
+// the lease name at epoch (store.LeaseStore) and refuses with ErrFenced
+// otherwise. On PostgreSQL the lease row is locked for the transaction
+// (FOR SHARE), so it cannot change hands before the write commits; on
+// SQLite the transaction holds the database's write lock throughout.
+func (s *FederatedStore) WithLeaseFence(name, holder string, epoch int64) *FederatedStore {
+	return &FederatedStore{db: s.db, fence: &leaseFence{name: name, holder: holder, epoch: epoch}}
+}
+
+// checkFence refuses the transaction unless the fence's lease is held.
+func (s *FederatedStore) checkFence(ctx context.Context, tx *sql.Tx) error {
+	if s.fence == nil {
+		return nil
+	}
+	q := `SELECT 1 FROM leader_leases WHERE name = ? AND holder = ? AND epoch = ? AND expires_at > ?`
+	if s.db.dialect == Postgres {
+		q += ` FOR SHARE`
+	}
+	var one int
+	err := tx.QueryRowContext(ctx, s.db.Rebind(q), s.fence.name, s.fence.holder, s.fence.epoch, Micros(time.Now())).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrFenced
+	}
+	if err != nil {
+		return fmt.Errorf("store: checking the lease: %w", err)
+	}
+	return nil
+}
 
 var _ federated.Store = (*FederatedStore)(nil)
 
@@ -31,6 +76,9 @@ func NewFederatedStore(db *DB) (*FederatedStore, error) {
 func (s *FederatedStore) SaveFederated(ctx context.Context, ch federated.Change) error {
 	now := Micros(time.Now())
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.checkFence(ctx, tx); err != nil {
+			return err
+		}
 		for _, r := range ch.Rounds {
 			body, err := json.Marshal(r)
 			if err != nil {

@@ -35,11 +35,11 @@ var _ healthagents.PrescriptionEventStore = (*PrescriptionOutbox)(nil)
 // validations carry their events into the outbox; events prepares them
 // (pass the webhook.Registry that is the service's EventSink, whose store
 // is a WebhookStore over the same db).
-func NewPrescriptionOutbox(db *DB, events EventPreparer) (*PrescriptionOutbox, error) {
+func NewPrescriptionOutbox(db *DB, events EventPreparer, opts ...KeyOption) (*PrescriptionOutbox, error) {
 	if events == nil {
 		return nil, errors.New("store: nil EventPreparer")
 	}
-	ps, err := NewPrescriptionStore(db)
+	ps, err := NewPrescriptionStore(db, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -62,10 +62,14 @@ func (s *PrescriptionOutbox) SavePrescriptionWithEvents(ctx context.Context, p h
 			msgs = append(msgs, m)
 		}
 	}
+	row, err := s.stored(ctx, p)
+	if err != nil {
+		return err
+	}
 	rows := 0
-	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.db.inTx(ctx, func(tx *sql.Tx) error {
 		rows = 0
-		if err := s.insert(ctx, tx, p); err != nil {
+		if err := s.insert(ctx, tx, row); err != nil {
 			return err
 		}
 		for _, m := range msgs {

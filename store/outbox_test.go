@@ -110,6 +110,8 @@ func TestPrescriptionOutbox(t *testing.T) {
 		require.NoError(t, s.SavePrescriptionWithEvents(ctx, rxp("rx_1"), events("rx_1", "org:a")))
 		got, err := s.Prescription(ctx, "rx_1")
 		require.NoError(t, err)
+		assert.NotEqual(t, rxp("rx_1").PatientID, got.PatientID, "stored as its pseudonym")
+		got.PatientID = rxp("rx_1").PatientID
 		assert.Equal(t, rxp("rx_1"), got)
 		rows := outboxRows(t, db)
 		require.Len(t, rows, 2)

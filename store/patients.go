@@ -12,33 +12,41 @@ import (
 )
 
 // PatientStore is the v1 patient registry (migrations
-// 0005_v1_prescriptions.sql and 0008_v1_patient_owner.sql): envelopes
-// exactly as received, still encrypted, each under (owner, patient_id). It
-// implements healthagents.PatientRegistry.
+// 0005_v1_prescriptions.sql, 0008_v1_patient_owner.sql and
+// 0012_at_rest.sql): envelopes exactly as received, still encrypted, each
+// under (owner, the patient id's keyed pseudonym): the id itself is never
+// stored. It implements healthagents.PatientRegistry.
 type PatientStore struct {
-	db  *DB
-	now func() time.Time
+	db   *DB
+	rest *atRest
+	now  func() time.Time
 }
 
 var _ healthagents.PatientRegistry = (*PatientStore)(nil)
 
-// NewPatientStore returns the patient registry over db.
-func NewPatientStore(db *DB) (*PatientStore, error) {
+// NewPatientStore returns the patient registry over db. Give it the
+// WithKeySealer option of the deployment's other stores: patient ids are
+// stored as pseudonyms under the pseudonym key they share.
+func NewPatientStore(db *DB, opts ...KeyOption) (*PatientStore, error) {
 	if db == nil {
 		return nil, errors.New("store: nil DB")
 	}
-	return &PatientStore{db: db, now: time.Now}, nil
+	return &PatientStore{db: db, rest: newAtRest(db, opts), now: time.Now}, nil
 }
 
 // PutPatient implements healthagents.PatientRegistry: it inserts or replaces
 // the envelope under (owner, env.PatientID). Another owner's envelope of the
 // same patient_id is a different row and is left alone.
 func (s *PatientStore) PutPatient(ctx context.Context, owner string, env healthagents.PatientData) error {
-	_, err := s.db.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO v1_patients (owner, patient_id, encrypted_data, ipfs_cid, data_hash, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?)
+	ref, err := s.rest.ref(ctx, env.PatientID)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO v1_patients (owner, patient_id, encrypted_data, ipfs_cid, data_hash, updated_at, at_rest)
+		VALUES (?, ?, ?, ?, ?, ?, 1)
 		ON CONFLICT (owner, patient_id) DO UPDATE SET encrypted_data = excluded.encrypted_data,
 			ipfs_cid = excluded.ipfs_cid, data_hash = excluded.data_hash, updated_at = excluded.updated_at`),
-		owner, env.PatientID, env.EncryptedData, env.IPFSCID, env.DataHash, Micros(s.now()))
+		owner, ref, env.EncryptedData, env.IPFSCID, env.DataHash, Micros(s.now()))
 	if err != nil {
 		return fmt.Errorf("store: writing patient: %w", err)
 	}
@@ -47,9 +55,13 @@ func (s *PatientStore) PutPatient(ctx context.Context, owner string, env healtha
 
 // Patient implements healthagents.PatientRegistry.
 func (s *PatientStore) Patient(ctx context.Context, owner, patientID string) (healthagents.PatientData, error) {
+	ref, err := s.rest.ref(ctx, patientID)
+	if err != nil {
+		return healthagents.PatientData{}, err
+	}
 	env := healthagents.PatientData{PatientID: patientID}
-	err := s.db.db.QueryRowContext(ctx, s.db.Rebind(`SELECT encrypted_data, ipfs_cid, data_hash FROM v1_patients WHERE owner = ? AND patient_id = ?`),
-		owner, patientID).Scan(&env.EncryptedData, &env.IPFSCID, &env.DataHash)
+	err = s.db.db.QueryRowContext(ctx, s.db.Rebind(`SELECT encrypted_data, ipfs_cid, data_hash FROM v1_patients WHERE owner = ? AND patient_id = ? AND at_rest = 1`),
+		owner, ref).Scan(&env.EncryptedData, &env.IPFSCID, &env.DataHash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return healthagents.PatientData{}, fmt.Errorf("store: %w", healthagents.ErrPatientNotFound)
 	}
@@ -61,7 +73,11 @@ func (s *PatientStore) Patient(ctx context.Context, owner, patientID string) (he
 
 // DeletePatient implements healthagents.PatientRegistry.
 func (s *PatientStore) DeletePatient(ctx context.Context, owner, patientID string) error {
-	res, err := s.db.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM v1_patients WHERE owner = ? AND patient_id = ?`), owner, patientID)
+	ref, err := s.rest.ref(ctx, patientID)
+	if err != nil {
+		return err
+	}
+	res, err := s.db.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM v1_patients WHERE owner = ? AND patient_id = ? AND at_rest = 1`), owner, ref)
 	if err != nil {
 		return fmt.Errorf("store: deleting patient: %w", err)
 	}

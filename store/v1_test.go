@@ -135,6 +135,9 @@ func TestPatientOwnerMigration(t *testing.T) {
 			vs, err := db.AppliedMigrations(ctx)
 			require.NoError(t, err)
 			assert.Contains(t, vs, 8)
+			n, err := store.ProtectAtRest(ctx, db) // as the service does at start (migration 0012)
+			require.NoError(t, err)
+			assert.Equal(t, 1, n)
 			ps, err := store.NewPatientStore(db)
 			require.NoError(t, err)
 			got, err := ps.Patient(ctx, "", "PT-OLD")
@@ -166,6 +169,8 @@ func TestPrescriptionStore(t *testing.T) {
 		require.NoError(t, s.SavePrescription(ctx, p))
 		got, err := s.Prescription(ctx, "rx_1")
 		require.NoError(t, err)
+		assert.Regexp(t, "^[0-9a-f]{64}$", got.PatientID, "the patient's keyed pseudonym, not its id")
+		got.PatientID = p.PatientID
 		assert.Equal(t, p, got)
 		require.Error(t, s.SavePrescription(ctx, p), "ids are unique")
 	})

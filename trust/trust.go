@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -200,9 +201,12 @@ func (p *Policy) sign(c *record.Coverage, day time.Time) (*credential.Credential
 		PayerID: payer, PlanID: plan, Status: c.Status,
 		Start: c.Start, End: c.End,
 		Deductible: c.Deductible, DeductibleMet: c.DeductibleMet, Copay: c.Copay,
-		Expires:  day.UTC().Format(time.DateOnly),
-		Nonce:    binary.BigEndian.Uint64(nb[:]),
-		Excluded: c.ExcludedProcedures, Overrides: c.CoverageOverrides,
+		Expires: day.UTC().Format(time.DateOnly),
+		// Below 2^53: the nonce is a JSON number in the statement's
+		// opening, and JavaScript verifiers (verify.mjs) read numbers as
+		// doubles.
+		Nonce:    binary.BigEndian.Uint64(nb[:]) >> 11,
+		Excluded: canonicalCodes(c.ExcludedProcedures), Overrides: canonicalOverrides(c.CoverageOverrides),
 	}
 	cred, err := credential.Sign(p.self, t)
 	if errors.Is(err, credential.ErrEncoding) {
@@ -233,4 +237,40 @@ func Detail(err error) (string, bool) {
 		return "the coverage credential is malformed (schema, issuer key, signature or terms; see docs/credentials.md)", true
 	}
 	return "", false
+}
+
+// canonicalCodes writes codes as the agents compare them (trimmed, upper
+// case), once each: the circuits compare signed codes exactly.
+func canonicalCodes(codes []string) []string {
+	var out []string
+	for _, c := range codes {
+		c = strings.ToUpper(strings.TrimSpace(c))
+		if c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// canonicalOverrides keys the overrides by canonical code; where several
+// keys share one, the eligibility agent's choice wins (the key equal to it,
+// else the lexically smallest).
+func canonicalOverrides(ov map[string]int) map[string]int {
+	if len(ov) == 0 {
+		return nil
+	}
+	winner := make(map[string]string, len(ov))
+	for k := range ov {
+		ck := strings.ToUpper(strings.TrimSpace(k))
+		if w, ok := winner[ck]; !ok || (w != ck && (k == ck || k < w)) {
+			winner[ck] = k
+		}
+	}
+	out := make(map[string]int, len(winner))
+	for ck, k := range winner {
+		if ck != "" {
+			out[ck] = ov[k]
+		}
+	}
+	return out
 }

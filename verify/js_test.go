@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"errors"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/healthagents/healthagents/verify/verifytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,9 +25,9 @@ func TestVerifyJS(t *testing.T) {
 	}
 	dir, err := filepath.Abs("../examples/verify-js")
 	require.NoError(t, err)
-	f := newFixture(t)
-	tx, _ := f.record(t, 3003)
-	endpoint, _ := f.l.Network()
+	f := verifytest.New(t)
+	tx := f.Record(t, big.NewInt(3003))
+	endpoint := f.Endpoint
 
 	run := func(registry common.Address, tx common.Hash) (string, int) {
 		cmd := exec.CommandContext(t.Context(), "node", "verify.mjs", "--rpc", endpoint, "--registry", registry.Hex(), "--tx", tx.Hex())
@@ -38,14 +40,14 @@ func TestVerifyJS(t *testing.T) {
 		require.NoError(t, err, string(out))
 		return string(out), 0
 	}
-	out, code := run(f.gov.Address(), tx)
+	out, code := run(f.Gov.Address(), tx)
 	assert.Equal(t, 0, code, out)
 	for _, name := range []string{"receipt", "registry", "event", "inputs", "verifier", "proof", "issuer"} {
 		assert.Contains(t, out, "ok   "+name, out)
 	}
 	assert.NotContains(t, out, "FAIL")
 
-	out, code = run(f.verifier, tx)
+	out, code = run(f.Verifier, tx)
 	assert.Equal(t, 1, code, out)
 	assert.True(t, strings.Contains(out, "FAIL registry"), out)
 }

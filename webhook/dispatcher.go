@@ -313,6 +313,9 @@ func (d *Dispatcher) deliver(ctx context.Context, j Job) (started bool, err erro
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	err = d.queue.Finish(rctx, o)
+	if d.opts.onAttempt != nil && (err == nil || errors.Is(err, ErrLeaseLost)) {
+		d.opts.onAttempt(a.Result) // recorded either way
+	}
 	if errors.Is(err, ErrLeaseLost) {
 		d.opts.logger.WarnContext(ctx, "webhook delivery lease lost: the attempt is recorded, the delivery left to its new holder",
 			"message", j.MessageID, "endpoint", j.EndpointID)

@@ -23,6 +23,7 @@ type options struct {
 	logger        *slog.Logger
 	tenants       bool
 	onEnqueue     func()
+	onAttempt     func(result string)
 	sealer        SecretSealer
 
 	schedule      []time.Duration
@@ -179,6 +180,13 @@ func WithEnqueueHook(fn func()) Option {
 type SecretSealer interface {
 	Encrypt(plaintext []byte) ([]byte, error)
 	Decrypt(token []byte, ttl time.Duration) ([]byte, error)
+}
+
+// WithAttemptObserver has a Dispatcher call fn with the result of every
+// attempt it records (ResultDelivered, ResultRetrying, ResultFailed or
+// ResultDisabled), e.g. to count delivery outcomes. fn must be fast.
+func WithAttemptObserver(fn func(result string)) Option {
+	return func(o *options) error { o.onAttempt = fn; return nil }
 }
 
 // WithSecretSealer stores new endpoint secrets encrypted with s, and lets

@@ -39,38 +39,41 @@ func warmTables(b *testing.B, circuit string) {
 	readyGroth16(b, ck)
 }
 
+// BenchmarkProveEligibility proves eligibility-v2 (signature, catalogue,
+// digest) with the fixed-base prover.
 func BenchmarkProveEligibility(b *testing.B) {
-	warmTables(b, CircuitEligibility)
+	warmTables(b, CircuitEligibilityV2)
 	p, err := NewProver(testSys)
 	if err != nil {
 		b.Fatal(err)
 	}
 	in := eligibleInput()
 	measure(b, func() error {
-		_, err := p.ProveEligibility(b.Context(), in)
+		_, _, err := p.ProveEligibilityV2(b.Context(), in)
 		return err
 	})
-	info, _ := testSys.Info(CircuitEligibility)
+	info, _ := testSys.Info(CircuitEligibilityV2)
 	b.ReportMetric(float64(info.Constraints), "constraints")
 }
 
+// BenchmarkProvePrescription proves prescription-v2 for five drugs.
 func BenchmarkProvePrescription(b *testing.B) {
-	warmTables(b, CircuitPrescription)
+	warmTables(b, CircuitPrescriptionV2)
 	p, err := NewProver(testSys)
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := PrescriptionInput{Coverage: sampleCoverage(), DrugCode: "11289", ServiceDate: day("2026-06-01"), Covered: true}
+	in := PrescriptionV2Input{Credential: eligibleInput().Credential, Drugs: []string{"11289", "6809", "1191", "36567", "4493"}, ServiceDate: day("2026-06-01")}
 	measure(b, func() error {
-		_, err := p.ProvePrescription(b.Context(), in)
+		_, _, _, err := p.ProvePrescriptionV2(b.Context(), in)
 		return err
 	})
-	info, _ := testSys.Info(CircuitPrescription)
+	info, _ := testSys.Info(CircuitPrescriptionV2)
 	b.ReportMetric(float64(info.Constraints), "constraints")
 }
 
 func BenchmarkVerify(b *testing.B) {
-	warmTables(b, CircuitEligibility)
+	warmTables(b, CircuitEligibilityV2)
 	p, err := NewProver(testSys)
 	if err != nil {
 		b.Fatal(err)
@@ -79,7 +82,7 @@ func BenchmarkVerify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	proof, err := p.ProveEligibility(b.Context(), eligibleInput())
+	proof, _, err := p.ProveEligibilityV2(b.Context(), eligibleInput())
 	if err != nil {
 		b.Fatal(err)
 	}

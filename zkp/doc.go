@@ -1,33 +1,29 @@
-// Package zkp proves eligibility and prescription-coverage decisions with
-// Groth16 zero-knowledge proofs over BN254 (gnark), so that a verifier —
-// off-chain with Verifier, or EVM code through the chain package — learns
-// that a decision follows from a committed patient record without seeing it.
+// Package zkp proves eligibility and prescription decisions with Groth16
+// zero-knowledge proofs over BN254 (gnark), so that a verifier — off-chain
+// with Verifier, or EVM code through the chain package — learns that a
+// decision follows from coverage terms a registered payer signed, without
+// seeing them.
 //
 // # Statements
 //
-// Both circuits share a hiding commitment to the coverage block of a record:
+// Both circuits (eligibility-v2, prescription-v2) have exactly three public
+// inputs, the GovernedRegistry's shape: the issuer key hash Poseidon(Ax, Ay)
+// of the payer's Baby Jubjub key, the statement digest, and the circuit id
+// (CircuitID: keccak256(name) mod r). Inside, each verifies the payer's
+// EdDSA-Poseidon signature over the credential's signed field list
+// (package credential, docs/credentials.md) with gadgets equal to iden3's
+// (internal/iden3), applies the rules to the signed terms and the public
+// catalogue compiled into the circuit (procedure codes and classes; the
+// drug formulary), and asserts that the digest is iden3's Poseidon over the
+// subject commitment, the request's codes, the service day, every output and
+// a fresh salt (package statement, docs/statement.md). No code, day or
+// outcome is a public input. A proof of an ineligible or uncovered outcome
+// is as valid as one of an eligible outcome: the outputs are in the
+// statement's opening.
 //
-//	commitment = MiMC(memberID, packExcl, packOver, blinding)
-//
-// where memberID is SHA-256 mod r of coverage.member_id, packExcl packs the
-// (case-folded, deduplicated, sorted) excluded codes with the status flag
-// and the start/end day numbers, packOver packs the override codes with
-// their percents, and blinding is a fresh uniformly random field element.
-// Codes of up to MaxCodeLen bytes are encoded injectively (EncodeCode);
-// the fixed bounds MaxExclusions and MaxOverrides keep the circuits small,
-// and a record beyond them is refused with ErrRecordTooLarge.
-//
-// EligibilityCircuit proves that the commitment opens to a coverage for
-// which, for the public procedure class, requested code and service day,
-// the public eligible flag, coverage percent and pre-authorisation flag
-// follow by the eligibility rules. PrescriptionCircuit proves that the
-// public covered flag states whether the committed coverage is active on the
-// service day and does not exclude the drug. A proof of an ineligible or
-// uncovered outcome is as valid as one of an eligible outcome: consumers
-// must read the outputs (Proof.Eligibility, Proof.Prescription).
-//
-// Neither circuit uses a Pedersen (BSB22) commitment or a lookup argument,
-// so the plain Groth16 verifier on the EVM precompiles 0x06-0x08 suffices.
+// Neither circuit uses a Pedersen (BSB22) commitment or a lookup argument
+// (public tables are polynomials, table.go), so the plain Groth16 verifier
+// on the EVM precompiles 0x06-0x08 suffices.
 //
 // # Keys
 //

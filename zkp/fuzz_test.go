@@ -18,18 +18,18 @@ func FuzzParseProof(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	proof, err := p.ProveEligibility(f.Context(), eligibleInput())
+	proof, _, err := p.ProveEligibilityV2(f.Context(), eligibleInput())
 	if err != nil {
 		f.Fatal(err)
 	}
 	pi := proof.PublicInputs()
-	f.Add(proof.ProofData(), pi[0], pi[5])
+	f.Add(proof.ProofData(), pi[0], pi[1])
 	f.Add(strings.Repeat("00", ProofSize), "0x00", "")
 	f.Add("0x"+strings.Repeat("ff", ProofSize), pi[0], "0x"+strings.Repeat("ff", 32))
-	f.Fuzz(func(t *testing.T, data, in0, in5 string) {
+	f.Fuzz(func(t *testing.T, data, in0, in1 string) {
 		inputs := append([]string(nil), pi...)
-		inputs[0], inputs[5] = in0, in5
-		parsed, err := ParseProof(CircuitEligibility, data, inputs)
+		inputs[0], inputs[1] = in0, in1
+		parsed, err := ParseProof(CircuitEligibilityV2, data, inputs)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidProof) {
 				t.Fatalf("decoder error not wrapping ErrInvalidProof: %v", err)

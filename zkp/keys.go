@@ -24,14 +24,10 @@ import (
 	"github.com/consensys/gnark/logger"
 )
 
-// Circuit names, as carried by Proof.Circuit.
-const (
-	CircuitEligibility  = "eligibility"
-	CircuitPrescription = "prescription"
-)
-
 // CircuitNames lists the circuits of a System in a stable order.
-func CircuitNames() []string { return []string{CircuitEligibility, CircuitPrescription} }
+func CircuitNames() []string {
+	return []string{CircuitEligibilityV2, CircuitPrescriptionV2}
+}
 
 // manifestFormat versions the key manifest written beside each key pair.
 const manifestFormat = "healthagents/zkp-keys/v1"
@@ -97,10 +93,10 @@ func applySystemOptions(opts []SystemOption) (systemOptions, error) {
 // newCircuit returns the empty circuit definition named name.
 func newCircuit(name string) (frontend.Circuit, error) {
 	switch name {
-	case CircuitEligibility:
-		return &EligibilityCircuit{}, nil
-	case CircuitPrescription:
-		return &PrescriptionCircuit{}, nil
+	case CircuitEligibilityV2:
+		return &EligibilityV2Circuit{}, nil
+	case CircuitPrescriptionV2:
+		return &PrescriptionV2Circuit{}, nil
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnknownCircuit, name)
 }

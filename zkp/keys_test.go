@@ -35,10 +35,6 @@ func vkBytes(t *testing.T, sys *System, name string) []byte {
 	return b.Bytes()
 }
 
-func eligibleInput() EligibilityInput {
-	return EligibilityInput{Coverage: sampleCoverage(), ClassIndex: 2, ProcedureCode: "72148", ServiceDate: day("2026-06-01"), CoveragePct: 70, Eligible: true}
-}
-
 func TestKeysReusedAcrossRestart(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -55,11 +51,11 @@ func TestKeysReusedAcrossRestart(t *testing.T) {
 	// verifying key, and the other way round.
 	p, err := NewProver(reloaded)
 	require.NoError(t, err)
-	proof, err := p.ProveEligibility(ctx, eligibleInput())
+	proof, err := proveEligible(ctx, p)
 	require.NoError(t, err)
 	require.NoError(t, newTestVerifier(t).Verify(ctx, proof))
 
-	orig, err := newTestProver(t).ProveEligibility(ctx, eligibleInput())
+	orig, err := proveEligible(ctx, newTestProver(t))
 	require.NoError(t, err)
 	v, err := NewVerifier(reloaded)
 	require.NoError(t, err)
@@ -81,27 +77,27 @@ func TestLoadRejectsMismatchedKeys(t *testing.T) {
 	}
 	for name, spoil := range map[string]func(t *testing.T, dir string){
 		"fail/circuit changed": func(t *testing.T, dir string) {
-			editManifest(t, dir, CircuitEligibility, func(m *manifest) { m.CCSSHA256 = "00" + m.CCSSHA256[2:] })
+			editManifest(t, dir, CircuitEligibilityV2, func(m *manifest) { m.CCSSHA256 = "00" + m.CCSSHA256[2:] })
 		},
 		"fail/proving key corrupt": func(t *testing.T, dir string) {
-			path := filepath.Join(dir, CircuitEligibility+".pk")
+			path := filepath.Join(dir, CircuitEligibilityV2+".pk")
 			b, err := os.ReadFile(path)
 			require.NoError(t, err)
 			b[len(b)/2] ^= 1
 			require.NoError(t, os.WriteFile(path, b, 0o600))
 		},
 		"fail/verifying key of another circuit": func(t *testing.T, dir string) {
-			b, err := os.ReadFile(filepath.Join(dir, CircuitPrescription+".vk"))
+			b, err := os.ReadFile(filepath.Join(dir, CircuitPrescriptionV2+".vk"))
 			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitEligibility+".vk"), b, 0o600))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitEligibilityV2+".vk"), b, 0o600))
 			var m manifest
-			raw, err := os.ReadFile(filepath.Join(dir, CircuitPrescription+".json"))
+			raw, err := os.ReadFile(filepath.Join(dir, CircuitPrescriptionV2+".json"))
 			require.NoError(t, err)
 			require.NoError(t, json.Unmarshal(raw, &m))
-			editManifest(t, dir, CircuitEligibility, func(e *manifest) { e.VKSHA256 = m.VKSHA256 })
+			editManifest(t, dir, CircuitEligibilityV2, func(e *manifest) { e.VKSHA256 = m.VKSHA256 })
 		},
 		"fail/manifest garbage": func(t *testing.T, dir string) {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitPrescription+".json"), []byte("{"), 0o600))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitPrescriptionV2+".json"), []byte("{"), 0o600))
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -118,12 +114,12 @@ func TestSetupReplacesIncompletePair(t *testing.T) {
 	t.Parallel()
 	dir := copyKeyDir(t)
 	// A crash after the keys but before the manifest: the pair is redone.
-	require.NoError(t, os.Remove(filepath.Join(dir, CircuitPrescription+".json")))
+	require.NoError(t, os.Remove(filepath.Join(dir, CircuitPrescriptionV2+".json")))
 	sys, err := LoadOrSetup(t.Context(), dir)
 	require.NoError(t, err)
-	assert.Equal(t, vkBytes(t, testSys, CircuitEligibility), vkBytes(t, sys, CircuitEligibility))
-	assert.NotEqual(t, vkBytes(t, testSys, CircuitPrescription), vkBytes(t, sys, CircuitPrescription))
-	_, err = os.Stat(filepath.Join(dir, CircuitPrescription+".json"))
+	assert.Equal(t, vkBytes(t, testSys, CircuitEligibilityV2), vkBytes(t, sys, CircuitEligibilityV2))
+	assert.NotEqual(t, vkBytes(t, testSys, CircuitPrescriptionV2), vkBytes(t, sys, CircuitPrescriptionV2))
+	_, err = os.Stat(filepath.Join(dir, CircuitPrescriptionV2+".json"))
 	require.NoError(t, err)
 	leftovers, err := filepath.Glob(filepath.Join(dir, "*.tmp-*"))
 	require.NoError(t, err)
@@ -147,22 +143,21 @@ func TestCeremony(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
 
-	var domain uint64
-	for _, name := range CircuitNames() {
-		r, err := CompileCircuit(name)
-		require.NoError(t, err)
-		domain = max(domain, ecc.NextPowerOfTwo(uint64(r.GetNbConstraints())))
-	}
-	// Phase 1 (powers of tau), circuit independent; sealed with the beacon.
-	commons, err := mpcsetup.VerifyPhase1(domain, []byte("healthagents test fixture: phase 1"))
-	require.NoError(t, err)
-
+	// Phase 1 (powers of tau) per domain size, sealed with the beacon: a
+	// circuit's phase 2 takes the commons of its own domain.
+	commonsOf := map[uint64]*mpcsetup.SrsCommons{}
 	files := map[string]CeremonyKeys{}
 	for _, name := range CircuitNames() {
 		r, err := CompileCircuit(name)
 		require.NoError(t, err)
+		domain := ecc.NextPowerOfTwo(uint64(r.GetNbConstraints()))
+		if commonsOf[domain] == nil {
+			c, err := mpcsetup.VerifyPhase1(domain, []byte("healthagents test fixture: phase 1"))
+			require.NoError(t, err)
+			commonsOf[domain] = &c
+		}
 		// Phase 2 per circuit, sealed with the beacon.
-		pk, vk, err := mpcsetup.VerifyPhase2(r, &commons, []byte("healthagents test fixture: phase 2"))
+		pk, vk, err := mpcsetup.VerifyPhase2(r, commonsOf[domain], []byte("healthagents test fixture: phase 2"))
 		require.NoError(t, err)
 		f := CeremonyKeys{ProvingKey: filepath.Join(dir, name+".ceremony.pk"), VerifyingKey: filepath.Join(dir, name+".ceremony.vk")}
 		for path, k := range map[string]io.WriterTo{f.ProvingKey: pk, f.VerifyingKey: vk} {
@@ -181,16 +176,16 @@ func TestCeremony(t *testing.T) {
 	require.NoError(t, err)
 	v, err := NewVerifier(sys)
 	require.NoError(t, err)
-	proof, err := p.ProveEligibility(ctx, eligibleInput())
+	proof, err := proveEligible(ctx, p)
 	require.NoError(t, err)
 	require.NoError(t, v.Verify(ctx, proof))
 	// Keys of different set-ups do not mix.
 	require.ErrorIs(t, newTestVerifier(t).Verify(ctx, proof), ErrInvalidProof)
 	// The fixed-base prover works from ceremony keys too.
-	ck, err := sys.circuit(CircuitEligibility)
+	ck, err := sys.circuit(CircuitEligibilityV2)
 	require.NoError(t, err)
 	readyGroth16(t, ck)
-	proof, err = p.ProveEligibility(ctx, eligibleInput())
+	proof, err = proveEligible(ctx, p)
 	require.NoError(t, err)
 	require.NoError(t, v.Verify(ctx, proof))
 
@@ -199,18 +194,18 @@ func TestCeremony(t *testing.T) {
 	require.NoError(t, sys.Save(ctx, keyDir))
 	again, err := LoadOrSetup(ctx, keyDir)
 	require.NoError(t, err)
-	info, _ := again.Info(CircuitEligibility)
+	info, _ := again.Info(CircuitEligibilityV2)
 	assert.Equal(t, OriginCeremony, info.Origin)
-	assert.Equal(t, vkBytes(t, sys, CircuitPrescription), vkBytes(t, again, CircuitPrescription))
+	assert.Equal(t, vkBytes(t, sys, CircuitPrescriptionV2), vkBytes(t, again, CircuitPrescriptionV2))
 
 	// A ceremony verifying key beside another set-up's proving key fails
 	// the self-check at load.
-	mixed := files[CircuitEligibility]
-	mixed.ProvingKey = filepath.Join(testKeyDir, CircuitEligibility+".pk")
-	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibility: mixed, CircuitPrescription: files[CircuitPrescription]})
+	mixed := files[CircuitEligibilityV2]
+	mixed.ProvingKey = filepath.Join(testKeyDir, CircuitEligibilityV2+".pk")
+	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibilityV2: mixed, CircuitPrescriptionV2: files[CircuitPrescriptionV2]})
 	require.ErrorIs(t, err, ErrKeyMismatch)
 
 	// Every circuit needs keys.
-	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibility: files[CircuitEligibility]})
+	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibilityV2: files[CircuitEligibilityV2]})
 	require.Error(t, err)
 }

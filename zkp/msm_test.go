@@ -150,18 +150,20 @@ func TestProverUsesFixedBaseTables(t *testing.T) {
 		require.NoError(t, err)
 		require.NotNil(t, ck.g16.p.Load(), "Warm built the tables of %s", name)
 	}
-	p, v := newTestProver(t), newTestVerifier(t)
-	proof, err := p.ProveEligibility(t.Context(), eligibleInput())
+	p := newTestProver(t)
+	v, err := NewVerifier(testSys)
+	require.NoError(t, err)
+	proof, err := proveEligible(t.Context(), p)
 	require.NoError(t, err)
 	require.NoError(t, v.Verify(t.Context(), proof))
-	proof.Public[len(proof.Public)-1].SetZero() // claim "not eligible"
+	proof.Public[1].SetZero() // another digest
 	require.ErrorIs(t, v.Verify(t.Context(), proof), ErrInvalidProof)
 
-	in := PrescriptionInput{Coverage: sampleCoverage(), DrugCode: "11289", ServiceDate: day("2026-06-01"), Covered: true}
-	proof, err = p.ProvePrescription(t.Context(), in)
+	in := eligibleInput()
+	proof, _, _, err = p.ProvePrescriptionV2(t.Context(), PrescriptionV2Input{Credential: in.Credential, Drugs: []string{"11289"}, ServiceDate: in.ServiceDate})
 	require.NoError(t, err)
 	require.NoError(t, v.Verify(t.Context(), proof))
-	proof.Public[len(proof.Public)-1].SetZero()
+	proof.Public[1].SetZero()
 	require.ErrorIs(t, v.Verify(t.Context(), proof), ErrInvalidProof)
 }
 
@@ -169,7 +171,7 @@ func TestProverUsesFixedBaseTables(t *testing.T) {
 // fixed-base prover and checks gnark's verifier accepts them and rejects
 // them for another public input.
 func TestGroth16ProverProofsVerify(t *testing.T) {
-	for _, name := range []string{CircuitEligibility, CircuitPrescription} {
+	for _, name := range []string{CircuitEligibilityV2, CircuitPrescriptionV2} {
 		ck, err := testSys.circuit(name)
 		require.NoError(t, err)
 		gp := readyGroth16(t, ck)
@@ -194,11 +196,11 @@ func TestGroth16ProverProofsVerify(t *testing.T) {
 // BenchmarkGroth16Prove compares gnark's prover with the fixed-base one on
 // the eligibility sample statement (cpu-ms/op is the figure to compare).
 func BenchmarkGroth16Prove(b *testing.B) {
-	ck, err := testSys.circuit(CircuitEligibility)
+	ck, err := testSys.circuit(CircuitEligibilityV2)
 	if err != nil {
 		b.Fatal(err)
 	}
-	assignment, err := sampleAssignment(CircuitEligibility)
+	assignment, err := sampleAssignment(CircuitEligibilityV2)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -218,11 +220,11 @@ func BenchmarkGroth16Prove(b *testing.B) {
 // BenchmarkMultiExpK compares gnark-crypto's MultiExp with the fixed-base
 // table on the eligibility key's K points and a real witness.
 func BenchmarkMultiExpK(b *testing.B) {
-	ck, err := testSys.circuit(CircuitEligibility)
+	ck, err := testSys.circuit(CircuitEligibilityV2)
 	if err != nil {
 		b.Fatal(err)
 	}
-	assignment, err := sampleAssignment(CircuitEligibility)
+	assignment, err := sampleAssignment(CircuitEligibilityV2)
 	if err != nil {
 		b.Fatal(err)
 	}

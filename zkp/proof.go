@@ -16,16 +16,10 @@ const ProofSize = 8 * fp.Bytes
 
 // Proof is a Groth16 proof of one statement with its public inputs.
 type Proof struct {
-	Circuit string // CircuitEligibility or CircuitPrescription
+	Circuit string // CircuitEligibilityV2 or CircuitPrescriptionV2
 	Groth16 *groth16bn254.Proof
-	// Public is the public witness in the circuit's order (see
-	// EligibilityCircuit and PrescriptionCircuit); Public[0] is the record
-	// commitment.
+	// Public is the public witness: [issuerKeyHash, digest, circuitId].
 	Public []fr.Element
-	// Blinding opens the commitment together with the record. It is secret
-	// (with it and a guess of the record the commitment stops hiding): it is
-	// never part of ProofData or PublicInputs and is zero in a parsed proof.
-	Blinding fr.Element
 }
 
 // SolidityProof returns the proof in the 256-byte form EVM verifiers take:
@@ -56,47 +50,6 @@ func (p *Proof) PublicBig() []*big.Int {
 		out[i] = p.Public[i].BigInt(new(big.Int))
 	}
 	return out
-}
-
-// Commitment returns the record commitment the proof is about.
-func (p *Proof) Commitment() fr.Element {
-	if len(p.Public) == 0 {
-		return fr.Element{}
-	}
-	return p.Public[0]
-}
-
-// EligibilityOutputs are the claimed outputs an eligibility proof states.
-type EligibilityOutputs struct {
-	ClassIndex  int
-	ServiceDay  uint64
-	CoveragePct int
-	PreAuth     bool
-	Eligible    bool
-}
-
-// Eligibility decodes the outputs of an eligibility proof. Only a proof
-// that verified states them.
-func (p *Proof) Eligibility() (EligibilityOutputs, error) {
-	if p.Circuit != CircuitEligibility || len(p.Public) != 8 {
-		return EligibilityOutputs{}, fmt.Errorf("zkp: not an eligibility proof")
-	}
-	return EligibilityOutputs{
-		ClassIndex:  int(p.Public[1].Uint64()),
-		ServiceDay:  p.Public[4].Uint64(),
-		CoveragePct: int(p.Public[5].Uint64()),
-		PreAuth:     p.Public[6].IsOne(),
-		Eligible:    p.Public[7].IsOne(),
-	}, nil
-}
-
-// Prescription reports the Covered output of a prescription proof. Only a
-// proof that verified states it.
-func (p *Proof) Prescription() (covered bool, err error) {
-	if p.Circuit != CircuitPrescription || len(p.Public) != 4 {
-		return false, fmt.Errorf("zkp: not a prescription proof")
-	}
-	return p.Public[3].IsOne(), nil
 }
 
 // ParseProof decodes a proof from its API form (ProofData and

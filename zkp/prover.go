@@ -5,49 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	groth16bn254 "github.com/consensys/gnark/backend/groth16/bn254"
 	"github.com/consensys/gnark/frontend"
-
-	"github.com/healthagents/healthagents/record"
 )
 
 // DefaultTimeout is the proof-generation deadline: past it a request answers
 // "ZK proof generation timed out" (docs/decisions.md, errors table).
 const DefaultTimeout = 5 * time.Second
-
-// EligibilityInput is an eligibility decision to prove: the coverage it was
-// taken on and the claimed outputs. The prover refuses (ErrUnsatisfied) a
-// claim that does not follow from the coverage by the circuit's rules.
-type EligibilityInput struct {
-	Coverage      *record.Coverage
-	ClassIndex    int    // 1-based index of the procedure class, see Classes
-	ClassCode     string // optional: the class's code, e.g. "PROC002"; if set it must match ClassIndex
-	ProcedureCode string // requested code, e.g. CPT "70551"; compared in its CanonicalCode form
-	ServiceDate   time.Time
-	CoveragePct   int
-	PreAuth       bool
-	Eligible      bool
-	// Blinding is the commitment's random value. Nil draws a fresh one from
-	// crypto/rand; pass a stored one to reproduce a known commitment.
-	Blinding *fr.Element
-}
-
-// PrescriptionInput is a prescription's coverage statement to prove: the
-// drug (RxCUI) is covered by the committed plan on the service date
-// (coverage active, date within the window, drug not excluded) iff Covered.
-type PrescriptionInput struct {
-	Coverage    *record.Coverage
-	DrugCode    string // RxCUI, e.g. "11289"
-	ServiceDate time.Time
-	Covered     bool
-	Blinding    *fr.Element // as in EligibilityInput
-}
 
 type proverOptions struct {
 	timeout       time.Duration
@@ -140,154 +110,12 @@ func (p *Prover) blinding(given *fr.Element) (fr.Element, error) {
 	return b, nil
 }
 
-// eligibilityStatement encodes in and checks its claims natively.
-func eligibilityStatement(in EligibilityInput, blinding fr.Element) (*EligibilityCircuit, *coverageWitness, error) {
-	classes := classTable()
-	if in.ClassIndex < 1 || in.ClassIndex > len(classes) {
-		return nil, nil, fmt.Errorf("%w: procedure class index %d is not 1..%d", ErrUnsatisfied, in.ClassIndex, len(classes))
-	}
-	class := classes[in.ClassIndex-1]
-	if in.ClassCode != "" && !strings.EqualFold(in.ClassCode, class.Code) {
-		return nil, nil, fmt.Errorf("%w: class code does not match class index %d", ErrUnsatisfied, in.ClassIndex)
-	}
-	cw, err := encodeCoverage(in.Coverage, blinding)
-	if err != nil {
-		return nil, nil, err
-	}
-	code := CanonicalCode(in.ProcedureCode)
-	exact, err := EncodeCode(code)
-	if err != nil {
-		return nil, nil, err
-	}
-	folded, err := EncodeCodeFolded(code)
-	if err != nil {
-		return nil, nil, err
-	}
-	day, err := DayNumber(in.ServiceDate)
-	if err != nil {
-		return nil, nil, err
-	}
-	var classExact, classFolded fr.Element
-	classExact.SetBigInt(class.exact)
-	classFolded.SetBigInt(class.folded)
-
-	// The rules, natively; the circuit enforces the same.
-	eligible := cw.active && cw.inWindow(day) && !cw.excludes(folded, classFolded)
-	pct := uint64(class.BasePct)
-	if v, ok := cw.override(exact); ok {
-		pct = v
-	} else if v, ok := cw.override(classExact); ok {
-		pct = v
-	}
-	if !eligible {
-		pct = 0
-	}
-	switch {
-	case in.Eligible != eligible:
-		return nil, nil, fmt.Errorf("%w: claimed eligible flag", ErrUnsatisfied)
-	case in.CoveragePct < 0 || uint64(in.CoveragePct) != pct:
-		return nil, nil, fmt.Errorf("%w: claimed coverage percent", ErrUnsatisfied)
-	case in.PreAuth != class.PreAuth:
-		return nil, nil, fmt.Errorf("%w: claimed requires_authorization", ErrUnsatisfied)
-	}
-	return &EligibilityCircuit{
-		Coverage:        cw.assign(),
-		Commitment:      cw.commitment(),
-		ClassIndex:      in.ClassIndex,
-		Procedure:       exact,
-		ProcedureFolded: folded,
-		ServiceDay:      day,
-		CoveragePct:     in.CoveragePct,
-		PreAuth:         boolInt(in.PreAuth),
-		Eligible:        boolInt(in.Eligible),
-	}, cw, nil
-}
-
-// Covers reports what the prescription statement claims for a plan, a drug
-// (RxCUI) and a service date by the circuit's rule: coverage active, the
-// date within the window, the drug not excluded. Use it to fill
-// PrescriptionInput.Covered.
-func Covers(cov *record.Coverage, drugCode string, date time.Time) (bool, error) {
-	cw, err := encodeCoverage(cov, fr.Element{})
-	if err != nil {
-		return false, err
-	}
-	drug, err := EncodeCodeFolded(drugCode)
-	if err != nil {
-		return false, err
-	}
-	day, err := DayNumber(date)
-	if err != nil {
-		return false, err
-	}
-	return cw.covers(drug, day), nil
-}
-
-// covers is the prescription rule on an encoded coverage.
-func (cw *coverageWitness) covers(drug fr.Element, day uint64) bool {
-	return cw.active && cw.inWindow(day) && !cw.excludes(drug)
-}
-
-// prescriptionStatement encodes in and checks its claim natively.
-func prescriptionStatement(in PrescriptionInput, blinding fr.Element) (*PrescriptionCircuit, *coverageWitness, error) {
-	cw, err := encodeCoverage(in.Coverage, blinding)
-	if err != nil {
-		return nil, nil, err
-	}
-	drug, err := EncodeCodeFolded(CanonicalCode(in.DrugCode))
-	if err != nil {
-		return nil, nil, err
-	}
-	day, err := DayNumber(in.ServiceDate)
-	if err != nil {
-		return nil, nil, err
-	}
-	if covered := cw.covers(drug, day); covered != in.Covered {
-		return nil, nil, fmt.Errorf("%w: claimed covered flag", ErrUnsatisfied)
-	}
-	return &PrescriptionCircuit{
-		Coverage:   cw.assign(),
-		Commitment: cw.commitment(),
-		Drug:       drug,
-		ServiceDay: day,
-		Covered:    boolInt(in.Covered),
-	}, cw, nil
-}
-
-// ProveEligibility proves in. Errors: ErrUnsatisfied for a claim that does
-// not follow, ErrRecordTooLarge for a record outside the circuit's bounds,
-// ErrTimeout past the deadline.
-func (p *Prover) ProveEligibility(ctx context.Context, in EligibilityInput) (*Proof, error) {
-	b, err := p.blinding(in.Blinding)
-	if err != nil {
-		return nil, err
-	}
-	assignment, _, err := eligibilityStatement(in, b)
-	if err != nil {
-		return nil, err
-	}
-	return p.prove(ctx, CircuitEligibility, assignment, b)
-}
-
-// ProvePrescription proves in; errors as for ProveEligibility.
-func (p *Prover) ProvePrescription(ctx context.Context, in PrescriptionInput) (*Proof, error) {
-	b, err := p.blinding(in.Blinding)
-	if err != nil {
-		return nil, err
-	}
-	assignment, _, err := prescriptionStatement(in, b)
-	if err != nil {
-		return nil, err
-	}
-	return p.prove(ctx, CircuitPrescription, assignment, b)
-}
-
 type proveResult struct {
 	proof *groth16bn254.Proof
 	err   error
 }
 
-func (p *Prover) prove(ctx context.Context, name string, assignment frontend.Circuit, blinding fr.Element) (*Proof, error) {
+func (p *Prover) prove(ctx context.Context, name string, assignment frontend.Circuit) (*Proof, error) {
 	ck, err := p.sys.circuit(name)
 	if err != nil {
 		return nil, err
@@ -337,7 +165,7 @@ func (p *Prover) prove(ctx context.Context, name string, assignment frontend.Cir
 			// values, which derive from the record: it is not passed on.
 			return nil, fmt.Errorf("%w: %s circuit: the constraint solver rejected the witness", ErrUnsatisfied, name)
 		}
-		return &Proof{Circuit: name, Groth16: r.proof, Public: []fr.Element(public), Blinding: blinding}, nil
+		return &Proof{Circuit: name, Groth16: r.proof, Public: []fr.Element(public)}, nil
 	case <-ctx.Done():
 		return nil, ctxErr(ctx)
 	}
@@ -393,22 +221,18 @@ func (v *Verifier) Verify(ctx context.Context, proof *Proof) error {
 // sampleAssignment is a fixed, satisfiable statement for the named circuit,
 // used to self-check key pairs.
 func sampleAssignment(name string) (frontend.Circuit, error) {
-	cov := &record.Coverage{
-		MemberID: "SELF-CHECK", Status: record.StatusActive, Start: "2026-01-01", End: "2026-12-31",
-		ExcludedProcedures: []string{"PROC005"}, CoverageOverrides: map[string]int{"PROC002": 70},
-	}
 	day := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	var blinding fr.Element
-	blinding.SetUint64(7)
+	cred, err := sampleCredential()
+	if err != nil {
+		return nil, err
+	}
 	switch name {
-	case CircuitEligibility:
-		a, _, err := eligibilityStatement(EligibilityInput{
-			Coverage: cov, ClassIndex: 2, ProcedureCode: "70551", ServiceDate: day,
-			CoveragePct: 70, PreAuth: false, Eligible: true,
-		}, blinding)
+	case CircuitEligibilityV2:
+		a, _, err := eligibilityV2Statement(EligibilityV2Input{Credential: cred, ProcedureCode: "70551", ServiceDate: day,
+			Eligible: true, CoveragePct: 80, PreAuth: true}, big.NewInt(7))
 		return a, err
-	case CircuitPrescription:
-		a, _, err := prescriptionStatement(PrescriptionInput{Coverage: cov, DrugCode: "11289", ServiceDate: day, Covered: true}, blinding)
+	case CircuitPrescriptionV2:
+		a, _, _, err := prescriptionV2Statement(PrescriptionV2Input{Credential: cred, Drugs: []string{"11289", "6809"}, ServiceDate: day}, big.NewInt(7))
 		return a, err
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnknownCircuit, name)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iden3/go-iden3-crypto/babyjub"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/record"
+	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/zkp"
 )
 
@@ -35,7 +37,9 @@ func TestServiceTimeoutWhileProving(t *testing.T) {
 	ledger, err := chain.NewSimulated(ctx) // nothing reaches it: no verifier is registered
 	require.NoError(t, err)
 	t.Cleanup(func() { ledger.Close() })
-	a, err := attest.New(prover, ledger)
+	policy, err := trust.New(trust.Self, babyjub.PrivateKey{7}, ledger.Governed(), nil)
+	require.NoError(t, err)
+	a, err := attest.New(prover, ledger, attest.WithTrust(policy))
 	require.NoError(t, err)
 	key, err := cipher.GenerateKey()
 	require.NoError(t, err)

@@ -21,7 +21,8 @@ import (
 
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/cipher"
-	"github.com/healthagents/healthagents/record"
+	"github.com/healthagents/healthagents/fhir"
+	"github.com/healthagents/healthagents/ratelimit"
 )
 
 // benchTarget is one endpoint the load command drives, with the typical
@@ -54,6 +55,7 @@ type benchResult struct {
 // benchRun is how the load is driven.
 type benchRun struct {
 	base, key string
+	keys      []string // the run's own keys, request i sending keys[i%len] (bench_keys.go)
 	n, c      int
 	rate      float64 // requests/s, open loop; 0: closed loop with c workers
 	spread    int     // distinct X-Forwarded-For client addresses; 0: none
@@ -76,7 +78,7 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 	pid := fs.Int("pid", 0, "server process id: report its peak resident memory (VmHWM, Linux)")
 	only := fs.String("endpoints", "health,status,verify-eligibility,validate-prescription", "comma-separated endpoints (also: submit-federated-update)")
 	recordPath := fs.String("record", "testdata/record.json", "plaintext record to seal for the POST endpoints")
-	apiKey := fs.String("key", "", "API key to send as a bearer token (optional)")
+	apiKey := fs.String("key", "", "API key to send as a bearer token; without it (and without -spread) bench creates enterprise-tier keys of its own, enough that no per-minute figure refuses the run, and revokes them after")
 	records := fs.Int("records", 1000, "records per /submit-federated-update request (the spec advises at most 1000)")
 	adminToken := fs.String("admin-token", cfg.AdminToken, "bearer that may create keys (ADMIN_TOKEN by default): submit-federated-update creates an organization key per request")
 	if err := fs.Parse(args); err != nil {
@@ -92,7 +94,7 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	rec, err := record.Parse(plaintext)
+	rec, err := fhir.ParseRecord(plaintext) // our record JSON or a FHIR R4 Bundle
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
@@ -129,6 +131,14 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 			spec: "500 / 2000 / 5000 ms", prepare: fb.prepare, observe: fb.observe})
 	}
 	run := benchRun{base: *base, key: *apiKey, n: *n, c: *c, rate: *rate, spread: *spread}
+	if *apiKey == "" && *spread == 0 {
+		keys, done, err := benchKeys(ctx, cfg, client, *base, *adminToken, benchKeyCount(ratelimit.DefaultPolicy(), want, *n))
+		if err != nil {
+			return err
+		}
+		defer done()
+		run.keys = keys
+	}
 	hwmBefore := peakRSS(*pid)
 	var results []benchResult
 	for _, t := range targets {
@@ -236,6 +246,9 @@ func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTa
 func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget, i int64) (int, time.Time, error) {
 	var body io.Reader
 	bearer := run.key
+	if bearer == "" && len(run.keys) > 0 {
+		bearer = run.keys[i%int64(len(run.keys))]
+	}
 	if t.prepare != nil {
 		b, key, err := t.prepare(ctx, i)
 		if err != nil {
@@ -341,6 +354,9 @@ func printBench(w io.Writer, run benchRun, results []benchResult) {
 	}
 	if run.spread > 0 {
 		mode += fmt.Sprintf(", X-Forwarded-For over %d client addresses", run.spread)
+	}
+	if len(run.keys) > 0 {
+		mode += fmt.Sprintf(", %d enterprise key(s) of its own", len(run.keys))
 	}
 	fmt.Fprintf(w, "healthagents bench: %s, %d requests per endpoint, %s\n", run.base, run.n, mode)
 	fmt.Fprintf(w, "(p50/p95/p99 and ok/s count 2xx answers, all/s every answer; shed p50/p99 count 429 and 503 refusals;\n")

@@ -13,7 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/apikey"
+	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/server"
 )
 
@@ -47,5 +50,60 @@ func TestBenchOpenLoop(t *testing.T) {
 	for _, bad := range [][]string{{"-rate", "-1"}, {"-spread", "-2"}, {"-c", "5000"}} {
 		err = run(t.Context(), append([]string{"bench"}, bad...), settings, nil, io.Discard, io.Discard)
 		assert.Error(t, err, bad)
+	}
+}
+
+// TestBenchOwnKeys: without -key, bench creates keys of its own on the
+// server's database, enough that the run meets no per-minute figure: 600
+// GET /status (500 a minute per caller) need two keys, and not one answer
+// is a 429. The keys are revoked after the run.
+func TestBenchOwnKeys(t *testing.T) {
+	t.Parallel()
+	settings := env(map[string]string{"DATA_DIR": t.TempDir()})
+	cfg, err := app.ConfigFromEnv(settings)
+	require.NoError(t, err)
+	a, err := app.OpenWithOutput(t.Context(), cfg, nil, io.Discard)
+	require.NoError(t, err)
+	defer a.Close()
+	ts := httptest.NewServer(a.Handler)
+	defer ts.Close()
+
+	var out bytes.Buffer
+	err = run(t.Context(), []string{"bench", "-url", ts.URL, "-endpoints", "status", "-n", "600", "-c", "8",
+		"-record", "../../testdata/record.json"}, settings, nil, &out, io.Discard)
+	require.NoError(t, err)
+	t.Log(out.String())
+	assert.Contains(t, out.String(), "2 enterprise key(s) of its own")
+	assert.Contains(t, out.String(), "200×600")
+	assert.NotContains(t, out.String(), "429×", "no request refused by a rate limit")
+
+	keys, _, err := a.Keys.List(t.Context(), apikey.ListOptions{Limit: 100})
+	require.NoError(t, err)
+	bench := 0
+	for _, k := range keys {
+		if k.Name == "bench" {
+			bench++
+			assert.False(t, k.RevokedAt.IsZero(), "bench key %s left active", k.ID)
+		}
+	}
+	assert.Equal(t, 2, bench)
+}
+
+func TestBenchKeyCount(t *testing.T) {
+	t.Parallel()
+	p := ratelimit.DefaultPolicy()
+	assert.Equal(t, 1, benchKeyCount(p, []string{"health", "verify-eligibility"}, 100))
+	assert.Equal(t, 4, benchKeyCount(p, []string{"health", "verify-eligibility"}, 400))
+	assert.Equal(t, 2, benchKeyCount(p, []string{"status"}, 600))
+	assert.Equal(t, 1, benchKeyCount(p, []string{"submit-federated-update"}, 50))
+}
+
+// TestBenchHelp: -h prints every flag and runs nothing.
+func TestBenchHelp(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), []string{"bench", "-h"}, env(map[string]string{"DATA_DIR": t.TempDir()}), nil, &out, io.Discard))
+	for _, f := range []string{"-url", "-n", "-c", "-rate", "-spread", "-pid", "-endpoints", "-record", "-key", "-records", "-admin-token"} {
+		assert.Contains(t, out.String(), "  "+f+" ", "bench -h lacks %s", f)
 	}
 }

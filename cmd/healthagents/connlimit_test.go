@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,4 +193,16 @@ func TestLoadSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, cfg.MaxInFlight, "0: GOMAXPROCS")
 	assert.Zero(t, cfg.MaxConnections, "0: defaultMaxConnections")
+	assert.Nil(t, cfg.AdmissionQueue, "unset: eight per slot")
+	assert.Zero(t, cfg.AdmissionWait, "unset: server.DefaultAdmissionWait")
+	cfg, err = app.ConfigFromEnv(env(map[string]string{"ADMISSION_QUEUE": "0", "ADMISSION_WAIT": "1500ms"}))
+	require.NoError(t, err)
+	require.NotNil(t, cfg.AdmissionQueue)
+	assert.Equal(t, 0, *cfg.AdmissionQueue, "0 is kept: shed at once")
+	assert.Equal(t, 1500*time.Millisecond, cfg.AdmissionWait)
+	for k, v := range map[string]string{"ADMISSION_QUEUE": "-1", "ADMISSION_WAIT": "5", "MAX_IN_FLIGHT": "0"} {
+		_, err := app.ConfigFromEnv(env(map[string]string{k: v}))
+		require.Error(t, err, k)
+		assert.True(t, strings.HasPrefix(err.Error(), k+" "), err.Error())
+	}
 }

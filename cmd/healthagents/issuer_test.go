@@ -70,7 +70,7 @@ func TestEverySubcommandHelp(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"serve", "-h"}, {"seal", "-h"}, {"chain", "-h"}, {"chain", "deploy", "-h"}, {"keys", "-h"},
 		{"keys", "create", "-h"}, {"bench", "-h"}, {"participant", "-h"}, {"issuer", "keygen", "-h"}, {"issuer", "sign", "-h"},
-		{"ceremony", "-h"}, {"ceremony", "init", "-h"}, {"ceremony", "contribute", "-h"}, {"ceremony", "verify", "-h"}, {"help"}} {
+		{"ceremony", "-h"}, {"ceremony", "init", "-h"}, {"ceremony", "contribute", "-h"}, {"ceremony", "verify", "-h"}, {"verify-decision", "-h"}, {"help"}} {
 		var out, errOut bytes.Buffer
 		err := run(t.Context(), args, func(string) string { return "" }, strings.NewReader(""), &out, &errOut)
 		require.NoError(t, err, "%v", args)

@@ -1,7 +1,8 @@
 // Command healthagents runs the healthcare agents service and its tools.
 //
 //	healthagents [serve]            run the HTTP service (settings from the environment)
-//	healthagents seal FILE          print a PatientData envelope for a plaintext record
+//	healthagents seal [--fhir] FILE print a PatientData envelope for a plaintext record or FHIR R4 Bundle
+//	healthagents x12 271 [flags]    render an eligibility answer (JSON on stdin) as an X12 271 (docs/x12.md)
 //	healthagents keys create|list|revoke   manage API keys offline, on the service's database
 //	healthagents chain deploy       deploy the governed registry and verifiers on CHAIN_ENDPOINT
 //	healthagents chain register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit
@@ -10,6 +11,8 @@
 //	healthagents issuer keygen|sign a payer's coverage credentials (docs/credentials.md)
 //	healthagents ceremony init|contribute|init-phase2|verify|finalize
 //	                                a multi-party setup of the ZK keys (docs/ceremony.md)
+//	healthagents verify-decision --rpc URL --tx HASH [--registry ADDRESS] [--statement FILE]
+//	                                check a recorded decision from the chain alone (docs/verify.md)
 //	healthagents version            print the version
 //
 // Settings: HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT,
@@ -17,7 +20,11 @@
 // CHAIN_OWNER_KEY_FILE, CHAIN_LEGACY_REGISTRY, CHAIN_CONFIRMATIONS, COVERAGE_TRUST,
 // PHARMACY_ORACLE, IPFS_ENDPOINT, FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL,
 // HEALTHAGENTS_ENV, TLS_CERT_FILE, TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES,
-// MAX_IN_FLIGHT, MAX_CONNECTIONS, ZK_KEYS_DIR. See docs/decisions.md#settings. CHAIN_REPLACE_VERIFIERS
+// MAX_IN_FLIGHT, ADMISSION_QUEUE, ADMISSION_WAIT, MAX_CONNECTIONS, ZK_KEYS_DIR,
+// OTEL_EXPORTER_OTLP_ENDPOINT, ENVELOPE_TTL, and the federated run:
+// FEDERATED_TASK, FEDERATED_DP, FEDERATED_EPSILON, FEDERATED_DELTA,
+// FEDERATED_CLIP_NORM, FEDERATED_ROUNDS, FEDERATED_MIN_PARTICIPANTS,
+// FEDERATED_TARGET_PARTICIPANTS, FEDERATED_ROUND_TIMEOUT, FEDERATED_PROOFS. See docs/decisions.md#settings. CHAIN_REPLACE_VERIFIERS
 // is gone and refused: verifiers are immutable per circuit id (docs/decisions/governance.md).
 package main
 
@@ -31,8 +38,11 @@ import (
 	"os/signal"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/healthagents/healthagents"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/healthagents/healthagents/app"
 )
 
@@ -49,7 +59,7 @@ func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" }
 
 // plainUsage is what -h prints for the subcommands without a flag set.
 var plainUsage = map[string]string{
-	"seal":  "usage: healthagents seal FILE\n\nPrints the PatientData envelope of the plaintext record in FILE, sealed with the service's\nFernet key (FERNET_KEY, or DATA_DIR/fernet.key), ready to POST.",
+	"seal":  "usage: healthagents seal [--fhir] FILE\n\nPrints the PatientData envelope of the plaintext record in FILE (- for standard input), sealed\nwith the service's Fernet key (FERNET_KEY, or DATA_DIR/fernet.key), ready to POST. The record is\nour record JSON (docs/record.schema.json) or a FHIR R4 Bundle (docs/decisions/fhir.md); --fhir\ninsists on a Bundle. A malformed record is refused, naming the field; notes on standard error say\nwhat a well-formed one still lacks for decisions (coverage, catalogue drugs, misspelt fields).",
 	"chain": chainUsage,
 	"keys":  errKeysUsage.Error(),
 }
@@ -64,10 +74,15 @@ CHAIN_REGISTRY, CHAIN_ID, CHAIN_RPC_LISTEN, CHAIN_OWNER, CHAIN_OWNER_KEY_FILE,
 CHAIN_LEGACY_REGISTRY, CHAIN_CONFIRMATIONS, COVERAGE_TRUST,
 PHARMACY_ORACLE, IPFS_ENDPOINT, FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL,
 HEALTHAGENTS_ENV, TLS_CERT_FILE, TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES,
-MAX_IN_FLIGHT, MAX_CONNECTIONS, ZK_KEYS_DIR.`
+MAX_IN_FLIGHT, ADMISSION_QUEUE, ADMISSION_WAIT, MAX_CONNECTIONS, ZK_KEYS_DIR,
+OTEL_EXPORTER_OTLP_ENDPOINT, ENVELOPE_TTL; federated training (see
+docs/federated-privacy.md): FEDERATED_TASK, FEDERATED_DP, FEDERATED_EPSILON,
+FEDERATED_DELTA, FEDERATED_CLIP_NORM, FEDERATED_ROUNDS,
+FEDERATED_MIN_PARTICIPANTS, FEDERATED_TARGET_PARTICIPANTS,
+FEDERATED_ROUND_TIMEOUT, FEDERATED_PROOFS.`
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal FILE | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant --server URL --api-key KEY --org ID --data FILE.csv [--task FILE] | issuer keygen|sign | ceremony init|contribute|init-phase2|verify|finalize | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal [--fhir] FILE | x12 271 | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant --server URL --api-key KEY --data FILE.csv [--fhir-label SYSTEM|CODE] [--task ID] | issuer keygen|sign | ceremony init|contribute|init-phase2|verify|finalize | verify-decision --rpc URL --tx HASH [--registry ADDRESS] [--statement FILE] | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
@@ -92,11 +107,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		// Offline: a participant's machine needs no service settings.
 		return ceremonyCommand(ctx, zkpCeremony(), args, stdout, stderr)
 	}
+	if cmd == "x12" {
+		// Offline: renders an answer, needs no service settings.
+		return x12Command(args, time.Now, stdin, stdout, stderr)
+	}
+	if cmd == "verify-decision" {
+		// A third party's machine: only a chain endpoint, no service settings.
+		return verifyDecision(ctx, args, stdout, stderr)
+	}
 	cfg, err := app.ConfigFromEnv(getenv)
 	if err != nil {
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
+	redis.SetLogger(redisLogger{logger}) // its lines into the JSON log (redislog.go)
 	switch cmd {
 	case "serve":
 		return serve(ctx, cfg, logger, nil)
@@ -107,7 +131,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "chain":
 		return chainCommand(ctx, getenv, logger, args, stdout)
 	case "seal":
-		return seal(cfg, logger, args, stdin, stdout)
+		return seal(cfg, logger, args, stdin, stdout, stderr)
 	case "participant":
 		return participate(ctx, args, getenv, logger, stdout, stderr)
 	case "issuer":

@@ -2,24 +2,32 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
+	gnarklog "github.com/consensys/gnark/logger"
+	"golang.org/x/time/rate"
+
 	"github.com/healthagents/healthagents/client"
 	"github.com/healthagents/healthagents/federated"
+	"github.com/healthagents/healthagents/federated/normproof"
+	"github.com/healthagents/healthagents/fhir"
 	"github.com/healthagents/healthagents/record"
 )
 
 // participantOptions are the flags of `healthagents participant`.
 type participantOptions struct {
-	server, apiKey, org, data, task string
-	poll                            time.Duration
-	rounds                          int
+	server, apiKey, org, data, task, taskFile, state string
+	fhirLabel                                        string
+	poll, wait                                       time.Duration
+	rounds, rate                                     int
 }
 
 func parseParticipant(args []string, getenv func(string) string, stderr io.Writer) (participantOptions, error) {
@@ -28,11 +36,16 @@ func parseParticipant(args []string, getenv func(string) string, stderr io.Write
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.server, "server", "", "coordinator base URL (required)")
 	fs.StringVar(&o.apiKey, "api-key", getenv("HEALTHAGENTS_API_KEY"), "the organization's API key (default $HEALTHAGENTS_API_KEY)")
-	fs.StringVar(&o.org, "org", "", "the organization id of the API key (required)")
 	fs.StringVar(&o.data, "data", "", "CSV file with the task's columns (required)")
-	fs.StringVar(&o.task, "task", "", "task file (JSON); default: the built-in diagnosis task, CSV columns named as its features")
-	fs.DurationVar(&o.poll, "poll", 2*time.Second, "how often to ask for the round's state (at least 1s)")
-	fs.IntVar(&o.rounds, "rounds", 0, "stop after this many rounds (0: until the task ends)")
+	fs.StringVar(&o.fhirLabel, "fhir-label", "", "read --data as FHIR R4 NDJSON, one Bundle per patient (a bulk export), the label being a Condition or Observation coded SYSTEM|CODE, e.g. http://hl7.org/fhir/sid/icd-10-cm|E11 (docs/decisions/fhir.md)")
+	fs.StringVar(&o.task, "task", "", "the task id to train; refused if the server trains another (default: the server's task)")
+	fs.StringVar(&o.taskFile, "task-file", "", "a local copy of the task file, checked against the server's (default: the server's definition)")
+	fs.StringVar(&o.org, "org", "", "the organization id (default: the API key's organization)")
+	fs.StringVar(&o.state, "state", "", "state file kept between restarts (default: the data file's path + .participant.json)")
+	fs.DurationVar(&o.poll, "poll", 2*time.Second, "least time between two looks at the round (at least 1s)")
+	fs.DurationVar(&o.wait, "wait", 20*time.Second, "long poll: how long the server may hold a look while there is nothing to do (0 to 25s; 0 polls)")
+	fs.IntVar(&o.rounds, "rounds", 0, "stop after joining this many rounds in all (0: until the task ends)")
+	fs.IntVar(&o.rate, "rate", 60, "most requests a minute this participant makes (the free tier allows 100)")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("participant: %w", err)
 	}
@@ -41,48 +54,82 @@ func parseParticipant(args []string, getenv func(string) string, stderr io.Write
 		return o, errors.New("participant: --server is required")
 	case o.apiKey == "":
 		return o, errors.New("participant: --api-key (or HEALTHAGENTS_API_KEY) is required")
-	case o.org == "":
-		return o, errors.New("participant: --org is required")
 	case o.data == "":
 		return o, errors.New("participant: --data is required")
 	case o.poll < time.Second:
 		return o, errors.New("participant: --poll must be at least 1s")
+	case o.wait < 0 || o.wait > 25*time.Second:
+		return o, errors.New("participant: --wait must be from 0 to 25s")
 	case o.rounds < 0:
 		return o, errors.New("participant: --rounds must not be negative")
+	case o.rate < 10:
+		return o, errors.New("participant: --rate must be at least 10 requests a minute")
+	}
+	if o.state == "" {
+		o.state = o.data + ".participant.json"
+	}
+	if _, err := os.Stat(o.data); err != nil {
+		return o, fmt.Errorf("participant: data: %w", err)
 	}
 	return o, nil
 }
 
-// loadParticipantTask reads the task file, or describes the built-in task
-// as one (CSV columns named as its features, label column "diagnosis").
-func loadParticipantTask(path string) (*federated.TaskFile, error) {
-	if path == "" {
-		t := federated.DefaultTask()
-		tf := &federated.TaskFile{
-			ID: t.Name, Label: federated.LabelSpec{Positive: t.Labels.Positive, Negative: t.Labels.Negative},
-			Model: t.Model, LearningRate: t.Training.LearningRate, LocalEpochs: t.Training.Epochs,
-			BatchSize: t.Training.BatchSize, ReferenceDate: t.ReferenceDate, ClampZ: t.ClampZ,
+// participantTask is the task to train: the local --task-file, or the
+// definition the server publishes, or the built-in diagnosis task when the
+// server runs that. It must hash to the server's task hash.
+func participantTask(o participantOptions, st *client.FederatedTask) (*federated.TaskFile, error) {
+	var tf *federated.TaskFile
+	var err error
+	switch {
+	case o.taskFile != "":
+		f, ferr := os.Open(o.taskFile)
+		if ferr != nil {
+			return nil, fmt.Errorf("participant: task file: %w", ferr)
 		}
-		for _, f := range t.Features {
-			tf.Features = append(tf.Features, federated.FeatureSpec{Name: f.Name, Mean: f.Mean, Scale: f.Scale})
+		defer f.Close()
+		tf, err = federated.ParseTaskFile(f)
+	case st.Definition != nil:
+		b, merr := json.Marshal(st.Definition)
+		if merr != nil {
+			return nil, merr
 		}
-		return tf, tf.Validate()
+		tf, err = federated.ParseTaskFileBytes(b)
+	default:
+		tf, err = builtinTaskFile()
 	}
-	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("participant: task file: %w", err)
+		return nil, fmt.Errorf("participant: %w", err)
 	}
-	defer f.Close()
-	return federated.ParseTaskFile(f)
+	if h := tf.Task().Hash(); h != st.TaskHash {
+		return nil, fmt.Errorf("participant: the task (hash %.12s…) is not the server's task %q (hash %.12s…); check --task-file", h, st.ID, st.TaskHash)
+	}
+	return tf, nil
+}
+
+// builtinTaskFile describes the built-in diagnosis task as a task file (CSV
+// columns named as its features, label column "diagnosis").
+func builtinTaskFile() (*federated.TaskFile, error) {
+	t := federated.DefaultTask()
+	tf := &federated.TaskFile{
+		ID: t.Name, Label: federated.LabelSpec{Positive: t.Labels.Positive, Negative: t.Labels.Negative},
+		Model: t.Model, LearningRate: t.Training.LearningRate, LocalEpochs: t.Training.Epochs,
+		BatchSize: t.Training.BatchSize, ReferenceDate: t.ReferenceDate, ClampZ: t.ClampZ,
+	}
+	for _, f := range t.Features {
+		tf.Features = append(tf.Features, federated.FeatureSpec{Name: f.Name, Mean: f.Mean, Scale: f.Scale})
+	}
+	return tf, tf.Validate()
 }
 
 // participate is `healthagents participant`: a hospital's side of federated
-// training over HTTP. It reads its records from a CSV file, joins every round
-// until the task ends (or --rounds), and prints one progress line per round.
-// What it sends is public keys, sealed shares, a masked vector and revealed
-// shares; records and its unmasked update never leave the process. After a
-// restart it joins the next round (a round in progress needs the secrets
-// the previous process held).
+// training over HTTP. It learns the task from the server (or --task-file),
+// reads its records from a CSV file, joins every round until the task ends
+// (maximum rounds or privacy budget) or --rounds, and prints one progress
+// line per round. What it sends is public keys, sealed shares, a masked
+// vector and revealed shares; records and its unmasked update never leave
+// the process. It keeps a state file: after a restart it checks it trains
+// the same task as the same organization and joins the next round (a round
+// in progress needs the secrets the previous process held in memory).
 func participate(ctx context.Context, args []string, getenv func(string) string, logger *slog.Logger, stdout, stderr io.Writer) error {
 	o, err := parseParticipant(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -91,40 +138,91 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	tf, err := loadParticipantTask(o.task)
-	if err != nil {
-		return err
-	}
-	recs, err := readParticipantCSV(tf, o.data)
-	if err != nil {
-		return err
-	}
-	p, err := federated.NewParticipant(federated.ParticipantConfig{Org: o.org, Task: tf.Task(), HeldOut: tf.HeldOut, Logger: logger}, recs)
+	paced := &http.Client{Transport: &pacedTransport{next: http.DefaultTransport, lim: rate.NewLimiter(rate.Every(time.Minute/time.Duration(o.rate)), 5)}}
+	c, err := client.New(o.server, client.WithAPIKey(o.apiKey), client.WithLogger(logger), client.WithHTTPClient(paced))
 	if err != nil {
 		return fmt.Errorf("participant: %w", err)
 	}
-	c, err := client.New(o.server, client.WithAPIKey(o.apiKey), client.WithLogger(logger))
+	st, err := c.FederatedTask(ctx)
+	if err != nil {
+		return fmt.Errorf("participant: reading the server's task: %w", err)
+	}
+	if o.task != "" && o.task != st.ID {
+		return fmt.Errorf("participant: the server trains task %q, not %q", st.ID, o.task)
+	}
+	org := o.org
+	if org == "" {
+		org = st.OrganizationID
+	}
+	if org == "" {
+		return errors.New("participant: the API key has no organization; pass --org")
+	}
+	tf, err := participantTask(o, st)
+	if err != nil {
+		return err
+	}
+	state, err := loadParticipantState(o.state)
+	if err != nil {
+		return err
+	}
+	switch {
+	case state == nil:
+		state = &participantState{Org: org, TaskID: st.ID, TaskHash: st.TaskHash, LastRound: -1}
+	case state.Org != org || state.TaskHash != st.TaskHash:
+		return fmt.Errorf("participant: state file %s is for organization %q and task %q; pass another --state", o.state, state.Org, state.TaskID)
+	default:
+		fmt.Fprintf(stdout, "resuming: %d rounds joined, last round %d (model %s)\n", state.RoundsJoined, state.LastRound, state.ModelVersion)
+	}
+	read := readParticipantCSV
+	if o.fhirLabel != "" {
+		read = func(tf *federated.TaskFile, path string) ([]*record.Record, error) {
+			return readParticipantFHIR(tf, path, o.fhirLabel)
+		}
+	}
+	recs, err := read(tf, o.data)
+	if err != nil {
+		return err
+	}
+	pcfg := federated.ParticipantConfig{Org: org, Task: tf.Task(), HeldOut: tf.HeldOut, Logger: logger}
+	if st.Proofs {
+		gnarklog.Disable() // gnark's own progress lines would interleave with ours
+		// Proved rounds: prove each update with the coordinator's keys of
+		// the round's shape, fetched once per shape.
+		svc := normproof.NewServiceFetching(func(s normproof.Shape) ([]byte, []byte, error) {
+			fmt.Fprintf(stdout, "fetching the proving key of shape %s\n", s.Name())
+			// The coordinator's first setup of a shape takes seconds (more on a
+			// busy machine): allow it longer than an ordinary call.
+			return c.With(client.WithTimeout(5*time.Minute)).FederatedProofKeys(ctx, s.Name())
+		})
+		_, pp := svc.ProofGroup()
+		pcfg.Proofs = &pp
+	}
+	p, err := federated.NewParticipant(pcfg, recs)
 	if err != nil {
 		return fmt.Errorf("participant: %w", err)
 	}
-	api := c.FederatedRoundAPI(o.org)
-	fmt.Fprintf(stdout, "participant %s: %d records, task %s\n", o.org, len(recs), tf.ID)
+	api := c.FederatedRoundAPI(org)
+	if o.wait > 0 {
+		api = c.FederatedRoundAPILongPoll(org, o.wait)
+	}
+	fmt.Fprintf(stdout, "participant %s: %d records, task %s, round %d, phase %s, proved rounds %v\n", org, len(recs), st.ID, st.CurrentRound, st.Phase, st.Proofs)
 	failures := 0
-	for done := 0; o.rounds == 0 || done < o.rounds; {
+	for o.rounds == 0 || state.RoundsJoined < o.rounds {
 		v, err := p.RunRound(ctx, api, o.poll)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, federated.ErrNoOpenRound) || isNoOpenRound(err):
 			fmt.Fprintln(stdout, "no round is open: the task has ended (maximum rounds or privacy budget)")
+			reportFinal(ctx, c, p, stdout)
 			return nil
 		case errors.Is(err, federated.ErrTaskMismatch):
-			return fmt.Errorf("participant: %w (check --task)", err)
+			return fmt.Errorf("participant: %w (check --task-file)", err)
 		case err != nil:
 			failures++
-			logger.LogAttrs(ctx, slog.LevelWarn, "federated round failed", slog.String("error", err.Error()), slog.Int("failures", failures))
+			logger.LogAttrs(ctx, slog.LevelWarn, "federated round failed; retrying", slog.String("error", err.Error()), slog.Int("failures", failures))
 			if failures >= 20 {
-				return fmt.Errorf("participant: 20 rounds in a row failed, last: %w", err)
+				return fmt.Errorf("participant: 20 attempts in a row failed, last: %w", err)
 			}
 			if err := sleepCtx(ctx, o.poll*time.Duration(min(failures, 30))); err != nil {
 				return err
@@ -132,10 +230,32 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 			continue
 		}
 		failures = 0
-		done++
-		reportRound(ctx, c, p, v, stdout)
+		m := reportRound(ctx, c, p, v, st.Privacy, stdout)
+		state.RoundsJoined++
+		state.LastRound = v.Round - 1
+		if m != nil {
+			state.ModelVersion = m.ModelVersion
+		}
+		if err := state.save(o.state); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// pacedTransport keeps a participant within its key's rate class: every
+// request waits for the limiter, so however fast rounds go the command
+// never earns a 429.
+type pacedTransport struct {
+	next http.RoundTripper
+	lim  *rate.Limiter
+}
+
+func (t *pacedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if err := t.lim.Wait(r.Context()); err != nil {
+		return nil, err
+	}
+	return t.next.RoundTrip(r)
 }
 
 func isNoOpenRound(err error) bool {
@@ -154,13 +274,14 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// reportRound prints the model the finished round produced and its accuracy
-// on this participant's own held-out records.
-func reportRound(ctx context.Context, c *client.Client, p *federated.Participant, next *federated.RoundView, stdout io.Writer) {
+// reportRound prints the model the finished round produced, its accuracy
+// on this participant's own held-out records, the pooled figure, and the
+// privacy budget spent.
+func reportRound(ctx context.Context, c *client.Client, p *federated.Participant, next *federated.RoundView, priv client.FederatedPrivacy, stdout io.Writer) *client.GlobalModel {
 	m, err := c.FederatedModel(ctx)
 	if err != nil {
 		fmt.Fprintf(stdout, "round done; next round %d (model unavailable: %v)\n", next.Round, err)
-		return
+		return nil
 	}
 	line := fmt.Sprintf("round %d closed: model %s from %d organizations", m.TrainingRound, m.ModelVersion, m.OrganizationsContributed)
 	if w, err := client.DecodeWeights(m); err == nil {
@@ -170,11 +291,31 @@ func reportRound(ctx context.Context, c *client.Client, p *federated.Participant
 	}
 	if m.Accuracy != nil {
 		line += fmt.Sprintf(", pooled accuracy of %s %.3f", m.AccuracyModelVersion, *m.Accuracy)
+		if m.MeanAccuracy != nil && m.AccuracyStdDev != nil {
+			line += fmt.Sprintf(" (per organization %.3f ± %.3f over %d)", *m.MeanAccuracy, *m.AccuracyStdDev, m.EvalParticipants)
+		}
 	}
-	if m.EpsilonSpent > 0 {
-		line += fmt.Sprintf(", epsilon spent %.4g", m.EpsilonSpent)
+	if priv.Enabled {
+		line += fmt.Sprintf(", epsilon spent %.4g of %.4g", m.EpsilonSpent, priv.Epsilon)
 	}
 	fmt.Fprintf(stdout, "%s; next round %d, phase %s\n", line, next.Round, next.Phase)
+	return m
+}
+
+// reportFinal prints the final model and its accuracy on this
+// participant's own held-out records.
+func reportFinal(ctx context.Context, c *client.Client, p *federated.Participant, stdout io.Writer) {
+	m, err := c.FederatedModel(ctx)
+	if err != nil {
+		return
+	}
+	line := fmt.Sprintf("final model %s (round %d, %d organizations)", m.ModelVersion, m.TrainingRound, m.OrganizationsContributed)
+	if w, err := client.DecodeWeights(m); err == nil {
+		if ev, err := p.Evaluate(w); err == nil && ev.Total > 0 {
+			line += fmt.Sprintf(", local held-out accuracy %.3f (%d records)", ev.Accuracy(), ev.Total)
+		}
+	}
+	fmt.Fprintln(stdout, line)
 }
 
 func readParticipantCSV(tf *federated.TaskFile, path string) ([]*record.Record, error) {
@@ -184,6 +325,29 @@ func readParticipantCSV(tf *federated.TaskFile, path string) ([]*record.Record, 
 	}
 	defer f.Close()
 	recs, err := tf.ReadCSV(f)
+	if err != nil {
+		return nil, fmt.Errorf("participant: %s: %w", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("participant: %s has no records", path)
+	}
+	return recs, nil
+}
+
+// readParticipantFHIR reads the records from FHIR R4 NDJSON, one Bundle
+// per patient; the label is the Condition or Observation coded label
+// (SYSTEM|CODE), named as the task's labels.
+func readParticipantFHIR(tf *federated.TaskFile, path, label string) ([]*record.Record, error) {
+	l, err := fhir.ParseLabel(label, tf.Label.Positive, tf.Label.Negative)
+	if err != nil {
+		return nil, fmt.Errorf("participant: --fhir-label: %w", err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("participant: data: %w", err)
+	}
+	defer f.Close()
+	recs, err := fhir.ReadNDJSON(f, fhir.Options{Label: l})
 	if err != nil {
 		return nil, fmt.Errorf("participant: %s: %w", path, err)
 	}

@@ -111,7 +111,7 @@ func TestParticipantFlags(t *testing.T) {
 	for name, args := range map[string][]string{
 		"no server": {"participant", "--api-key", "k", "--org", "o", "--data", "d.csv"},
 		"no key":    {"participant", "--server", "http://x", "--org", "o", "--data", "d.csv"},
-		"no org":    {"participant", "--server", "http://x", "--api-key", "k", "--data", "d.csv"},
+		"long wait": {"participant", "--server", "http://x", "--api-key", "k", "--data", "d.csv", "--wait", "60s"},
 		"no data":   {"participant", "--server", "http://x", "--api-key", "k", "--org", "o"},
 		"fast poll": {"participant", "--server", "http://x", "--api-key", "k", "--org", "o", "--data", "d.csv", "--poll", "100ms"},
 		"no file":   {"participant", "--server", "http://x", "--api-key", "k", "--org", "o", "--data", filepath.Join(t.TempDir(), "none.csv")},

@@ -6,31 +6,45 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/fhir"
+	"github.com/healthagents/healthagents/prescription"
 	"github.com/healthagents/healthagents/record"
 )
 
 // seal reads a plaintext record (FILE, or - for stdin), checks it, and prints
-// the PatientData envelope sealed with the service's key.
-func seal(cfg app.Config, logger *slog.Logger, args []string, stdin io.Reader, stdout io.Writer) error {
+// the PatientData envelope sealed with the service's key. The plaintext is
+// our record JSON or a FHIR R4 Bundle (told apart by its resourceType);
+// --fhir insists on a Bundle.
+func seal(cfg app.Config, logger *slog.Logger, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	parse := fhir.ParseRecord
+	if len(args) == 2 && args[0] == "--fhir" {
+		args = args[1:]
+		parse = func(b []byte) (*record.Record, error) { return fhir.Parse(b, fhir.Options{}) }
+	}
 	if len(args) != 1 {
-		return fmt.Errorf("usage: healthagents seal FILE (or - for standard input)")
+		return fmt.Errorf("usage: healthagents seal [--fhir] FILE (or - for standard input)")
 	}
 	var plaintext []byte
 	var err error
 	if args[0] == "-" {
-		plaintext, err = io.ReadAll(io.LimitReader(stdin, record.MaxSize+1))
+		plaintext, err = io.ReadAll(io.LimitReader(stdin, fhir.MaxSize+1))
 	} else {
 		plaintext, err = os.ReadFile(args[0])
 	}
 	if err != nil {
 		return err
 	}
-	rec, err := record.Parse(plaintext)
+	rec, err := parse(plaintext)
 	if err != nil {
 		return err
+	}
+	drugs, _ := prescription.New()
+	for _, n := range sealNotes(plaintext, rec, time.Now(), drugs) {
+		fmt.Fprintln(stderr, "note:", n)
 	}
 	kr, err := app.LoadKeyring(cfg, logger)
 	if err != nil {

@@ -36,6 +36,16 @@ func defaultHTTPLimits() httpLimits {
 
 const shutdownTimeout = 20 * time.Second
 
+// listenCause is the innermost reason of a failed listen ("address already
+// in use", "no such host"), without repeating the address.
+func listenCause(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
+}
+
 // newHTTPServer is the binary's http.Server around h, with lim, its error
 // log on logger and, with conns, the connection limiter told of every
 // connection's state.
@@ -61,16 +71,19 @@ func newHTTPServer(h http.Handler, logger *slog.Logger, lim httpLimits, conns *c
 // serve runs the service until ctx is cancelled (SIGTERM/SIGINT), then shuts
 // down gracefully. If ready is not nil, the listening address is sent on it.
 func serve(ctx context.Context, cfg app.Config, logger *slog.Logger, ready chan<- string) error {
+	// The listening socket first: a bad HOST or a busy port fails before
+	// keys, chain, database or a bootstrap token are made. Connections
+	// that arrive while the service opens wait in the kernel's backlog.
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
+	if err != nil {
+		return fmt.Errorf("HOST, PORT: cannot listen on %s: %w", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)), listenCause(err))
+	}
+	defer ln.Close()
 	a, err := app.Open(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-
-	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
-	if err != nil {
-		return err
-	}
 	maxConns := cfg.MaxConnections
 	if maxConns == 0 {
 		maxConns = defaultMaxConnections

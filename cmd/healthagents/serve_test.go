@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,4 +70,34 @@ func TestSlowlorisIsCutOff(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, resp.StatusCode)
+}
+
+// TestServeListensBeforeOpening: a busy port or a HOST that cannot be
+// listened on stops `healthagents serve` with one line naming HOST and
+// PORT, before DATA_DIR, keys, chain or a bootstrap token exist.
+func TestServeListensBeforeOpening(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer busy.Close()
+	_, port, _ := net.SplitHostPort(busy.Addr().String())
+	for name, tt := range map[string]struct {
+		env  map[string]string
+		want string
+	}{
+		"busy port":       {map[string]string{"HOST": "127.0.0.1", "PORT": port}, "address already in use"},
+		"unknown address": {map[string]string{"HOST": "192.0.2.1", "PORT": "0"}, "HOST, PORT: cannot listen on 192.0.2.1:0"},
+	} {
+		dir := filepath.Join(t.TempDir(), "data")
+		tt.env["DATA_DIR"] = dir
+		var stdout, stderr bytes.Buffer
+		err := run(t.Context(), []string{"serve"}, env(tt.env), nil, &stdout, &stderr)
+		require.Error(t, err, name)
+		assert.True(t, strings.HasPrefix(err.Error(), "HOST, PORT: cannot listen on "), err.Error())
+		assert.Contains(t, err.Error(), tt.want, name)
+		assert.NotContains(t, err.Error(), "\n")
+		_, statErr := os.Stat(dir)
+		assert.True(t, os.IsNotExist(statErr), "%s: nothing created under DATA_DIR", name)
+		assert.Empty(t, stdout.String()+stderr.String(), "%s: nothing printed", name)
+	}
 }

@@ -1,19 +1,26 @@
-// Command mount serves the healthagents HTTP API inside a program's own
+// Command mount serves the whole healthagents service inside a program's own
 // http.ServeMux, under a path prefix, beside the program's own routes.
-// server.New returns an http.Handler and opens no listener: the program
-// keeps its server, middleware and shutdown.
+// app.Open assembles what `healthagents serve` runs (database, API keys and
+// rate limits, ZK proofs verified on the chain, webhooks, the v1 registry)
+// from the same environment settings, and returns its http.Handler without
+// opening a listener: the program keeps its server, middleware and
+// shutdown.
 //
 //	go run ./examples/mount -addr 127.0.0.1:8080
 //	curl http://127.0.0.1:8080/hello
 //	curl http://127.0.0.1:8080/healthagents/health
+//	open http://127.0.0.1:8080/healthagents/docs
 //
-// ADDR sets the default address. FERNET_KEY is the key patient envelopes are
-// sealed with; without it a fresh key is generated for this run (and not
-// shown), so only this process's callers could seal for it. A client reaches
-// the mounted API with client.New("http://127.0.0.1:8080/healthagents").
+// ADDR sets the default address; every other setting is the service's own
+// (docs/decisions.md#settings): DATA_DIR (default ./data) keeps the database,
+// the embedded chain, the ZK keys and, without FERNET_KEY, a generated
+// Fernet key that `healthagents seal` uses too. The first start prints a
+// one-time bootstrap token for the first API key. A client reaches the
+// mounted API with client.New("http://127.0.0.1:8080/healthagents").
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -28,9 +35,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/healthagents/healthagents"
-	"github.com/healthagents/healthagents/cipher"
-	"github.com/healthagents/healthagents/server"
+	"github.com/healthagents/healthagents/app"
 )
 
 func main() {
@@ -57,19 +62,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return errors.New("-prefix must name a path such as /healthagents")
 	}
 
-	kr, err := keyring(getenv("FERNET_KEY"))
+	cfg, err := app.ConfigFromEnv(getenv)
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc, err := healthagents.New(kr, healthagents.WithLogger(logger))
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var bootstrap bytes.Buffer // printed once the program listens
+	svc, err := app.OpenWithOutput(ctx, cfg, logger, &bootstrap)
 	if err != nil {
 		return err
 	}
-	api, err := server.New(server.Deps{Service: svc}, server.WithLogger(logger))
-	if err != nil {
-		return err
-	}
+	defer svc.Close()
+	api := svc.Handler
 
 	// The program's own mux: its routes, and the API under the prefix.
 	mux := http.NewServeMux()
@@ -91,6 +95,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		IdleTimeout:       2 * time.Minute,
 	}
 	fmt.Fprintf(stdout, "listening on http://%s (API under %s/)\n", ln.Addr(), p)
+	if bootstrap.Len() > 0 {
+		fmt.Fprint(stdout, bootstrap.String())
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -109,20 +116,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	fmt.Fprintln(stdout, "stopped")
 	return nil
-}
-
-func keyring(key string) (*cipher.Keyring, error) {
-	if key == "" {
-		var err error
-		if key, err = cipher.GenerateKey(); err != nil {
-			return nil, err
-		}
-	}
-	kr, err := cipher.ParseKeyring(key)
-	if err != nil {
-		return nil, fmt.Errorf("FERNET_KEY: %w", err)
-	}
-	return kr, nil
 }
 
 func or(v, def string) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -52,8 +53,9 @@ func TestMount(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	env := map[string]string{"FERNET_KEY": key, "DATA_DIR": t.TempDir()}
 	base, done := start(t, ctx, []string{"-addr", "127.0.0.1:0", "-prefix", "/api/health/"},
-		func(k string) string { return map[string]string{"FERNET_KEY": key}[k] })
+		func(k string) string { return env[k] })
 
 	// The host program's own route.
 	resp, err := http.Get(base + "/hello")
@@ -71,19 +73,46 @@ func TestMount(t *testing.T) {
 	assert.Equal(t, "healthy", h.Status)
 
 	year := time.Now().Year()
-	env, err := client.SealRecord(&record.Record{
+	sealed, err := client.SealRecord(&record.Record{
 		PatientID: "PT-000789",
 		Coverage: &record.Coverage{
 			MemberID: "M1", Status: "active", Start: fmt.Sprintf("%d-01-01", year), End: fmt.Sprintf("%d-12-31", year),
 		},
 	}, key)
 	require.NoError(t, err)
-	res, err := c.VerifyEligibility(t.Context(), env, "PROC004")
+	var info client.ResponseInfo
+	res, err := c.With(client.WithResponseInfo(&info)).VerifyEligibility(t.Context(), sealed, "PROC004")
 	require.NoError(t, err)
 	assert.True(t, res.Eligible)
 	assert.InDelta(t, 90, res.CoveragePct, 0)
+	// The full service: the decision was proven and verified on chain, and
+	// the public caller drew on a rate limit.
+	assert.True(t, res.ZKProofVerified, "proofs are wired")
+	require.NotNil(t, info.RateLimit, "limits are wired")
+	assert.Equal(t, 10, info.RateLimit.Limit)
 
-	_, err = c.ValidatePrescription(t.Context(), env, "NOPE-1")
+	// API keys are wired: key routes refuse a caller without one.
+	resp, err = http.Get(base + "/api/health/api/keys")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 401, resp.StatusCode)
+
+	// The documentation works under the prefix, and the document names it.
+	resp, err = http.Get(base + "/api/health/docs")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Contains(t, string(page), `src="docs/swagger-ui-bundle.js"`)
+	resp, err = http.Get(base + "/api/health/openapi.json")
+	require.NoError(t, err)
+	var doc struct{ Servers []struct{ URL string } }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&doc))
+	resp.Body.Close()
+	require.NotEmpty(t, doc.Servers)
+	assert.Equal(t, base+"/api/health", doc.Servers[0].URL)
+
+	_, err = c.ValidatePrescription(t.Context(), sealed, "NOPE-1")
 	assert.True(t, client.IsNotFound(err), "%v", err)
 
 	// Outside the prefix the API's paths are not served.
@@ -98,7 +127,8 @@ func TestMount(t *testing.T) {
 
 func TestMountFailures(t *testing.T) {
 	t.Parallel()
-	noEnv := func(string) string { return "" }
+	dataDir := t.TempDir()
+	noEnv := func(k string) string { return map[string]string{"DATA_DIR": dataDir}[k] }
 	for name, args := range map[string][]string{
 		"root prefix":  {"-addr", "127.0.0.1:0", "-prefix", "/"},
 		"bad address":  {"-addr", "127.0.0.1:notaport"},
@@ -109,6 +139,9 @@ func TestMountFailures(t *testing.T) {
 			require.Error(t, run(t.Context(), args, noEnv, io.Discard))
 		})
 	}
-	err := run(t.Context(), []string{"-addr", "127.0.0.1:0"}, func(string) string { return "bad-key" }, io.Discard)
+	dir := t.TempDir()
+	err := run(t.Context(), []string{"-addr", "127.0.0.1:0"}, func(k string) string {
+		return map[string]string{"FERNET_KEY": "bad-key", "DATA_DIR": dir}[k]
+	}, io.Discard)
 	require.ErrorContains(t, err, "FERNET_KEY")
 }

@@ -95,8 +95,13 @@ async function main() {
     const st = JSON.parse(readFileSync(a.statement, "utf8"));
     const d = digestOf(st.opening);
     check("statement", d === ev.digest, `digest recomputed from the opening ${d === ev.digest ? "equals" : "differs from"} the recorded digest`);
-    if (st.opening.revocation_nonce !== undefined) {
-      const at = await registry.revokedIn(ev.issuerKeyHash, BigInt(st.opening.revocation_nonce));
+    // The nonce is the opening's committed "revocation_nonce" field, a
+    // decimal string: JSON.parse rounds the plain revocation_nonce number
+    // (19 digits, above 2^53) and would look up another nonce.
+    const field = (st.opening.fields || []).find((f) => f.name === "revocation_nonce");
+    if (field !== undefined || st.opening.revocation_nonce !== undefined) {
+      const nonce = field !== undefined ? BigInt(field.value) : BigInt(st.opening.revocation_nonce);
+      const at = await registry.revokedIn(ev.issuerKeyHash, nonce);
       check("revocation", at === 0n || at > BigInt(block), at === 0n ? "credential nonce not revoked" : `credential nonce revoked in block ${at}`);
     }
   }

@@ -28,6 +28,9 @@ func BenchmarkProve(b *testing.B) {
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(k.Constraints()), "constraints")
+			pk, _, err := k.EncodeKeys()
+			require.NoError(b, err)
+			b.ReportMetric(float64(len(pk)), "pk-bytes")
 		})
 	}
 }

@@ -23,6 +23,8 @@ import (
 type Service struct {
 	mu   sync.Mutex
 	keys map[Shape]*Keys
+	// source makes the keys of a shape not yet held (default Setup).
+	source func(Shape) (*Keys, error)
 }
 
 var (
@@ -31,7 +33,7 @@ var (
 )
 
 // NewService returns an empty Service.
-func NewService() *Service { return &Service{keys: map[Shape]*Keys{}} }
+func NewService() *Service { return &Service{keys: map[Shape]*Keys{}, source: Setup} }
 
 // Keys returns the keys of s, running Setup the first time.
 func (v *Service) Keys(s Shape) (*Keys, error) {
@@ -40,7 +42,7 @@ func (v *Service) Keys(s Shape) (*Keys, error) {
 	if k, ok := v.keys[s]; ok {
 		return k, nil
 	}
-	k, err := Setup(s)
+	k, err := v.source(s)
 	if err != nil {
 		return nil, err
 	}

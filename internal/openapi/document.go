@@ -90,6 +90,10 @@ type Response struct {
 	Description string
 	Body        any // zero value of the JSON body's type, or nil for none
 	Headers     map[string]Header
+	// Alternates are other media types of the same response, chosen by the
+	// request's Accept header (e.g. application/fhir+json), each with its
+	// schema as given.
+	Alternates map[string]*Schema
 }
 
 // Operation describes one HTTP operation; Add validates and records it.
@@ -124,6 +128,7 @@ type Document struct {
 	paths    map[string]map[string]*operation
 	webhooks map[string]map[string]*operation
 	ids      map[string]bool
+	examples map[reflect.Type]example // examples.go
 }
 
 // New returns an empty document.
@@ -463,6 +468,12 @@ func (d *Document) response(r Response, rateLimited bool) (*response, error) {
 		}
 		out.Content = jsonContent(s)
 	}
+	for media, s := range r.Alternates {
+		if out.Content == nil {
+			out.Content = map[string]*mediaType{}
+		}
+		out.Content[media] = &mediaType{Schema: cloneSchema(s)}
+	}
 	if rateLimited {
 		out.Headers = map[string]*header{}
 		for _, n := range []string{HeaderRateLimitLimit, HeaderRateLimitRemaining, HeaderRateLimitReset} {
@@ -529,6 +540,7 @@ func (d *Document) JSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.applyExamples(names, schemas)
 	seen := map[*Schema]bool{}
 	for _, ops := range []map[string]map[string]*operation{d.paths, d.webhooks} {
 		for _, byMethod := range ops {
@@ -567,7 +579,7 @@ func (d *Document) JSON() ([]byte, error) {
 				HeaderRetryAfter:         {Description: "Seconds to wait before retrying.", Schema: &Schema{Type: Types{"integer"}, Minimum: ptr(0.0)}},
 			},
 			SecuritySchemes: map[string]*securityScheme{
-				BearerScheme: {Type: "http", Scheme: "bearer", BearerFormat: "API key", Description: "An API key (sk_dev_… or sk_live_…) sent as Authorization: Bearer <API_KEY>."},
+				BearerScheme: {Type: "http", Scheme: "bearer", BearerFormat: "API key", Description: "An API key (sk_dev_… or sk_live_…) sent as `Authorization: Bearer <API_KEY>`."},
 			},
 		},
 	}

@@ -3,6 +3,7 @@ package openapi_test
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -47,6 +48,8 @@ var (
 	cssRemote = regexp.MustCompile(`(?i)(?:url\(\s*["']?|@import\s+["'])(?:https?:)?//`)
 	// swaggerSpec finds the spec URL in Swagger UI's inline configuration.
 	swaggerSpec = regexp.MustCompile(`"swaggerJsonUrl":"([^"]+)"`)
+	// redocSpec finds the spec URL in the Redoc page's script.
+	redocSpec = regexp.MustCompile(`Redoc\.init\(new URL\("([^"]+)"`)
 )
 
 func get(t *testing.T, rawURL string, hdr ...string) (*http.Response, []byte) {
@@ -66,10 +69,18 @@ func get(t *testing.T, rawURL string, hdr ...string) (*http.Response, []byte) {
 
 // TestPagesOffline fetches each page, then every script, stylesheet, icon
 // and spec URL it references, and requires each to be served by the same
-// server: nothing comes from a CDN or any other host.
+// server: nothing comes from a CDN or any other host. The pages are also
+// mounted under a prefix by http.StripPrefix, as a host program would:
+// every reference must resolve under the prefix, never at the root (the
+// root serves nothing there).
 func TestPagesOffline(t *testing.T) {
 	t.Parallel()
 	srv := docsServer(t)
+	outer := http.NewServeMux()
+	inner := srv.Config.Handler
+	outer.Handle("/healthagents/v2/", http.StripPrefix("/healthagents/v2", inner))
+	mounted := httptest.NewServer(outer)
+	t.Cleanup(mounted.Close)
 	tests := []struct {
 		name, page string
 		minRefs    int
@@ -77,39 +88,51 @@ func TestPagesOffline(t *testing.T) {
 	}{
 		{"ok/swagger", "/docs", 4, swaggerSpec},
 		{"ok/swagger with slash", "/docs/", 4, swaggerSpec},
-		{"ok/redoc", "/redoc", 2, nil},
-		{"ok/redoc with slash", "/redoc/", 2, nil},
+		{"ok/redoc", "/redoc", 1, redocSpec},
+		{"ok/redoc with slash", "/redoc/", 1, redocSpec},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			pageURL, err := url.Parse(srv.URL + tt.page)
-			require.NoError(t, err)
-			resp, body := get(t, pageURL.String())
-			require.Equal(t, http.StatusOK, resp.StatusCode)
-			assert.Contains(t, resp.Header.Get("Content-Type"), "text/html")
-			assert.Contains(t, string(body), "Test API")
-			assert.Empty(t, absURL.FindAllString(string(body), -1), "page names another host")
+	for _, base := range []string{srv.URL, mounted.URL + "/healthagents/v2"} {
+		for _, tt := range tests {
+			t.Run(tt.name+" at "+base, func(t *testing.T) {
+				t.Parallel()
+				checkPageOffline(t, base+tt.page, tt.minRefs, tt.specRe)
+			})
+		}
+	}
+}
 
-			refs := attrURL.FindAllStringSubmatch(string(body), -1)
-			if tt.specRe != nil {
-				m := tt.specRe.FindStringSubmatch(string(body))
-				require.NotNil(t, m, "spec URL in page config")
-				refs = append(refs, m)
+func checkPageOffline(t *testing.T, page string, minRefs int, specRe *regexp.Regexp) {
+	t.Helper()
+	{
+		pageURL, err := url.Parse(page)
+		require.NoError(t, err)
+		resp, body := get(t, pageURL.String())
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Contains(t, resp.Header.Get("Content-Type"), "text/html")
+		assert.Contains(t, string(body), "Test API")
+		assert.Empty(t, absURL.FindAllString(string(body), -1), "page names another host")
+
+		refs := attrURL.FindAllStringSubmatch(string(body), -1)
+		if specRe != nil {
+			m := specRe.FindStringSubmatch(string(body))
+			require.NotNil(t, m, "spec URL in page config")
+			refs = append(refs, m)
+		}
+		require.GreaterOrEqual(t, len(refs), minRefs+1)
+		for _, m := range refs {
+			ref, err := pageURL.Parse(m[1])
+			require.NoError(t, err)
+			assert.Equal(t, pageURL.Host, ref.Host, "%s is not local", m[1])
+			if strings.Contains(page, "/healthagents/v2/") {
+				assert.True(t, strings.HasPrefix(ref.Path, "/healthagents/v2/"), "%s resolves outside the mount: %s", m[1], ref.Path)
 			}
-			require.GreaterOrEqual(t, len(refs), tt.minRefs)
-			for _, m := range refs {
-				ref, err := pageURL.Parse(m[1])
-				require.NoError(t, err)
-				assert.Equal(t, pageURL.Host, ref.Host, "%s is not local", m[1])
-				r, b := get(t, ref.String())
-				assert.Equal(t, http.StatusOK, r.StatusCode, ref.String())
-				assert.NotEmpty(t, b, ref.String())
-				if strings.Contains(r.Header.Get("Content-Type"), "css") {
-					assert.NotRegexp(t, cssRemote, string(b), "stylesheet %s loads from another host", ref)
-				}
+			r, b := get(t, ref.String())
+			assert.Equal(t, http.StatusOK, r.StatusCode, ref.String())
+			assert.NotEmpty(t, b, ref.String())
+			if strings.Contains(r.Header.Get("Content-Type"), "css") {
+				assert.NotRegexp(t, cssRemote, string(b), "stylesheet %s loads from another host", ref)
 			}
-		})
+		}
 	}
 }
 
@@ -170,6 +193,50 @@ func TestSpecHandler(t *testing.T) {
 	assert.JSONEq(t, testSpec, string(body))
 }
 
+func TestWithServers(t *testing.T) {
+	t.Parallel()
+	doc := openapi.New(openapi.Info{Title: "t", Version: "1", Servers: []openapi.Server{{URL: "http://localhost:8000"}}})
+	require.NoError(t, doc.Add(openapi.Operation{Method: "GET", Path: "/x", Responses: map[int]openapi.Response{204: {}}}))
+	spec, err := doc.JSON()
+	require.NoError(t, err)
+
+	out, err := openapi.WithServers(spec, []openapi.Server{{URL: "https://api.example.org/healthagents", Description: "here"}})
+	require.NoError(t, err)
+	var got, want map[string]any
+	require.NoError(t, json.Unmarshal(out, &got))
+	require.NoError(t, json.Unmarshal(spec, &want))
+	assert.Equal(t, []any{map[string]any{"url": "https://api.example.org/healthagents", "description": "here"}}, got["servers"])
+	delete(got, "servers")
+	delete(want, "servers")
+	assert.Equal(t, want, got, "only servers changes")
+
+	_, err = openapi.WithServers([]byte(`{"openapi":"3.1.0"}`), nil)
+	assert.Error(t, err, "no servers list")
+	_, err = openapi.WithServers([]byte(`[1]`), nil)
+	assert.Error(t, err, "not an object")
+
+	h := openapi.SpecHandlerFor(spec, func(r *http.Request) []openapi.Server {
+		if r.Host == "plain" {
+			return nil
+		}
+		return []openapi.Server{{URL: "http://" + r.Host + "/p"}}
+	})
+	for _, host := range []string{"a.example", "b.example", "plain"} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/openapi.json", nil)
+		req.Host = host
+		h.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusOK, rec.Code)
+		var d struct{ Servers []openapi.Server }
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &d))
+		wantURL := "http://" + host + "/p"
+		if host == "plain" {
+			wantURL = "http://localhost:8000"
+		}
+		assert.Equal(t, wantURL, d.Servers[0].URL)
+	}
+}
+
 func TestUIOptions(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -208,8 +275,35 @@ func TestRedocBasePath(t *testing.T) {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/api/reference", nil))
 	require.Equal(t, http.StatusOK, rec.Code)
-	assert.Contains(t, rec.Body.String(), `src="/api/reference/redoc.standalone.js"`)
-	assert.Contains(t, rec.Body.String(), `spec-url="/spec.json"`)
+	// References relative to the page's directory (/api/), so they hold
+	// under any prefix the handler is mounted at.
+	assert.Contains(t, rec.Body.String(), `src="reference/redoc.standalone.js"`)
+	assert.Contains(t, rec.Body.String(), `new URL("../spec.json"`)
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/api/reference/", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Contains(t, rec.Body.String(), `src="redoc.standalone.js"`)
+	assert.Contains(t, rec.Body.String(), `new URL("../../spec.json"`)
+}
+
+func TestRelativeRefs(t *testing.T) {
+	t.Parallel()
+	h, err := openapi.SwaggerUI("/openapi.json")
+	require.NoError(t, err)
+	for page, want := range map[string][]string{
+		"/docs":  {`href="docs/swagger-ui.css"`, `src="docs/swagger-ui-bundle.js"`, `"swaggerJsonUrl":"openapi.json"`},
+		"/docs/": {`href="./swagger-ui.css"`, `src="./swagger-ui-bundle.js"`, `"swaggerJsonUrl":"../openapi.json"`},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, page, nil))
+		require.Equal(t, http.StatusOK, rec.Code)
+		for _, w := range want {
+			assert.Contains(t, rec.Body.String(), w, page)
+		}
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/elsewhere", nil))
+	assert.Equal(t, http.StatusNotFound, rec.Code)
 }
 
 // BenchmarkRedoc measures building the Redoc handler, which server.New

@@ -1,0 +1,55 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/federated"
+	"github.com/healthagents/healthagents/federated/normproof"
+)
+
+// federatedProofs turns on proved rounds (FEDERATED_PROOFS=on): the
+// normproof keys of every shape are set up once and kept under
+// DATA_DIR/federated-proofs, so a restarted coordinator verifies with the
+// keys its participants fetched. It returns the ProofKeys function of
+// GET /api/v1/federated/proof-keys/{shape}, which serves only the shapes
+// this run's rounds can have.
+func federatedProofs(dataDir string, cfg *federated.Config) (func(context.Context, string) ([]byte, []byte, error), error) {
+	svc, err := normproof.NewServiceDir(filepath.Join(dataDir, "federated-proofs"))
+	if err != nil {
+		return nil, err
+	}
+	pc, _ := svc.ProofGroup()
+	cfg.Proofs = &pc
+	m, err := cfg.Task.NewModel()
+	if err != nil {
+		return nil, err
+	}
+	frac := cfg.FracBits
+	if frac == 0 {
+		frac = federated.DefaultConfig().FracBits
+	}
+	bits, err := normproof.WeightBits(cfg.ClipNorm, frac)
+	if err != nil {
+		return nil, fmt.Errorf("FEDERATED_CLIP_NORM: %w", err)
+	}
+	maxPeers := cfg.MaxParticipants
+	if maxPeers == 0 {
+		maxPeers = federated.DefaultConfig().MaxParticipants
+	}
+	maxPeers--
+	return func(_ context.Context, name string) ([]byte, []byte, error) {
+		s, err := normproof.ParseShape(name)
+		if err != nil || s.Weights != m.NumWeights() || s.Extra != federated.EvalWords || s.Bits != bits || s.Peers < 2 || s.Peers > maxPeers {
+			return nil, nil, healthagents.Errorf(healthagents.CodeInvalid,
+				"Validation error: shape %q is not one of this run's (w%d-e%d-p<2..%d>-b%d)", name, m.NumWeights(), federated.EvalWords, maxPeers, bits)
+		}
+		k, err := svc.Keys(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		return k.EncodeKeys()
+	}, nil
+}

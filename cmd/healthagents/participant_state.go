@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// participantState is what `healthagents participant` keeps between its own
+// restarts (--state): which organization and task it trains, and how far it
+// got. It holds no record, update or secret: a round in progress when the
+// process died is one the organization dropped out of (its round secrets
+// were only in memory), and the restarted process joins the next one.
+type participantState struct {
+	Org          string    `json:"organization_id"`
+	TaskID       string    `json:"task_id"`
+	TaskHash     string    `json:"task_hash"`
+	RoundsJoined int       `json:"rounds_joined"`
+	LastRound    int       `json:"last_round"`
+	ModelVersion string    `json:"model_version,omitempty"`
+	Updated      time.Time `json:"updated_at"`
+}
+
+// loadParticipantState reads path; a missing file is a fresh start (nil).
+func loadParticipantState(path string) (*participantState, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("participant: state file: %w", err)
+	}
+	var s participantState
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("participant: state file %s is not a participant state (remove it to start afresh)", path)
+	}
+	return &s, nil
+}
+
+// save writes the state atomically (a temporary file renamed over path).
+func (s *participantState) save(path string) error {
+	s.Updated = time.Now().UTC()
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".participant-state-*")
+	if err != nil {
+		return fmt.Errorf("participant: state file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("participant: state file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("participant: state file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("participant: state file: %w", err)
+	}
+	return nil
+}

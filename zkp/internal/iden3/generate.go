@@ -1,0 +1,3 @@
+package iden3
+
+//go:generate go run gen/main.go
