@@ -43,19 +43,29 @@ type FederatedAccepted struct {
 
 // GlobalModel answers GET /api/v1/federated/model.
 type GlobalModel struct {
-	ModelVersion             string   `json:"model_version" example:"1.0.3"`
-	ModelHash                string   `json:"model_hash" doc:"SHA-256 hex of the canonical weight encoding."`
-	Weights                  string   `json:"weights" doc:"Hex of the canonical weight encoding (\"HAFW\", version 1, uint32 LE count, float64 LE weights)."`
-	Accuracy                 *float64 `json:"accuracy" doc:"Held-out accuracy (0-1) summed over the participants' held-out records, null before any round closed. It measures accuracy_model_version, the starting model of the latest round."`
-	AccuracyModelVersion     string   `json:"accuracy_model_version,omitempty"`
-	EvalSamples              int      `json:"eval_samples,omitempty"`
-	EvalParticipants         int      `json:"eval_participants,omitempty" doc:"Organizations that evaluated at least one held-out record (each bounded by its registered cohort size)."`
-	MeanAccuracy             *float64 `json:"mean_accuracy,omitempty" doc:"Unweighted mean of the organizations' held-out accuracies, from the secure sum (no single figure is revealed)."`
-	AccuracyStdDev           *float64 `json:"accuracy_stddev,omitempty" doc:"Population standard deviation of the organizations' held-out accuracies: the spread behind the pooled figure."`
-	OrganizationsContributed int      `json:"organizations_contributed" doc:"Organizations whose updates made this version."`
-	TrainingRound            int      `json:"training_round" doc:"The round that produced this version; -1 for the initial model."`
-	CurrentRound             int      `json:"current_round"`
-	EpsilonSpent             float64  `json:"epsilon_spent" doc:"Differential-privacy epsilon spent by the whole run so far (0 without DP)."`
+	ModelVersion             string           `json:"model_version" example:"1.0.3"`
+	ModelHash                string           `json:"model_hash" doc:"SHA-256 hex of the canonical weight encoding."`
+	Weights                  string           `json:"weights" doc:"Hex of the canonical weight encoding (\"HAFW\", version 1, uint32 LE count, float64 LE weights)."`
+	Accuracy                 *float64         `json:"accuracy" doc:"Held-out accuracy (0-1) summed over the participants' held-out records, null before any round closed. It measures accuracy_model_version, the starting model of the latest round."`
+	AccuracyModelVersion     string           `json:"accuracy_model_version,omitempty"`
+	EvalSamples              int              `json:"eval_samples,omitempty"`
+	EvalParticipants         int              `json:"eval_participants,omitempty" doc:"Organizations that evaluated at least one held-out record (each bounded by its registered cohort size)."`
+	MeanAccuracy             *float64         `json:"mean_accuracy,omitempty" doc:"Unweighted mean of the organizations' held-out accuracies, from the secure sum (no single figure is revealed)."`
+	AccuracyStdDev           *float64         `json:"accuracy_stddev,omitempty" doc:"Population standard deviation of the organizations' held-out accuracies: the spread behind the pooled figure."`
+	OrganizationsContributed int              `json:"organizations_contributed" doc:"Organizations whose updates made this version."`
+	TrainingRound            int              `json:"training_round" doc:"The round that produced this version; -1 for the initial model."`
+	CurrentRound             int              `json:"current_round"`
+	EpsilonSpent             float64          `json:"epsilon_spent" doc:"Differential-privacy epsilon spent by the whole run so far (0 without DP)."`
+	Scaling                  []LearnedScaling `json:"scaling,omitempty" doc:"The learned features' mean and scale that the weights were trained with (tasks with learned features, once the statistics round closed)."`
+}
+
+// LearnedScaling is the mean and scale of one learned feature, learned by
+// the statistics round from a secure sum over the participants.
+type LearnedScaling struct {
+	Name  string  `json:"name"`
+	Mean  float64 `json:"mean"`
+	Scale float64 `json:"scale" doc:"Population standard deviation of the values clipped to the feature's range."`
+	Count int64   `json:"count" doc:"Training values pooled over the round's participants."`
 }
 
 // AdvertisedKeys is one organization's public keys of a round.
@@ -123,16 +133,19 @@ type FederatedRound struct {
 	Done            bool             `json:"done" doc:"The caller has answered the current phase."`
 	Proved          bool             `json:"proved,omitempty" doc:"A proved round: masks live in the BN254 scalar field, shares carry seed_commitments, and the masked vector needs a proof."`
 	EvalBound       int              `json:"eval_bound,omitempty" doc:"The most held-out records the caller may report: its registered cohort size, at most max_eval_records."`
+	Kind            string           `json:"kind,omitempty" enum:"statistics" doc:"statistics: the round that learns the scaling of the task's learned features (the masked vector holds, per learned feature, the count, sum and sum of squares of the training values in fixed point); absent for a training round."`
+	Scaling         []LearnedScaling `json:"scaling,omitempty" doc:"The starting model's learned scaling, which the round trains with."`
 }
 
 // TaskFeature is one feature of a task: its name, the CSV column it is read
 // from, and the scaling every participant applies.
 type TaskFeature struct {
-	Name    string  `json:"name"`
-	Column  string  `json:"column,omitempty"`
-	Scaling string  `json:"scaling,omitempty" enum:"given,learned"`
-	Mean    float64 `json:"mean"`
-	Scale   float64 `json:"scale"`
+	Name    string    `json:"name"`
+	Column  string    `json:"column,omitempty"`
+	Scaling string    `json:"scaling,omitempty" enum:"given,learned"`
+	Mean    float64   `json:"mean"`
+	Scale   float64   `json:"scale"`
+	Range   []float64 `json:"range,omitempty" doc:"[min, max] of a learned feature: every value is clipped to it."`
 }
 
 // TaskLabel names the label column and its values.
@@ -191,6 +204,7 @@ type FederatedTask struct {
 	Privacy             FederatedPrivacy `json:"privacy"`
 	OrganizationID      string           `json:"organization_id,omitempty" doc:"The calling key's organization: the id it takes part in rounds under."`
 	Proofs              bool             `json:"proofs" doc:"Every round is a proved one (FEDERATED_PROOFS=on): participants fetch the proving key of their round's shape from GET /api/v1/federated/proof-keys/{shape}."`
+	LearnedScaling      []LearnedScaling `json:"learned_scaling,omitempty" doc:"The scaling the statistics round learned for the task's learned features, which every participant trains and evaluates with; absent before that round closed."`
 }
 
 // ProofKeys answers GET /api/v1/federated/proof-keys/{shape}: the Groth16

@@ -33,6 +33,8 @@ type (
 	// FederatedTask is the task being trained, with its privacy budget.
 	FederatedTask  = api.FederatedTask
 	TaskDefinition = api.TaskDefinition
+	// LearnedScaling is a learned feature's mean and scale.
+	LearnedScaling = api.LearnedScaling
 	// FederatedPrivacy is a run's budget with epsilon spent and remaining.
 	FederatedPrivacy = api.FederatedPrivacy
 	// ProofKeys are the Groth16 keys of one shape of a proved run.

@@ -44,6 +44,9 @@ func (c *Coordinator) finish(ctx context.Context, now time.Time) error {
 	if sum, err = c.group(r).Decode(sum); err != nil {
 		return c.abandon(ctx, now, "decoding the sum: "+err.Error())
 	}
+	if r.Kind == RoundStatistics {
+		return c.finishStatistics(ctx, now, sum)
+	}
 	bound, err := c.evalBoundOf(ctx, r, r.U3)
 	if err != nil {
 		return err
@@ -122,7 +125,7 @@ func (c *Coordinator) aggregate(r *RoundState, sum []uint64, now time.Time) (*Mo
 	mv := &ModelVersion{
 		Version: versionString(len(c.history)), Round: r.Number, Hash: h, Parent: base.Version,
 		Contributors: slices.Clone(r.U3), Weights: w, NoiseMultiplier: r.NoiseMultiplier,
-		EpsilonSpent: spent, CreatedAt: now.UTC(),
+		EpsilonSpent: spent, Scaling: slices.Clone(base.Scaling), CreatedAt: now.UTC(),
 	}
 	return mv, ledger, nil
 }

@@ -133,6 +133,14 @@ func (c *Config) fill() error {
 	if _, err := secagg.NewQuantizer(c.ClipNorm, c.FracBits, c.MaxParticipants); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	if c.Task.Learns() {
+		if _, err := statsFracBits(c.MaxParticipants, c.MaxEvalRecords); err != nil {
+			return err
+		}
+		if c.MaxRounds < 2 {
+			return fmt.Errorf("%w: a task with learned features needs at least 2 rounds (the first learns the scaling)", ErrConfig)
+		}
+	}
 	if p := c.Proofs; p != nil && (p.Group == nil || p.Verifier == nil) {
 		return fmt.Errorf("%w: proofs need a group and a verifier", ErrConfig)
 	}

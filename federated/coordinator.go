@@ -152,6 +152,11 @@ func (c *Coordinator) restore(snap *Snapshot) error {
 	if c.ledger != nil && c.ledger.Budget != c.cfg.Privacy.Budget {
 		return fmt.Errorf("%w: privacy budget differs from the stored ledger", ErrStoreMismatch)
 	}
+	if sc := c.history[len(c.history)-1].Scaling; sc != nil {
+		if _, err := c.cfg.Task.WithScaling(sc); err != nil {
+			return fmt.Errorf("%w: the stored learned scaling does not fit the task: %w", ErrStoreMismatch, err)
+		}
+	}
 	if snap.Round == nil {
 		return nil
 	}
@@ -204,6 +209,16 @@ func (c *Coordinator) openNext(ctx context.Context, now time.Time) error {
 		ClipNorm: c.cfg.ClipNorm, FracBits: c.cfg.FracBits, MaxParticipants: c.cfg.MaxParticipants,
 		MaxEvalRecords: c.cfg.MaxEvalRecords, NoiseMultiplier: z, Proved: c.cfg.Proofs != nil,
 		OpenedAt: now.UTC(), Deadline: now.Add(c.cfg.RoundTimeout).UTC(),
+	}
+	if c.cfg.Task.Learns() && base.Scaling == nil {
+		// The scaling is not learned yet: this is the statistics round. It
+		// is masked in the 64-bit ring and takes no proof or noise.
+		f, err := statsFracBits(c.cfg.MaxParticipants, c.cfg.MaxEvalRecords)
+		if err != nil {
+			return err
+		}
+		r.Kind, r.Dim, r.FracBits = RoundStatistics, statsWords*len(c.cfg.Task.learned()), f
+		r.NoiseMultiplier, r.Proved = 0, false
 	}
 	r.PhaseDeadline = c.phaseDeadline(r, now)
 	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{r}}); err != nil {

@@ -33,9 +33,14 @@ type ModelVersion struct {
 	Weights      []float64 `json:"weights"`
 	// NoiseMultiplier of the Gaussian mechanism used (0: no DP), and the
 	// privacy spent by the whole run once this version was released.
-	NoiseMultiplier float64   `json:"noise_multiplier"`
-	EpsilonSpent    float64   `json:"epsilon_spent"`
-	CreatedAt       time.Time `json:"created_at"`
+	NoiseMultiplier float64 `json:"noise_multiplier"`
+	EpsilonSpent    float64 `json:"epsilon_spent"`
+	// Scaling is the learned features' scaling, set by the statistics round
+	// of a task with learned features and carried by every later version:
+	// the weights are only meaningful with the standardization they were
+	// trained with.
+	Scaling   []LearnedScaling `json:"scaling,omitempty"`
+	CreatedAt time.Time        `json:"created_at"`
 }
 
 func versionString(n int) string { return fmt.Sprintf("1.0.%d", n) }

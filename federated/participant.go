@@ -52,11 +52,16 @@ type ParticipantConfig struct {
 type Participant struct {
 	cfg      ParticipantConfig
 	model    Model
+	rawTrain Dataset // raw values (rawExamples), for the statistics round
+	rawTest  Dataset
+	scaling  []LearnedScaling // applied to train and test; nil until learned
+	scaled   bool             // train and test are standardized
 	train    Dataset
 	test     Dataset
 	taskHash string
 
 	round  int
+	kind   RoundKind // of round
 	client *secagg.Client
 	sent   map[Phase]*Submission // for resending after a failed Submit
 	plain  []uint64              // the last quantized input, kept for tests only
@@ -94,19 +99,58 @@ func NewParticipant(cfg ParticipantConfig, records []*record.Record) (*Participa
 		return nil, err
 	}
 	trainRecs, testRecs := SplitHeldOut(records, cfg.HeldOut)
-	train, _, err := cfg.Task.Examples(trainRecs)
+	rawTrain, _, err := cfg.Task.rawExamples(trainRecs)
 	if err != nil {
 		return nil, err
 	}
-	test, _, err := cfg.Task.Examples(testRecs)
+	rawTest, _, err := cfg.Task.rawExamples(testRecs)
 	if err != nil {
 		return nil, err
 	}
-	if train.Len() == 0 {
+	if rawTrain.Len() == 0 {
 		return nil, fmt.Errorf("%w: no labelled records to train on", ErrTask)
 	}
-	return &Participant{cfg: cfg, model: m, train: train, test: test, taskHash: cfg.Task.Hash(), round: -1}, nil
+	p := &Participant{cfg: cfg, model: m, rawTrain: rawTrain, rawTest: rawTest, taskHash: cfg.Task.Hash(), round: -1}
+	if !cfg.Task.Learns() {
+		if err := p.setScaling(nil); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
+
+// setScaling standardizes the training and held-out values with the
+// learned scaling sc (nil for a task that learns none).
+func (p *Participant) setScaling(sc []LearnedScaling) error {
+	if p.scaled && slices.Equal(sc, p.scaling) {
+		return nil
+	}
+	t := p.cfg.Task
+	if t.Learns() {
+		var err error
+		if t, err = t.WithScaling(sc); err != nil {
+			return fmt.Errorf("%w: %w", ErrTaskMismatch, err)
+		}
+	}
+	train, err := t.standardize(p.rawTrain)
+	if err != nil {
+		return err
+	}
+	test, err := t.standardize(p.rawTest)
+	if err != nil {
+		return err
+	}
+	p.train, p.test, p.scaling, p.scaled = train, test, slices.Clone(sc), true
+	return nil
+}
+
+// Scaling returns the learned scaling this participant trains with, or nil
+// before it learned one (or when its task learns none).
+func (p *Participant) Scaling() []LearnedScaling { return slices.Clone(p.scaling) }
+
+// RoundKind is the kind of the round the participant last acted in
+// (RoundStatistics or empty for training).
+func (p *Participant) RoundKind() RoundKind { return p.kind }
 
 // Org returns the organization identifier.
 func (p *Participant) Org() string { return p.cfg.Org }
@@ -115,6 +159,9 @@ func (p *Participant) Org() string { return p.cfg.Org }
 func (p *Participant) Evaluate(w []float64) (Evaluation, error) {
 	if len(w) != p.model.NumWeights() {
 		return Evaluation{}, fmt.Errorf("%w: %d weights for a model of %d", ErrMalformedWeights, len(w), p.model.NumWeights())
+	}
+	if !p.scaled {
+		return Evaluation{}, fmt.Errorf("%w: the learned features' scaling is not known yet", ErrTask)
 	}
 	return Evaluate(p.model, w, p.test), nil
 }
@@ -136,8 +183,16 @@ func (p *Participant) act(ctx context.Context, api RoundAPI, v *RoundView) error
 	if v.TaskHash != p.taskHash {
 		return ErrTaskMismatch
 	}
+	if v.Base.Scaling != nil {
+		if !p.cfg.Task.Learns() {
+			return fmt.Errorf("%w: the model carries a learned scaling, the task learns none", ErrTaskMismatch)
+		}
+		if err := p.setScaling(v.Base.Scaling); err != nil {
+			return err
+		}
+	}
 	if v.Round != p.round {
-		p.round, p.client, p.sent = v.Round, nil, map[Phase]*Submission{}
+		p.round, p.kind, p.client, p.sent = v.Round, v.Kind, nil, map[Phase]*Submission{}
 	}
 	if v.Done || !v.Phase.Open() {
 		return nil
@@ -187,7 +242,13 @@ func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, e
 		if p.client == nil || !slices.Contains(v.U2, p.cfg.Org) {
 			return nil, nil
 		}
-		x, err := p.prepare(ctx, v)
+		var x []uint64
+		var err error
+		if v.Kind == RoundStatistics {
+			x, err = p.prepareStats(v)
+		} else {
+			x, err = p.prepare(ctx, v)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -206,7 +267,7 @@ func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, e
 		}
 		s.Masked = y
 		s.ModelVersion = v.Base.Version
-		s.SampleCount = p.train.Len()
+		s.SampleCount = p.rawTrain.Len()
 	case PhaseUnmasking:
 		if p.client == nil || !slices.Contains(v.U3, p.cfg.Org) {
 			return nil, nil
@@ -222,10 +283,30 @@ func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, e
 	return s, nil
 }
 
+// prepareStats is the statistics round's input: per learned feature, the
+// count, sum and sum of squares of this participant's training values (see
+// statsWords). Nothing else about its records is in it.
+func (p *Participant) prepareStats(v *RoundView) ([]uint64, error) {
+	t := p.cfg.Task
+	if !t.Learns() || v.Dim != statsWords*len(t.learned()) || v.FracBits < 16 || v.FracBits > 32 {
+		return nil, fmt.Errorf("%w: statistics round of dimension %d does not fit the local task", ErrTaskMismatch, v.Dim)
+	}
+	limit := v.MaxEvalRecords
+	if v.EvalBound > 0 {
+		limit = min(limit, v.EvalBound)
+	}
+	x := statsInput(t, p.rawTrain, v.FracBits, limit)
+	p.plain = slices.Clone(x)
+	return x, nil
+}
+
 // prepare trains from the round's base model and produces the quantized
 // input: the clipped update followed by the held-out evaluation counters of
 // the base model.
 func (p *Participant) prepare(ctx context.Context, v *RoundView) ([]uint64, error) {
+	if !p.scaled {
+		return nil, fmt.Errorf("%w: a training round before the learned features' scaling is known", ErrTaskMismatch)
+	}
 	base := v.Base.Weights
 	nw := p.model.NumWeights()
 	if len(base) != nw || v.Dim != nw+evalWords {

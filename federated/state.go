@@ -28,6 +28,16 @@ const (
 // Open reports whether the round still accepts submissions.
 func (p Phase) Open() bool { return p != PhaseClosed && p != PhaseAbandoned }
 
+// RoundKind tells a statistics round from a training one.
+type RoundKind string
+
+// RoundStatistics is the kind of the round that learns the scaling of a
+// task's learned features before its first training round: each
+// participant's masked input is, per learned feature, its count, sum and
+// sum of squares of the feature's training values (see statsWords), and
+// the round's result is a model version carrying the pooled scaling.
+const RoundStatistics RoundKind = "statistics"
+
 // RoundState is the persisted header of a round: its parameters, the
 // participant sets fixed at each phase change, and its outcome. Submissions
 // are persisted separately, as an append-only log.
@@ -45,7 +55,10 @@ type RoundState struct {
 	NoiseMultiplier float64 `json:"noise_multiplier"` // 0: no DP
 	// Proved rounds mask in the proof group and take a proof with every
 	// masked input (see ProofConfig).
-	Proved        bool                `json:"proved,omitempty"`
+	Proved bool `json:"proved,omitempty"`
+	// Kind is RoundStatistics for the statistics round of a task with
+	// learned features, empty for a training round.
+	Kind          RoundKind           `json:"kind,omitempty"`
 	Threshold     int                 `json:"threshold,omitempty"`
 	OpenedAt      time.Time           `json:"opened_at"`
 	PhaseDeadline time.Time           `json:"phase_deadline"`

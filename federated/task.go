@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/healthagents/healthagents/record"
@@ -20,13 +21,86 @@ var ErrTask = errors.New("federated: invalid task")
 // observation of that name exists), which is the age in whole years at the
 // task's ReferenceDate from birth_date.
 //
-// Standardization is fixed by configuration, never estimated from data (that
-// would leak each hospital's statistics): z = (x - Mean) / Scale, clamped to
-// [-ClampZ, ClampZ]. A missing value is imputed as the mean (z = 0).
+// Standardization is z = (x - Mean) / Scale, clamped to [-ClampZ, ClampZ];
+// a missing value is imputed as the mean (z = 0). Mean and Scale are given
+// by configuration, or, for a Learned feature, learned before training by a
+// statistics round: a secure sum of every participant's count, sum and sum
+// of squares of the feature's values clipped to [Min, Max] (see
+// docs/decisions/federated.md). No single hospital's statistics are
+// revealed, only the pooled ones.
 type Feature struct {
 	Name  string  `json:"name"`
 	Mean  float64 `json:"mean"`
 	Scale float64 `json:"scale"`
+	// Learned features have no Mean and Scale in the task (both 0): they
+	// come from the statistics round (WithScaling). Every raw value is
+	// clipped to [Min, Max], for the statistics and for training alike.
+	Learned bool    `json:"learned,omitempty"`
+	Min     float64 `json:"min,omitempty"`
+	Max     float64 `json:"max,omitempty"`
+}
+
+// LearnedScaling is the mean and scale a statistics round learned for one
+// feature, from Count values pooled over the round's participants.
+type LearnedScaling struct {
+	Name  string  `json:"name"`
+	Mean  float64 `json:"mean"`
+	Scale float64 `json:"scale"`
+	Count int64   `json:"count"`
+}
+
+// Learns reports whether the task has a learned feature, so its training
+// waits for a statistics round.
+func (t Task) Learns() bool {
+	for _, f := range t.Features {
+		if f.Learned {
+			return true
+		}
+	}
+	return false
+}
+
+// learned returns the indexes of the learned features, in task order.
+func (t Task) learned() []int {
+	var out []int
+	for i, f := range t.Features {
+		if f.Learned {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// WithScaling returns the task with the learned features' Mean and Scale
+// set from s, which must list exactly the learned features, in order, each
+// with a finite mean and a positive scale. The task's Hash does not change:
+// it names the definition, the scaling travels with the model.
+func (t Task) WithScaling(s []LearnedScaling) (Task, error) {
+	idx := t.learned()
+	if len(s) != len(idx) {
+		return Task{}, fmt.Errorf("%w: %d learned scalings for %d learned features", ErrTask, len(s), len(idx))
+	}
+	out := t
+	out.Features = slices.Clone(t.Features)
+	for k, i := range idx {
+		f := &out.Features[i]
+		if s[k].Name != f.Name || !finite(s[k].Mean) || !(s[k].Scale > 0) || !finite(s[k].Scale) {
+			return Task{}, fmt.Errorf("%w: learned scaling of feature %q is malformed", ErrTask, f.Name)
+		}
+		f.Mean, f.Scale = s[k].Mean, s[k].Scale
+	}
+	return out, nil
+}
+
+// scaled reports whether every feature has its scale (a learned one once
+// WithScaling set it).
+func (t Task) scaled() bool {
+	for _, f := range t.Features {
+		if !(f.Scale > 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Labels maps record.Diagnosis values to the label: Positive/Negative for
@@ -97,6 +171,16 @@ func (t Task) Validate() error {
 			return fmt.Errorf("%w: feature name %q empty or repeated", ErrTask, f.Name)
 		}
 		seen[f.Name] = true
+		if f.Learned {
+			if !finite(f.Min) || !finite(f.Max) || !(f.Min < f.Max) || !finite(f.Max-f.Min) {
+				return fmt.Errorf("%w: learned feature %q needs a finite range min < max", ErrTask, f.Name)
+			}
+			if f.Mean == 0 && f.Scale == 0 {
+				continue // not learned yet
+			}
+		} else if f.Min != 0 || f.Max != 0 {
+			return fmt.Errorf("%w: feature %q: a range is for learned features", ErrTask, f.Name)
+		}
 		if !(f.Scale > 0) || math.IsInf(f.Scale, 0) || math.IsNaN(f.Mean) || math.IsInf(f.Mean, 0) {
 			return fmt.Errorf("%w: feature %q needs a finite mean and a positive scale", ErrTask, f.Name)
 		}
@@ -160,8 +244,20 @@ type Dataset struct {
 func (d Dataset) Len() int { return len(d.Y) }
 
 // Examples turns records into standardized examples. Records without a
-// usable label are skipped; the number skipped is returned.
+// usable label are skipped; the number skipped is returned. A task with a
+// learned feature whose scaling is not set yet (WithScaling) is refused.
 func (t Task) Examples(records []*record.Record) (Dataset, int, error) {
+	raw, skipped, err := t.rawExamples(records)
+	if err != nil {
+		return Dataset{}, 0, err
+	}
+	d, err := t.standardize(raw)
+	return d, skipped, err
+}
+
+// rawExamples reads the labelled records' raw feature values (NaN when
+// missing; a learned feature's clipped to its range), not standardized.
+func (t Task) rawExamples(records []*record.Record) (Dataset, int, error) {
 	ref, err := time.Parse(record.DateLayout, t.ReferenceDate)
 	if err != nil {
 		return Dataset{}, 0, fmt.Errorf("%w: reference_date", ErrTask)
@@ -180,15 +276,39 @@ func (t Task) Examples(records []*record.Record) (Dataset, int, error) {
 			if !ok && f.Name == "age" && r.BirthDate != "" {
 				v, ok = ageAt(r.BirthDate, ref)
 			}
-			if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
-				continue // imputed: z = 0
+			switch {
+			case !ok || math.IsNaN(v) || math.IsInf(v, 0):
+				v = math.NaN() // missing: imputed as the mean
+			case f.Learned:
+				v = math.Max(f.Min, math.Min(f.Max, v))
 			}
-			x[i] = math.Max(-t.ClampZ, math.Min(t.ClampZ, (v-f.Mean)/f.Scale))
+			x[i] = v
 		}
 		d.X = append(d.X, x)
 		d.Y = append(d.Y, y)
 	}
 	return d, skipped, nil
+}
+
+// standardize turns raw values into z-scores clamped to ClampZ, a missing
+// value (NaN) into 0.
+func (t Task) standardize(raw Dataset) (Dataset, error) {
+	if !t.scaled() {
+		return Dataset{}, fmt.Errorf("%w: the learned features' scaling is not known yet (a statistics round learns it)", ErrTask)
+	}
+	d := Dataset{X: make([][]float64, len(raw.X)), Y: slices.Clone(raw.Y)}
+	for k, row := range raw.X {
+		x := make([]float64, len(row))
+		for i, v := range row {
+			if math.IsNaN(v) {
+				continue
+			}
+			f := t.Features[i]
+			x[i] = math.Max(-t.ClampZ, math.Min(t.ClampZ, (v-f.Mean)/f.Scale))
+		}
+		d.X[k] = x
+	}
+	return d, nil
 }
 
 func ageAt(birth string, ref time.Time) (float64, bool) {

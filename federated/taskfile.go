@@ -38,12 +38,18 @@ type FeatureSpec struct {
 	// Column is the CSV column (default Name); records are read by the
 	// observation of that name, "age" falling back to the birth date.
 	Column string `json:"column,omitempty"`
-	// Scaling is "given" (Mean and Scale below; the default). "learned"
-	// (statistics by a secure sum before training) is not implemented yet
-	// and is refused.
+	// Scaling is "given" (Mean and Scale below; the default) or "learned":
+	// before the first training round a statistics round learns the mean
+	// and scale from a secure sum of every participant's count, sum and
+	// sum of squares of the feature's training values (Mean and Scale are
+	// then left out).
 	Scaling string  `json:"scaling,omitempty"`
-	Mean    float64 `json:"mean"`
-	Scale   float64 `json:"scale"`
+	Mean    float64 `json:"mean,omitempty"`
+	Scale   float64 `json:"scale,omitempty"`
+	// Range [min, max] is required with "learned": every raw value is
+	// clipped to it, for the statistics and for training alike, so that no
+	// participant's sums can exceed what the fixed-point encoding holds.
+	Range []float64 `json:"range,omitempty"`
 }
 
 // LabelSpec names the label and its values: a record whose label is one of
@@ -126,9 +132,16 @@ func (tf *TaskFile) Validate() error {
 		case f.Name == "" || seen[f.Name]:
 			return bad(field+".name", "%q is empty or repeated", f.Name)
 		case f.Scaling == "learned":
-			return bad(field+".scaling", "\"learned\" is not implemented yet; give mean and scale")
+			switch {
+			case len(f.Range) != 2 || !finite(f.Range[0]) || !finite(f.Range[1]) || !(f.Range[0] < f.Range[1]) || !finite(f.Range[1]-f.Range[0]):
+				return bad(field+".range", "must be [min, max], two finite numbers with min < max, for a \"learned\" feature")
+			case f.Mean != 0 || f.Scale != 0:
+				return bad(field+".scaling", "\"learned\" takes no mean or scale (the statistics round learns them)")
+			}
 		case f.Scaling != "given":
 			return bad(field+".scaling", "must be \"given\" or \"learned\", not %q", f.Scaling)
+		case len(f.Range) != 0:
+			return bad(field+".range", "is for \"learned\" features")
 		case !finite(f.Mean):
 			return bad(field+".mean", "must be a finite number")
 		case !(f.Scale > 0) || !finite(f.Scale):
@@ -186,7 +199,11 @@ func (tf *TaskFile) Task() Task {
 		ReferenceDate: tf.ReferenceDate, ClampZ: tf.ClampZ,
 	}
 	for _, f := range tf.Features {
-		t.Features = append(t.Features, Feature{Name: f.Name, Mean: f.Mean, Scale: f.Scale})
+		ft := Feature{Name: f.Name, Mean: f.Mean, Scale: f.Scale}
+		if f.Scaling == "learned" && len(f.Range) == 2 {
+			ft.Learned, ft.Min, ft.Max = true, f.Range[0], f.Range[1]
+		}
+		t.Features = append(t.Features, ft)
 	}
 	return t
 }

@@ -24,6 +24,9 @@ type RoundView struct {
 	MaxEvalRecords  int          `json:"max_eval_records"`
 	// Proved rounds need a masked input in the proof group with its proof.
 	Proved bool `json:"proved,omitempty"`
+	// Kind is RoundStatistics in the statistics round (Base then has no
+	// Scaling yet), empty in a training round.
+	Kind RoundKind `json:"kind,omitempty"`
 	// EvalBound is the most held-out records the caller may report (its
 	// registered cohort size, at most MaxEvalRecords); 0: MaxEvalRecords.
 	EvalBound     int                     `json:"eval_bound,omitempty"`
@@ -53,7 +56,7 @@ func (c *Coordinator) View(ctx context.Context, org string) (*RoundView, error) 
 	v := &RoundView{
 		Round: r.Number, Phase: r.Phase, TaskHash: r.TaskHash, Base: c.history[len(c.history)-1],
 		Session: r.Session, Dim: r.Dim, ClipNorm: r.ClipNorm, FracBits: r.FracBits,
-		MaxParticipants: r.MaxParticipants, MaxEvalRecords: r.MaxEvalRecords, Threshold: r.Threshold, Proved: r.Proved,
+		MaxParticipants: r.MaxParticipants, MaxEvalRecords: r.MaxEvalRecords, Threshold: r.Threshold, Proved: r.Proved, Kind: r.Kind,
 		PhaseDeadline: r.PhaseDeadline, Deadline: r.Deadline, Participants: participants(r, d),
 	}
 	if v.EvalBound, err = c.evalBound(ctx, r, org); err != nil {
@@ -62,6 +65,7 @@ func (c *Coordinator) View(ctx context.Context, org string) (*RoundView, error) 
 	// The view shares no memory with the coordinator's state.
 	v.Base.Weights = slices.Clone(v.Base.Weights)
 	v.Base.Contributors = slices.Clone(v.Base.Contributors)
+	v.Base.Scaling = slices.Clone(v.Base.Scaling)
 	v.Session = slices.Clone(v.Session)
 	switch r.Phase {
 	case PhaseAdvertiseKeys:
@@ -156,6 +160,7 @@ func (c *Coordinator) History(ctx context.Context) ([]ModelVersion, error) {
 	for i := range out {
 		out[i].Weights = slices.Clone(out[i].Weights)
 		out[i].Contributors = slices.Clone(out[i].Contributors)
+		out[i].Scaling = slices.Clone(out[i].Scaling)
 		if m := out[i].Metrics; m != nil {
 			mc := *m
 			out[i].Metrics = &mc

@@ -40,7 +40,7 @@ func (s *srv) globalModel(w http.ResponseWriter, r *http.Request) {
 	out := api.GlobalModel{
 		ModelVersion: m.Version, ModelHash: m.Hash, Weights: hex.EncodeToString(enc),
 		OrganizationsContributed: len(m.Contributors), TrainingRound: m.Round,
-		CurrentRound: st.Round, EpsilonSpent: m.EpsilonSpent,
+		CurrentRound: st.Round, EpsilonSpent: m.EpsilonSpent, Scaling: scalingOut(m.Scaling),
 	}
 	if met := federated.LatestMetrics(h); met != nil {
 		acc := met.Accuracy
@@ -92,6 +92,7 @@ func roundOut(v *federated.RoundView) (*api.FederatedRound, error) {
 		MaxParticipants: v.MaxParticipants, MaxEvalRecords: v.MaxEvalRecords, Threshold: v.Threshold,
 		PhaseDeadline: v.PhaseDeadline, Deadline: v.Deadline, Participants: v.Participants,
 		SharedKeys: v.U2, Survivors: v.U3, Done: v.Done, Proved: v.Proved, EvalBound: v.EvalBound,
+		Kind: string(v.Kind), Scaling: scalingOut(v.Base.Scaling),
 	}
 	for _, k := range v.Roster {
 		out.Roster = append(out.Roster, api.AdvertisedKeys{OrganizationID: k.ID, CipherPublicKey: hex.EncodeToString(k.Cipher), MaskPublicKey: hex.EncodeToString(k.Mask)})
@@ -100,6 +101,18 @@ func roundOut(v *federated.RoundView) (*api.FederatedRound, error) {
 		out.Inbox = append(out.Inbox, api.SealedShare{From: es.From, To: es.To, Ciphertext: hex.EncodeToString(es.Ciphertext)})
 	}
 	return out, nil
+}
+
+// scalingOut is the wire form of a learned scaling.
+func scalingOut(sc []federated.LearnedScaling) []api.LearnedScaling {
+	if sc == nil {
+		return nil
+	}
+	out := make([]api.LearnedScaling, len(sc))
+	for i, f := range sc {
+		out[i] = api.LearnedScaling{Name: f.Name, Mean: f.Mean, Scale: f.Scale, Count: f.Count}
+	}
+	return out
 }
 
 // pathRound reads the {round} path parameter.

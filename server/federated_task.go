@@ -35,6 +35,16 @@ func (s *srv) federatedTask(w http.ResponseWriter, r *http.Request) {
 		ClipNorm: run.ClipNorm, MinParticipants: run.MinParticipants, TargetParticipants: run.TargetParticipants,
 		RoundTimeoutSeconds: int(run.RoundTimeout.Seconds()), Proofs: f.ProofKeys != nil,
 	}
+	if task.Learns() {
+		// The learned scaling travels with the model: read it from the
+		// latest version (on every replica, from the database).
+		h, err := f.Coordinator.History(r.Context())
+		if err != nil {
+			s.writeError(w, r, fedError(err))
+			return
+		}
+		out.LearnedScaling = scalingOut(h[len(h)-1].Scaling)
+	}
 	if k := requestKey(r); k != nil {
 		out.OrganizationID = k.Organization
 	}
@@ -79,7 +89,7 @@ func taskDefinition(tf *federated.TaskFile) *api.TaskDefinition {
 		HeldOut: tf.HeldOut, ReferenceDate: tf.ReferenceDate, ClampZ: tf.ClampZ,
 	}
 	for _, f := range tf.Features {
-		d.Features = append(d.Features, api.TaskFeature{Name: f.Name, Column: f.Column, Scaling: f.Scaling, Mean: f.Mean, Scale: f.Scale})
+		d.Features = append(d.Features, api.TaskFeature{Name: f.Name, Column: f.Column, Scaling: f.Scaling, Mean: f.Mean, Scale: f.Scale, Range: f.Range})
 	}
 	return d
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"time"
 
 	gnarklog "github.com/consensys/gnark/logger"
@@ -25,7 +26,7 @@ import (
 // participantOptions are the flags of `healthagents participant`.
 type participantOptions struct {
 	server, apiKey, org, data, task, taskFile, state string
-	fhirLabel                                        string
+	fhirLabel, records, keyFile                      string
 	poll, wait                                       time.Duration
 	rounds, rate                                     int
 }
@@ -37,6 +38,8 @@ func parseParticipant(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&o.server, "server", "", "coordinator base URL (required)")
 	fs.StringVar(&o.apiKey, "api-key", getenv("HEALTHAGENTS_API_KEY"), "the organization's API key (default $HEALTHAGENTS_API_KEY)")
 	fs.StringVar(&o.data, "data", "", "CSV file with the task's columns (required)")
+	fs.StringVar(&o.records, "records", "", "instead of --data: encrypted patient records, one PatientData envelope (the JSON the service accepts) per line, opened with --key-file in this process only")
+	fs.StringVar(&o.keyFile, "key-file", "", "with --records: file holding the Fernet key (FERNET_KEY's format; several comma separated) that opens the envelopes; it never leaves this process")
 	fs.StringVar(&o.fhirLabel, "fhir-label", "", "read --data as FHIR R4 NDJSON, one Bundle per patient (a bulk export), the label being a Condition or Observation coded SYSTEM|CODE, e.g. http://hl7.org/fhir/sid/icd-10-cm|E11 (docs/decisions/fhir.md)")
 	fs.StringVar(&o.task, "task", "", "the task id to train; refused if the server trains another (default: the server's task)")
 	fs.StringVar(&o.taskFile, "task-file", "", "a local copy of the task file, checked against the server's (default: the server's definition)")
@@ -54,8 +57,16 @@ func parseParticipant(args []string, getenv func(string) string, stderr io.Write
 		return o, errors.New("participant: --server is required")
 	case o.apiKey == "":
 		return o, errors.New("participant: --api-key (or HEALTHAGENTS_API_KEY) is required")
-	case o.data == "":
-		return o, errors.New("participant: --data is required")
+	case o.data == "" && o.records == "":
+		return o, errors.New("participant: --data (or --records with --key-file) is required")
+	case o.data != "" && o.records != "":
+		return o, errors.New("participant: give --data or --records, not both")
+	case o.records != "" && o.keyFile == "":
+		return o, errors.New("participant: --records needs --key-file")
+	case o.keyFile != "" && o.records == "":
+		return o, errors.New("participant: --key-file goes with --records")
+	case o.records != "" && o.fhirLabel != "":
+		return o, errors.New("participant: --fhir-label reads --data; --records holds envelopes")
 	case o.poll < time.Second:
 		return o, errors.New("participant: --poll must be at least 1s")
 	case o.wait < 0 || o.wait > 25*time.Second:
@@ -65,10 +76,17 @@ func parseParticipant(args []string, getenv func(string) string, stderr io.Write
 	case o.rate < 10:
 		return o, errors.New("participant: --rate must be at least 10 requests a minute")
 	}
-	if o.state == "" {
-		o.state = o.data + ".participant.json"
+	input := o.data
+	if o.records != "" {
+		input = o.records
+		if _, err := os.Stat(o.keyFile); err != nil {
+			return o, fmt.Errorf("participant: --key-file: %w", err)
+		}
 	}
-	if _, err := os.Stat(o.data); err != nil {
+	if o.state == "" {
+		o.state = input + ".participant.json"
+	}
+	if _, err := os.Stat(input); err != nil {
 		return o, fmt.Errorf("participant: data: %w", err)
 	}
 	return o, nil
@@ -170,16 +188,35 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 		state = &participantState{Org: org, TaskID: st.ID, TaskHash: st.TaskHash, LastRound: -1}
 	case state.Org != org || state.TaskHash != st.TaskHash:
 		return fmt.Errorf("participant: state file %s is for organization %q and task %q; pass another --state", o.state, state.Org, state.TaskID)
+	case state.LearnedScaling != nil && st.LearnedScaling != nil && !slices.Equal(state.LearnedScaling, st.LearnedScaling):
+		return fmt.Errorf("participant: the server's learned scaling differs from the one state file %s recorded; pass another --state", o.state)
 	default:
 		fmt.Fprintf(stdout, "resuming: %d rounds joined, last round %d (model %s)\n", state.RoundsJoined, state.LastRound, state.ModelVersion)
 	}
 	read := readParticipantCSV
-	if o.fhirLabel != "" {
+	switch {
+	case o.fhirLabel != "":
 		read = func(tf *federated.TaskFile, path string) ([]*record.Record, error) {
 			return readParticipantFHIR(tf, path, o.fhirLabel)
 		}
+	case o.records != "":
+		kr, err := loadKeyFile(o.keyFile)
+		if err != nil {
+			return err
+		}
+		read = func(_ *federated.TaskFile, path string) ([]*record.Record, error) {
+			recs, rep, err := readParticipantRecords(ctx, path, kr)
+			if err == nil {
+				fmt.Fprintln(stdout, rep)
+			}
+			return recs, err
+		}
 	}
-	recs, err := read(tf, o.data)
+	input := o.data
+	if o.records != "" {
+		input = o.records
+	}
+	recs, err := read(tf, input)
 	if err != nil {
 		return err
 	}
@@ -235,6 +272,9 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 		state.LastRound = v.Round - 1
 		if m != nil {
 			state.ModelVersion = m.ModelVersion
+			if m.Scaling != nil {
+				state.LearnedScaling = m.Scaling
+			}
 		}
 		if err := state.save(o.state); err != nil {
 			return err
@@ -282,6 +322,12 @@ func reportRound(ctx context.Context, c *client.Client, p *federated.Participant
 	if err != nil {
 		fmt.Fprintf(stdout, "round done; next round %d (model unavailable: %v)\n", next.Round, err)
 		return nil
+	}
+	if p.RoundKind() == federated.RoundStatistics && m.Scaling != nil {
+		// The statistics round: no training, the scaling is learned.
+		fmt.Fprintf(stdout, "round %d closed: statistics round, scaling of %d learned features from %d organizations (model %s); next round %d, phase %s\n",
+			m.TrainingRound, len(m.Scaling), m.OrganizationsContributed, m.ModelVersion, next.Round, next.Phase)
+		return m
 	}
 	line := fmt.Sprintf("round %d closed: model %s from %d organizations", m.TrainingRound, m.ModelVersion, m.OrganizationsContributed)
 	if w, err := client.DecodeWeights(m); err == nil {

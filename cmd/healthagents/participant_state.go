@@ -8,21 +8,27 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/healthagents/healthagents/client"
 )
 
 // participantState is what `healthagents participant` keeps between its own
 // restarts (--state): which organization and task it trains, and how far it
-// got. It holds no record, update or secret: a round in progress when the
+// got, and the learned scaling of a task with learned features once its
+// statistics round closed. It holds no record, update or secret: a round in progress when the
 // process died is one the organization dropped out of (its round secrets
 // were only in memory), and the restarted process joins the next one.
 type participantState struct {
-	Org          string    `json:"organization_id"`
-	TaskID       string    `json:"task_id"`
-	TaskHash     string    `json:"task_hash"`
-	RoundsJoined int       `json:"rounds_joined"`
-	LastRound    int       `json:"last_round"`
-	ModelVersion string    `json:"model_version,omitempty"`
-	Updated      time.Time `json:"updated_at"`
+	Org          string `json:"organization_id"`
+	TaskID       string `json:"task_id"`
+	TaskHash     string `json:"task_hash"`
+	RoundsJoined int    `json:"rounds_joined"`
+	LastRound    int    `json:"last_round"`
+	ModelVersion string `json:"model_version,omitempty"`
+	// LearnedScaling is what the task's statistics round learned, kept so
+	// that a restarted participant refuses to train with another scaling.
+	LearnedScaling []client.LearnedScaling `json:"learned_scaling,omitempty"`
+	Updated        time.Time               `json:"updated_at"`
 }
 
 // loadParticipantState reads path; a missing file is a fresh start (nil).
