@@ -255,6 +255,7 @@ func bodyExamples() []any {
 		api.GlobalModel{ModelVersion: "1.0.3", ModelHash: exampleHex("model-1.0.3", 32), Weights: weights, Accuracy: &accuracy,
 			AccuracyModelVersion: "1.0.2", EvalSamples: 600, EvalParticipants: 3, MeanAccuracy: &meanAcc, AccuracyStdDev: &sdAcc, OrganizationsContributed: 3, TrainingRound: 2, CurrentRound: 3, EpsilonSpent: 1.5},
 		taskFeature, taskLabel, taskModel, taskDef, taskPrivacy,
+		api.LearnedScaling{Name: "radius_mean", Mean: 14.1022, Scale: 3.4988, Count: 463},
 		api.ProofKeys{Shape: "w31-e5-p2-b25", ProvingKey: "AAEC...", VerifyingKey: "AwQF..."},
 		api.FederatedTask{ID: "wdbc/v1", TaskHash: exampleHex("task-wdbc/v1", 32), Definition: &taskDef, MaxRounds: 20, CurrentRound: 3,
 			Phase: "share_keys", ClipNorm: 1, MinParticipants: 3, TargetParticipants: 3, RoundTimeoutSeconds: 1800, Privacy: taskPrivacy, OrganizationID: "hospital-a"},
