@@ -36,6 +36,13 @@
 // verifies it before the input joins the sum. Without proofs only the sum is
 // checked.
 //
+// A task's features are standardized with a given mean and scale, or, for a
+// learned feature, with the pooled mean and scale that a statistics round
+// ([RoundStatistics]) learns before training: a secure sum of each
+// participant's count, sum and sum of squares of the feature's values
+// clipped to a declared range, released as the [ModelVersion.Scaling] that
+// every later version carries.
+//
 // A [TaskFile] (JSON) describes a task for operators, with CSV reading
 // ([TaskFile.ReadCSV]); [SettingsFromEnv] reads the FEDERATED_* run settings;
 // [Tasks] runs several tasks side by side, each with its own budget
