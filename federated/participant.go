@@ -63,6 +63,10 @@ type Participant struct {
 	round  int
 	kind   RoundKind // of round
 	client *secagg.Client
+	// masked is this round's masked input once made: MaskInput runs once
+	// per round, so a proof that failed (a proving key not fetched yet) is
+	// retried over the same input.
+	masked *maskedInput
 	sent   map[Phase]*Submission // for resending after a failed Submit
 	plain  []uint64              // the last quantized input, kept for tests only
 }
@@ -192,7 +196,7 @@ func (p *Participant) act(ctx context.Context, api RoundAPI, v *RoundView) error
 		}
 	}
 	if v.Round != p.round {
-		p.round, p.kind, p.client, p.sent = v.Round, v.Kind, nil, map[Phase]*Submission{}
+		p.round, p.kind, p.client, p.masked, p.sent = v.Round, v.Kind, nil, nil, map[Phase]*Submission{}
 	}
 	if v.Done || !v.Phase.Open() {
 		return nil
@@ -242,30 +246,35 @@ func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, e
 		if p.client == nil || !slices.Contains(v.U2, p.cfg.Org) {
 			return nil, nil
 		}
-		var x []uint64
-		var err error
-		if v.Kind == RoundStatistics {
-			x, err = p.prepareStats(v)
-		} else {
-			x, err = p.prepare(ctx, v)
+		if p.masked == nil {
+			var x []uint64
+			var err error
+			if v.Kind == RoundStatistics {
+				x, err = p.prepareStats(v)
+			} else {
+				x, err = p.prepare(ctx, v)
+			}
+			if err != nil {
+				return nil, err
+			}
+			g, err := p.group(v)
+			if err != nil {
+				return nil, err
+			}
+			y, err := p.client.MaskInput(v.U2, v.Inbox, g.Encode(x))
+			if err != nil {
+				return nil, err
+			}
+			p.masked = &maskedInput{x: x, y: y}
 		}
-		if err != nil {
-			return nil, err
-		}
-		g, err := p.group(v)
-		if err != nil {
-			return nil, err
-		}
-		y, err := p.client.MaskInput(v.U2, v.Inbox, g.Encode(x))
-		if err != nil {
-			return nil, err
-		}
+		x, y := p.masked.x, p.masked.y
 		if v.Proved {
+			var err error
 			if s.Proof, err = p.prove(ctx, v, x, y); err != nil {
 				return nil, err
 			}
 		}
-		s.Masked = y
+		s.Masked = slices.Clone(y)
 		s.ModelVersion = v.Base.Version
 		s.SampleCount = p.rawTrain.Len()
 	case PhaseUnmasking:
@@ -282,6 +291,9 @@ func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, e
 	}
 	return s, nil
 }
+
+// maskedInput is a round's quantized input and its masked form.
+type maskedInput struct{ x, y []uint64 }
 
 // prepareStats is the statistics round's input: per learned feature, the
 // count, sum and sum of squares of this participant's training values (see

@@ -1,11 +1,15 @@
 package federated
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/federated/secagg"
 )
 
 // runRoundsConcurrently runs RunRound once for every participant at the same
@@ -84,4 +88,50 @@ func TestUnprovedRoundRefusesProofFields(t *testing.T) {
 	stepAll(t, ctx, c, ps[1:]) // the others share
 	err = c.Submit(ctx, ps[0].Org(), Submission{Round: 0, Masked: make([]uint64, v.Dim), Proof: []byte{1}})
 	assert.ErrorIs(t, err, ErrInvalidSubmission)
+}
+
+// flakyProver fails its first proof (as when the proving key cannot be
+// fetched yet) and proves afterwards; acceptAll verifies anything.
+type flakyProver struct{ calls int }
+
+func (f *flakyProver) ProveUpdate(context.Context, *UpdateStatement, *UpdateSecret) ([]byte, error) {
+	f.calls++
+	if f.calls == 1 {
+		return nil, errors.New("proving key unavailable")
+	}
+	return []byte{1}, nil
+}
+
+type acceptAll struct{}
+
+func (acceptAll) VerifyUpdate(context.Context, *UpdateStatement, []byte) error { return nil }
+
+// A proof that fails once is retried over the same masked input (the
+// round's masking runs once), and the round closes with every participant.
+func TestFailedProofIsRetried(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	cfg := noDPConfig(newFakeClock(), 3)
+	cfg.Proofs = &ProofConfig{Group: secagg.Ring64{}, Verifier: acceptAll{}}
+	c, err := NewCoordinator(ctx, newMemStore(), cfg)
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 3, 100, 7)
+	flaky := &flakyProver{}
+	for i, p := range ps {
+		var prover UpdateProver = flaky
+		if i > 0 {
+			prover = &flakyProver{calls: 1}
+		}
+		p.cfg.Proofs = &ParticipantProofs{Group: secagg.Ring64{}, Prover: prover}
+	}
+	stepAll(t, ctx, c, ps) // keys
+	stepAll(t, ctx, c, ps) // shares
+	_, err = ps[0].Step(ctx, c)
+	require.ErrorContains(t, err, "proving key unavailable")
+	require.Equal(t, 0, runRound(t, ctx, c, ps))
+	h, err := c.History(ctx)
+	require.NoError(t, err)
+	require.Len(t, h, 2)
+	assert.Len(t, h[1].Contributors, 3)
+	assert.Equal(t, 2, flaky.calls)
 }
