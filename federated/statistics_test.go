@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/healthagents/healthagents/federated/secagg"
 	"github.com/healthagents/healthagents/record"
 )
 
@@ -284,4 +285,34 @@ func TestStatsFracBits(t *testing.T) {
 	assert.Equal(t, uint(25), f)
 	_, err = statsFracBits(1<<20, 1<<30)
 	require.ErrorIs(t, err, ErrConfig)
+}
+
+// In a proved run the statistics round is masked in the 64-bit ring and
+// takes no proof; the training rounds after it are proved.
+func TestStatisticsRoundInProvedRun(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	tf, recs := loadWDBCLearned(t)
+	ps := wdbcParticipants(t, tf, splitWDBC(recs, 3, true, 4))
+	prover := &flakyProver{calls: 1}
+	for _, p := range ps {
+		p.cfg.Proofs = &ParticipantProofs{Group: secagg.Ring64{}, Prover: prover}
+	}
+	cfg := noDPConfig(newFakeClock(), 3)
+	cfg.Task, cfg.MaxRounds = tf.Task(), 3
+	cfg.Proofs = &ProofConfig{Group: secagg.Ring64{}, Verifier: acceptAll{}}
+	c, err := NewCoordinator(ctx, newMemStore(), cfg)
+	require.NoError(t, err)
+	v, err := c.View(ctx, ps[0].Org())
+	require.NoError(t, err)
+	assert.Equal(t, RoundStatistics, v.Kind)
+	assert.False(t, v.Proved)
+	require.Equal(t, 0, runRound(t, ctx, c, ps))
+	assert.Equal(t, 1, prover.calls, "no proof in the statistics round")
+	require.Len(t, c.Scaling(), 30)
+	v, err = c.View(ctx, ps[0].Org())
+	require.NoError(t, err)
+	assert.True(t, v.Proved)
+	require.Equal(t, 1, runRound(t, ctx, c, ps))
+	assert.Equal(t, 4, prover.calls, "each training update proved")
 }
