@@ -113,6 +113,8 @@ type call struct {
 	body   any        // JSON-encoded when non-nil
 	out    any        // JSON-decoded from a 2xx body when non-nil
 	accept string     // the Accept header; "" is application/json
+	// limit bounds the response body; 0 is maxResponseBytes.
+	limit int64
 }
 
 // do makes the call with retries and decodes the result or the error.
@@ -212,7 +214,11 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		return fmt.Errorf("healthagents: %s %s: %w", cl.method, cl.path, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	limit := cl.limit
+	if limit <= 0 {
+		limit = maxResponseBytes
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	now := c.now()
 	if s.info != nil {
 		s.info.StatusCode = resp.StatusCode
@@ -224,8 +230,8 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	if err != nil {
 		return fmt.Errorf("healthagents: %s %s: reading response: %w", cl.method, cl.path, err)
 	}
-	if len(body) > maxResponseBytes {
-		return fmt.Errorf("healthagents: %s %s: response larger than %d bytes", cl.method, cl.path, maxResponseBytes)
+	if int64(len(body)) > limit {
+		return fmt.Errorf("healthagents: %s %s: response larger than %d bytes", cl.method, cl.path, limit)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return parseError(resp.StatusCode, resp.Header, body, now)

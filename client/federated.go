@@ -282,6 +282,10 @@ func (c *Client) FederatedTask(ctx context.Context) (*FederatedTask, error) {
 	return &out, nil
 }
 
+// maxProofKeysBytes bounds the proof-keys response: 1 GiB holds the keys
+// of a model of a few thousand weights (the keys grow linearly with it).
+const maxProofKeysBytes = 1 << 30
+
 func hexOrEmpty(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -291,10 +295,12 @@ func hexOrEmpty(b []byte) string {
 
 // FederatedProofKeys calls GET /api/v1/federated/proof-keys/{shape}: the
 // encoded Groth16 proving and verifying keys of one shape of a proved run
-// (normproof.DecodeKeys reads them).
+// (normproof.DecodeKeys reads them). The proving key grows with the model
+// (about 16 MiB of Base64 at 90 weights), so this response may be up to
+// maxProofKeysBytes, not the usual maxResponseBytes.
 func (c *Client) FederatedProofKeys(ctx context.Context, shape string) (pk, vk []byte, err error) {
 	var out ProofKeys
-	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/proof-keys/" + escape(shape), out: &out}); err != nil {
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/proof-keys/" + escape(shape), out: &out, limit: maxProofKeysBytes}); err != nil {
 		return nil, nil, fedErr(err)
 	}
 	if pk, err = base64.StdEncoding.DecodeString(out.ProvingKey); err != nil {

@@ -1,8 +1,11 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -133,4 +136,29 @@ func ExampleClient_FederatedRoundAPI() {
 	if _, err := p.RunRound(ctx, c.FederatedRoundAPI("hospital-a"), 2*time.Second); err != nil {
 		fmt.Println(err)
 	}
+}
+
+// TestFederatedProofKeysBeyondTheUsualLimit: the proving key of a model of
+// a few hundred weights is larger than the 16 MiB every other response may
+// be; FederatedProofKeys reads it whole, and another call still refuses a
+// response that large.
+func TestFederatedProofKeysBeyondTheUsualLimit(t *testing.T) {
+	pk := bytes.Repeat([]byte{7}, 20<<20) // 20 MiB, 26.7 MiB as Base64
+	body, err := json.Marshal(client.ProofKeys{ProvingKey: base64.StdEncoding.EncodeToString(pk), VerifyingKey: base64.StdEncoding.EncodeToString([]byte("vk"))})
+	require.NoError(t, err)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	defer ts.Close()
+	c, err := client.New(ts.URL, client.WithMaxAttempts(1))
+	require.NoError(t, err)
+	gotPK, gotVK, err := c.FederatedProofKeys(t.Context(), "d31")
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(pk, gotPK))
+	assert.Equal(t, []byte("vk"), gotVK)
+
+	_, err = c.FederatedTask(t.Context())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "response larger than")
 }

@@ -13,19 +13,19 @@ import (
 // from the environment (see SettingsFromEnv). Zero values take the defaults
 // of DefaultConfig.
 type RunSettings struct {
-	TaskFile           string        // FEDERATED_TASK: path of the task file
-	Privacy            bool          // FEDERATED_DP: on (default) or off
-	Epsilon            float64       // FEDERATED_EPSILON
-	Delta              float64       // FEDERATED_DELTA
-	ClipNorm           float64       // FEDERATED_CLIP_NORM
-	Rounds             int           // FEDERATED_ROUNDS
-	MinParticipants    int           // FEDERATED_MIN_PARTICIPANTS
-	TargetParticipants int           // FEDERATED_TARGET_PARTICIPANTS
-	RoundTimeout       time.Duration // FEDERATED_ROUND_TIMEOUT (Go duration, e.g. 30m)
+	TaskFile           string        `json:"-"`                             // FEDERATED_TASK: path(s) of the task file(s)
+	Privacy            bool          `json:"privacy"`                       // FEDERATED_DP: on (default) or off
+	Epsilon            float64       `json:"epsilon,omitempty"`             // FEDERATED_EPSILON
+	Delta              float64       `json:"delta,omitempty"`               // FEDERATED_DELTA
+	ClipNorm           float64       `json:"clip_norm"`                     // FEDERATED_CLIP_NORM
+	Rounds             int           `json:"rounds"`                        // FEDERATED_ROUNDS
+	MinParticipants    int           `json:"min_participants"`              // FEDERATED_MIN_PARTICIPANTS
+	TargetParticipants int           `json:"target_participants,omitempty"` // FEDERATED_TARGET_PARTICIPANTS
+	RoundTimeout       time.Duration `json:"round_timeout"`                 // FEDERATED_ROUND_TIMEOUT (Go duration, e.g. 30m)
 	// Proofs (FEDERATED_PROOFS: on or off, the default) makes every round
 	// a proved one: each masked update carries a proof that it is within
 	// the clip bound (package federated/normproof; the caller wires it).
-	Proofs bool
+	Proofs bool `json:"proofs"`
 }
 
 // SettingsFromEnv reads the FEDERATED_* settings through getenv (os.Getenv

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 )
 
 // ErrUnknownTask is returned for a task id no coordinator runs.
@@ -85,4 +86,14 @@ func (t *Tasks) IDs() []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// TaskSpec is a task with the settings of its run: what an admin creates
+// over the API (POST /api/v1/federated/tasks) and the store keeps, so the
+// task is reopened at every start.
+type TaskSpec struct {
+	File      *TaskFile
+	Run       RunSettings
+	CreatedBy string // the creating key's id
+	CreatedAt time.Time
 }

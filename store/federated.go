@@ -11,13 +11,24 @@ import (
 	"github.com/healthagents/healthagents/federated"
 )
 
-// FederatedStore keeps the federated coordinator's rounds, their submission
-// logs, the model history and the privacy ledger (migration
-// 0002_federated.sql). It implements federated.Store.
+// FederatedStore keeps a federated coordinator's rounds, their submission
+// logs, the model history and the privacy ledger (migrations 0002 and
+// 0015), for one task (ForTask). It implements federated.Store.
 type FederatedStore struct {
 	db    *DB
+	task  string      // ForTask; "": the default task
 	fence *leaseFence // WithLeaseFence; nil: unfenced
 }
+
+// ForTask returns the store of task id over the same database: every
+// table is scoped by task (migration 0015), the default task's key being
+// "" (the rows of a database from before several tasks ran).
+func (s *FederatedStore) ForTask(id string) *FederatedStore {
+	return &FederatedStore{db: s.db, task: id, fence: s.fence}
+}
+
+// Task is the task key the store reads and writes ("": the default task).
+func (s *FederatedStore) Task() string { return s.task }
 
 // leaseFence is a lease a write must still be held under.
 type leaseFence struct {
@@ -38,7 +49,7 @@ var ErrFenced = errors.New("store: the lease this write was fenced by is no long
 // (FOR SHARE), so it cannot change hands before the write commits; on
 // SQLite the transaction holds the database's write lock throughout.
 func (s *FederatedStore) WithLeaseFence(name, holder string, epoch int64) *FederatedStore {
-	return &FederatedStore{db: s.db, fence: &leaseFence{name: name, holder: holder, epoch: epoch}}
+	return &FederatedStore{db: s.db, task: s.task, fence: &leaseFence{name: name, holder: holder, epoch: epoch}}
 }
 
 // checkFence refuses the transaction unless the fence's lease is held.
@@ -84,10 +95,10 @@ func (s *FederatedStore) SaveFederated(ctx context.Context, ch federated.Change)
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_rounds (number, phase, state, updated_at)
-				VALUES (?, ?, ?, ?)
-				ON CONFLICT (number) DO UPDATE SET phase = excluded.phase, state = excluded.state, updated_at = excluded.updated_at`),
-				r.Number, string(r.Phase), string(body), now); err != nil {
+			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_rounds (task, number, phase, state, updated_at)
+				VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (task, number) DO UPDATE SET phase = excluded.phase, state = excluded.state, updated_at = excluded.updated_at`),
+				s.task, r.Number, string(r.Phase), string(body), now); err != nil {
 				return err
 			}
 		}
@@ -96,9 +107,9 @@ func (s *FederatedStore) SaveFederated(ctx context.Context, ch federated.Change)
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_submissions (round, seq, org, body, created_at)
-				SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM federated_submissions WHERE round = ?`),
-				sub.Round, sub.Org, string(body), now, sub.Round); err != nil {
+			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_submissions (task, round, seq, org, body, created_at)
+				SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM federated_submissions WHERE task = ? AND round = ?`),
+				s.task, sub.Round, sub.Org, string(body), now, s.task, sub.Round); err != nil {
 				return err
 			}
 		}
@@ -107,9 +118,9 @@ func (s *FederatedStore) SaveFederated(ctx context.Context, ch federated.Change)
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_models (seq, version, round, hash, body, created_at)
-				SELECT COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM federated_models`),
-				m.Version, m.Round, m.Hash, string(body), now); err != nil {
+			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_models (task, seq, version, round, hash, body, created_at)
+				SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM federated_models WHERE task = ?`),
+				s.task, m.Version, m.Round, m.Hash, string(body), now, s.task); err != nil {
 				return err
 			}
 		}
@@ -118,9 +129,9 @@ func (s *FederatedStore) SaveFederated(ctx context.Context, ch federated.Change)
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_ledger (id, body, updated_at) VALUES (1, ?, ?)
-				ON CONFLICT (id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`),
-				string(body), now); err != nil {
+			if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO federated_ledger (task, body, updated_at) VALUES (?, ?, ?)
+				ON CONFLICT (task) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`),
+				s.task, string(body), now); err != nil {
 				return err
 			}
 		}
@@ -137,7 +148,7 @@ func (s *FederatedStore) SaveFederated(ctx context.Context, ch federated.Change)
 // the coordinator never saved anything.
 func (s *FederatedStore) LoadFederated(ctx context.Context) (*federated.Snapshot, error) {
 	snap := &federated.Snapshot{}
-	rows, err := s.db.db.QueryContext(ctx, `SELECT body FROM federated_models ORDER BY seq`)
+	rows, err := s.db.db.QueryContext(ctx, s.db.Rebind(`SELECT body FROM federated_models WHERE task = ? ORDER BY seq`), s.task)
 	if err != nil {
 		return nil, fmt.Errorf("store: loading model history: %w", redactErr(err))
 	}
@@ -151,7 +162,7 @@ func (s *FederatedStore) LoadFederated(ctx context.Context) (*federated.Snapshot
 		return nil, nil
 	}
 	var ledger string
-	switch err := s.db.db.QueryRowContext(ctx, `SELECT body FROM federated_ledger WHERE id = 1`).Scan(&ledger); {
+	switch err := s.db.db.QueryRowContext(ctx, s.db.Rebind(`SELECT body FROM federated_ledger WHERE task = ?`), s.task).Scan(&ledger); {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return nil, fmt.Errorf("store: loading privacy ledger: %w", redactErr(err))
@@ -161,7 +172,7 @@ func (s *FederatedStore) LoadFederated(ctx context.Context) (*federated.Snapshot
 		}
 	}
 	var round string
-	switch err := s.db.db.QueryRowContext(ctx, `SELECT state FROM federated_rounds ORDER BY number DESC LIMIT 1`).Scan(&round); {
+	switch err := s.db.db.QueryRowContext(ctx, s.db.Rebind(`SELECT state FROM federated_rounds WHERE task = ? ORDER BY number DESC LIMIT 1`), s.task).Scan(&round); {
 	case errors.Is(err, sql.ErrNoRows):
 		return snap, nil
 	case err != nil:
@@ -170,7 +181,7 @@ func (s *FederatedStore) LoadFederated(ctx context.Context) (*federated.Snapshot
 	if err := json.Unmarshal([]byte(round), &snap.Round); err != nil {
 		return nil, fmt.Errorf("store: decoding round: %w", err)
 	}
-	rows, err = s.db.db.QueryContext(ctx, s.db.Rebind(`SELECT body FROM federated_submissions WHERE round = ? ORDER BY seq`), snap.Round.Number)
+	rows, err = s.db.db.QueryContext(ctx, s.db.Rebind(`SELECT body FROM federated_submissions WHERE task = ? AND round = ? ORDER BY seq`), s.task, snap.Round.Number)
 	if err != nil {
 		return nil, fmt.Errorf("store: loading submissions: %w", redactErr(err))
 	}
