@@ -50,6 +50,13 @@ func testFedConfig() federated.Config {
 // keys carry over a restart.
 func newFedServer(t testing.TB, db *store.DB, cfg federated.Config, kr *cipher.Keyring, keys map[string]string, tune func(*server.FederatedAPI)) *fedServer {
 	t.Helper()
+	return newFedServerWith(t, db, cfg, kr, keys, tune)
+}
+
+// newFedServerWith is newFedServer with app.OpenFederated's options. Its
+// keys include "admin": federated and keys:admin, bound to no organization.
+func newFedServerWith(t testing.TB, db *store.DB, cfg federated.Config, kr *cipher.Keyring, keys map[string]string, tune func(*server.FederatedAPI), opts ...app.FederatedOption) *fedServer {
+	t.Helper()
 	ctx := context.Background()
 	ks, err := store.NewKeyStore(db)
 	require.NoError(t, err)
@@ -72,10 +79,13 @@ func newFedServer(t testing.TB, db *store.DB, cfg federated.Config, kr *cipher.K
 		raw, _, err := keySvc.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Scopes: []apikey.Scope{apikey.ScopeEligibility}, Organization: "hospital-e"})
 		require.NoError(t, err)
 		keys["no-scope"] = raw
+		raw, _, err = keySvc.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Scopes: []apikey.Scope{apikey.ScopeFederated, apikey.ScopeKeysAdmin}})
+		require.NoError(t, err)
+		keys["admin"] = raw
 	}
 	svc, err := healthagents.New(kr)
 	require.NoError(t, err)
-	f, err := app.OpenFederated(ctx, db, cfg, nil)
+	f, err := app.OpenFederated(ctx, db, cfg, nil, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
 	if tune != nil {
