@@ -2,7 +2,8 @@ package server
 
 // FHIR R4 answers of the v1 eligibility and prescription endpoints, chosen
 // by `Accept: application/fhir+json` (docs/decisions/fhir.md, "Answers
-// out"). Errors keep the JSON error body.
+// out"). Errors go out as an OperationOutcome to such a client
+// (fhir_errors.go).
 
 import (
 	"encoding/json"
@@ -96,14 +97,14 @@ func fhirPrescription(patientID string, res *healthagents.V1PrescriptionResult) 
 var (
 	fhirEligibilitySchema = &openapi.Schema{
 		Type:        openapi.Types{"object"},
-		Description: "With `Accept: application/fhir+json`: the decision as a FHIR R4 CoverageEligibilityResponse (http://hl7.org/fhir/R4/coverageeligibilityresponse.html): outcome `complete`, insurance[0].item[0] with the procedure, benefits (copay-percent: the patient's share, copay, deductible met), authorizationRequired and excluded, the disposition in words, and the proof, public inputs and transaction in the extension " + fhir.ExtDecisionProof + " (docs/decisions/fhir.md). Errors keep the JSON error body.",
+		Description: "With `Accept: application/fhir+json`: the decision as a FHIR R4 CoverageEligibilityResponse (http://hl7.org/fhir/R4/coverageeligibilityresponse.html): outcome `complete`, insurance[0].item[0] with the procedure, benefits (copay-percent: the patient's share, copay, deductible met), authorizationRequired and excluded, the disposition in words, and the proof, public inputs and transaction in the extension " + fhir.ExtDecisionProof + " (docs/decisions/fhir.md). Errors, to a client that asks for FHIR, are an OperationOutcome whose diagnostics is the JSON answer's detail.",
 		Properties:  map[string]*openapi.Schema{"resourceType": {Enum: []any{"CoverageEligibilityResponse"}}},
 		Required:    []string{"resourceType"},
 		Examples:    []any{fhirExample(fhir.CoverageEligibilityResponse(fhirEligibility(exampleEligibilityRequest, &exampleEligibilityResult, exampleTime)))},
 	}
 	fhirDetectedIssuesSchema = &openapi.Schema{
 		Type:        openapi.Types{"object"},
-		Description: "With `Accept: application/fhir+json`: the findings as a FHIR R4 Bundle (type collection, identifier: the prescription_id) of DetectedIssue resources (http://hl7.org/fhir/R4/detectedissue.html), one per interaction, contraindication or ineligibility, none when clear (docs/decisions/fhir.md). Errors keep the JSON error body.",
+		Description: "With `Accept: application/fhir+json`: the findings as a FHIR R4 Bundle (type collection, identifier: the prescription_id) of DetectedIssue resources (http://hl7.org/fhir/R4/detectedissue.html), one per interaction, contraindication or ineligibility, none when clear (docs/decisions/fhir.md). Errors, to a client that asks for FHIR, are an OperationOutcome whose diagnostics is the JSON answer's detail.",
 		Properties:  map[string]*openapi.Schema{"resourceType": {Enum: []any{"Bundle"}}},
 		Required:    []string{"resourceType"},
 		Examples: []any{fhirExample(fhir.DetectedIssues(fhir.Prescription{

@@ -18,6 +18,7 @@ import (
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/fhir"
 	"github.com/healthagents/healthagents/fhir/fhirtest"
+	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store/storetest"
 )
 
@@ -200,4 +201,84 @@ func TestV1FHIRRoundTrip(t *testing.T) {
 	// Last, as it skips without node: both answers against the R4 definitions.
 	report, valid := fhirtest.Validate(t, raw, issues, stored)
 	require.True(t, valid, report)
+}
+
+// TestFHIRErrorsAreOperationOutcomes: a client that asks for FHIR gets its
+// errors as an R4 OperationOutcome with the status, the issue code FHIR's
+// HTTP table gives it and the JSON answer's detail as diagnostics — from a
+// handler (400), the auth guard (401) and the router (404, 405) alike;
+// without the Accept header the JSON error body is unchanged.
+func TestFHIRErrorsAreOperationOutcomes(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	e := newV1Env(t, db)
+	key, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-oo"})
+	require.NoError(t, err)
+
+	do := func(method, path, auth, accept, body string) (int, http.Header, []byte) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), method, e.url+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, resp.Header, raw
+	}
+	type outcome struct {
+		ResourceType string `json:"resourceType"`
+		Issue        []struct {
+			Severity    string `json:"severity"`
+			Code        string `json:"code"`
+			Diagnostics string `json:"diagnostics"`
+		} `json:"issue"`
+	}
+	var seen [][]byte
+	for _, tc := range []struct {
+		name, method, path, auth, body string
+		status                         int
+		code                           string
+	}{
+		{"wrong type", "POST", "/api/v1/eligibility/verify", key, `{"patient_id": 5}`, 400, "invalid"},
+		{"malformed JSON", "POST", "/api/v1/prescriptions/validate", key, `{`, 400, "invalid"},
+		{"no key", "POST", "/api/v1/eligibility/verify", "", `{}`, 401, "login"},
+		{"unknown prescription", "GET", "/api/v1/prescriptions/RX-nothing-here", key, ``, 404, "not-found"},
+		{"no such route", "GET", "/api/v1/nothing", key, ``, 404, "not-found"},
+		{"wrong method", "DELETE", "/api/v1/eligibility/verify", key, ``, 405, "not-supported"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			jsonStatus, jsonHeader, jsonRaw := do(tc.method, tc.path, tc.auth, "", tc.body)
+			require.Equal(t, tc.status, jsonStatus, string(jsonRaw))
+			var plain server.ErrorBody
+			require.NoError(t, json.Unmarshal(jsonRaw, &plain), string(jsonRaw))
+			require.NotEmpty(t, plain.Detail)
+
+			status, header, raw := do(tc.method, tc.path, tc.auth, "application/fhir+json", tc.body)
+			assert.Equal(t, tc.status, status)
+			assert.Equal(t, "application/fhir+json; fhirVersion=4.0", header.Get("Content-Type"))
+			for _, h := range []string{"Allow", "WWW-Authenticate", "Retry-After"} {
+				assert.Equal(t, jsonHeader.Get(h), header.Get(h), h)
+			}
+			var oo outcome
+			require.NoError(t, json.Unmarshal(raw, &oo), string(raw))
+			assert.Equal(t, "OperationOutcome", oo.ResourceType)
+			require.Len(t, oo.Issue, 1)
+			assert.Equal(t, "error", oo.Issue[0].Severity)
+			assert.Equal(t, tc.code, oo.Issue[0].Code)
+			assert.Equal(t, plain.Detail, oo.Issue[0].Diagnostics)
+			seen = append(seen, raw)
+		})
+	}
+	t.Run("valid R4", func(t *testing.T) {
+		report, valid := fhirtest.Validate(t, seen...)
+		assert.True(t, valid, report)
+	})
 }

@@ -207,6 +207,7 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.metrics.instrument(rt, s.guard(rt)))
 	}
 	var h http.Handler = http.HandlerFunc(s.dispatch)
+	h = s.fhirErrors(h)
 	h = s.cors(h)
 	h = s.securityHeaders(h)
 	h = s.logRequests(h)
