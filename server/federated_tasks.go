@@ -74,7 +74,7 @@ func (s *srv) federatedTaskRoutes(scoped []route) []route {
 					"The task gets its own rounds and privacy budget, is kept in the database and reopened at every start; participants join it through /api/v1/federated/tasks/{task}/... (healthagents participant --task ID). " +
 					"400 names the field that is wrong; 409 when a task of that id runs already." + taskAdminAuth,
 				Request: api.FederatedTaskRequest{}, Responses: map[int]openapi.Response{http.StatusCreated: {Description: "The task, started.", Body: api.FederatedTask{}}},
-				Errors:  []int{400, 401, 403, 409, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+				Errors: []int{400, 401, 403, 409, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "GET", Path: "/api/v1/federated/tasks", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.listFederatedTasks), Doc: openapi.Operation{
