@@ -254,7 +254,10 @@ func TestFederatedDropoutOfOneOfFourOverHTTP(t *testing.T) {
 	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
 	cfg := testFedConfig()
 	cfg.TargetParticipants = 4
-	cfg.PhaseTimeout = 300 * time.Millisecond
+	// Long enough that three loaded participants finish each phase inside
+	// it (300 ms was not, on a busy 2-core CI machine), short enough to wait
+	// out once for the one that drops.
+	cfg.PhaseTimeout = 2 * time.Second
 	s := newFedServer(t, db, cfg, nil, nil, nil)
 	orgs := []string{"hospital-a", "hospital-b", "hospital-c", "hospital-d"}
 	s.register(t, orgs...)
@@ -268,7 +271,7 @@ func TestFederatedDropoutOfOneOfFourOverHTTP(t *testing.T) {
 	require.Eventually(t, func() bool {
 		r, err := s.client(t, "hospital-a").FederatedRound(t.Context())
 		return err == nil && r.Phase == "unmasking"
-	}, 10*time.Second, 50*time.Millisecond, "the phase deadline moves on without hospital-d")
+	}, 30*time.Second, 50*time.Millisecond, "the phase deadline moves on without hospital-d")
 	stepAll(t, s, all[:3])
 	m, err := s.client(t, "hospital-a").FederatedModel(t.Context())
 	require.NoError(t, err)
