@@ -205,6 +205,34 @@ type FederatedTask struct {
 	OrganizationID      string           `json:"organization_id,omitempty" doc:"The calling key's organization: the id it takes part in rounds under."`
 	Proofs              bool             `json:"proofs" doc:"Every round is a proved one (FEDERATED_PROOFS=on): participants fetch the proving key of their round's shape from GET /api/v1/federated/proof-keys/{shape}."`
 	LearnedScaling      []LearnedScaling `json:"learned_scaling,omitempty" doc:"The scaling the statistics round learned for the task's learned features, which every participant trains and evaluates with; absent before that round closed."`
+	Default             bool             `json:"default" doc:"The default task: the one the unscoped endpoints (/api/v1/federated/task, /rounds/current, /submit-federated-update) serve."`
+	Source              string           `json:"source,omitempty" enum:"config,api" doc:"config: FEDERATED_TASK (or the built-in task); api: created with POST /api/v1/federated/tasks."`
+	CreatedAt           *time.Time       `json:"created_at,omitempty" doc:"When an admin created the task over the API."`
+}
+
+// FederatedTaskList answers GET /api/v1/federated/tasks.
+type FederatedTaskList struct {
+	Tasks []FederatedTask `json:"tasks"`
+}
+
+// FederatedTaskRequest is the body of POST /api/v1/federated/tasks: a task
+// in the task-file format and the settings of its run.
+type FederatedTaskRequest struct {
+	Task     TaskDefinition        `json:"task" doc:"The task, as a FEDERATED_TASK file holds it; its id names the task."`
+	Settings *FederatedRunSettings `json:"settings,omitempty" doc:"The run's settings; an absent one takes the service's FEDERATED_* value."`
+}
+
+// FederatedRunSettings are the settings of one task's run, each optional
+// (the service's FEDERATED_* value when absent).
+type FederatedRunSettings struct {
+	DP                  *bool    `json:"dp,omitempty" doc:"Differential privacy on or off (FEDERATED_DP)."`
+	Epsilon             *float64 `json:"epsilon,omitempty" doc:"The whole run's epsilon, in (0, 100] (FEDERATED_EPSILON)."`
+	Delta               *float64 `json:"delta,omitempty" doc:"In (0, 1) (FEDERATED_DELTA)."`
+	ClipNorm            *float64 `json:"clip_norm,omitempty" doc:"L2 bound of each update (FEDERATED_CLIP_NORM)."`
+	Rounds              *int     `json:"rounds,omitempty" doc:"Rounds of the run (FEDERATED_ROUNDS)."`
+	MinParticipants     *int     `json:"min_participants,omitempty" doc:"At least 3 (FEDERATED_MIN_PARTICIPANTS)."`
+	TargetParticipants  *int     `json:"target_participants,omitempty" doc:"Closes key advertisement early once reached (FEDERATED_TARGET_PARTICIPANTS)."`
+	RoundTimeoutSeconds *int     `json:"round_timeout_seconds,omitempty" doc:"1 to 604800 (FEDERATED_ROUND_TIMEOUT)."`
 }
 
 // ProofKeys answers GET /api/v1/federated/proof-keys/{shape}: the Groth16

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/app"
+	"github.com/healthagents/healthagents/record"
 )
 
 // TestChainLogsCarryNothingClinical: after a full run (an eligibility check
@@ -35,12 +36,22 @@ func TestChainLogsCarryNothingClinical(t *testing.T) {
 	res, err := a.Service.VerifyEligibility(ctx, sealed(t, a, nil), "PROC001")
 	require.NoError(t, err)
 	require.True(t, res.ZKProofVerified)
-	rx, err := a.Service.ValidatePrescription(ctx, sealed(t, a, nil), "6809")
+	// The record's medication (warfarin), allergy and condition are in the
+	// prescription's statement: the opening the caller gets names them.
+	rx, err := a.Service.ValidatePrescription(ctx, sealed(t, a, func(r *record.Record) { r.Conditions = append(r.Conditions, "I50.9") }), "6809")
 	require.NoError(t, err)
 	require.NotNil(t, rx)
+	require.NotNil(t, rx.Proof)
+	opened := map[string]string{}
+	for _, f := range rx.Proof.Statement.Opening.Fields {
+		opened[f.Name] = f.Text
+	}
+	require.Equal(t, "11289", opened["medication_1"])
+	require.Equal(t, "allergy:penicillin condition:I50", opened["triggers"])
 
 	day := time.Now().UTC()
-	needles := clinicalNeedles(day, "PROC001", "6809", "PT-000123", "W123456789", "60054", "PPO-GOLD", "1968-04-02")
+	needles := clinicalNeedles(day, "PROC001", "6809", "PT-000123", "W123456789", "60054", "PPO-GOLD", "1968-04-02",
+		"11289", "warfarin", "penicillin", "E11.9", "E119", "I50.9", "I509")
 	client, err := ethclient.DialContext(ctx, "http://"+a.ChainRPCAddr)
 	require.NoError(t, err)
 	defer client.Close()

@@ -106,6 +106,10 @@ type Config struct {
 	// built-in diagnosis task. See docs/federated-privacy.md.
 	Federated     federated.RunSettings
 	FederatedTask *federated.TaskFile
+	// FederatedTasks are all the task files FEDERATED_TASK names (a
+	// comma-separated list), FederatedTask first: the others run beside
+	// it, each with its own rounds and privacy budget.
+	FederatedTasks []*federated.TaskFile
 }
 
 // developmentWarning is logged at every start outside production: an

@@ -80,3 +80,27 @@ func TestFederatedSettings(t *testing.T) {
 	_, err = ConfigFromEnv(env(map[string]string{"FEDERATED_TASK": bad}))
 	assert.Contains(t, err.Error(), "features[0].scale", "the task file's error names the field")
 }
+
+// FEDERATED_TASK may list several task files: the first is the default
+// task, the others run beside it; a repeated id or an empty entry is
+// refused, naming the setting.
+func TestFederatedTaskList(t *testing.T) {
+	t.Parallel()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	dir := t.TempDir()
+	b, err := os.ReadFile("../testdata/wdbc/task.json")
+	require.NoError(t, err)
+	other := filepath.Join(dir, "other.json")
+	require.NoError(t, os.WriteFile(other, []byte(strings.Replace(string(b), `"wdbc/v1"`, `"wdbc/v2"`, 1)), 0o600))
+	c, err := ConfigFromEnv(env(map[string]string{"FEDERATED_TASK": "../testdata/wdbc/task.json, " + other}))
+	require.NoError(t, err)
+	require.Len(t, c.FederatedTasks, 2)
+	assert.Equal(t, "wdbc/v1", c.FederatedTask.ID, "the first is the default task")
+	assert.Equal(t, "wdbc/v2", c.FederatedTasks[1].ID)
+	for _, list := range []string{"../testdata/wdbc/task.json,../testdata/wdbc/task.json", other + ",,", other + "," + filepath.Join(dir, "none.json")} {
+		_, err := ConfigFromEnv(env(map[string]string{"FEDERATED_TASK": list}))
+		require.Error(t, err, list)
+		assert.True(t, strings.HasPrefix(err.Error(), "FEDERATED_TASK"), err.Error())
+		assert.NotContains(t, err.Error(), "\n")
+	}
+}

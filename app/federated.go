@@ -38,6 +38,10 @@ type FederatedOption func(*fedOptions)
 type fedOptions struct {
 	holder string
 	ttl    time.Duration
+	// WithTasks
+	tasks  []*federated.TaskFile
+	base   *federated.RunSettings
+	proofs func(cfg *federated.Config) (proofKeysFunc, error)
 }
 
 // WithLeaderLease runs the coordinator only while this process holds the
@@ -80,6 +84,35 @@ func OpenFederated(ctx context.Context, db *store.DB, cfg federated.Config, logg
 	if err != nil {
 		return nil, err
 	}
+	f, err := openDefaultFederated(ctx, db, fs, cfg, task, orgs, logger, o)
+	if err != nil || o.base == nil {
+		return f, err
+	}
+	var leases *store.LeaseStore
+	if o.holder != "" {
+		if leases, err = store.NewLeaseStore(db); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	tasks, err := openTasks(ctx, fs, leases, o, task.Name, logger)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	f.API.Tasks = tasks
+	stopDefault := f.stop
+	f.stop = func() {
+		tasks.close()
+		stopDefault()
+	}
+	return f, nil
+}
+
+// openDefaultFederated opens the default task's coordinator (its rows are
+// the store's task "").
+func openDefaultFederated(ctx context.Context, db *store.DB, fs *store.FederatedStore, cfg federated.Config, task federated.Task,
+	orgs federated.OrganizationRegistry, logger *slog.Logger, o fedOptions) (*Federated, error) {
 	if o.holder == "" {
 		return openSingleFederated(ctx, fs, cfg, task, orgs, logger)
 	}
@@ -183,7 +216,13 @@ func (a *App) openFederated(ctx context.Context, logger *slog.Logger) (*Federate
 			return nil, err
 		}
 	}
-	f, err := OpenFederated(ctx, a.DB, cfg, logger, WithLeaderLease(id, federatedLeaseTTL))
+	var more []*federated.TaskFile
+	if len(a.Config.FederatedTasks) > 1 {
+		more = a.Config.FederatedTasks[1:]
+	}
+	dataDir := a.Config.DataDir
+	f, err := OpenFederated(ctx, a.DB, cfg, logger, WithLeaderLease(id, federatedLeaseTTL), WithTasks(a.Config.Federated, more...),
+		withTaskProofs(func(cfg *federated.Config) (proofKeysFunc, error) { return federatedProofs(dataDir, cfg) }))
 	if err != nil {
 		return nil, err
 	}

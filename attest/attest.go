@@ -55,6 +55,7 @@ type Attestor struct {
 	prover Prover
 	ledger Ledger
 	trust  Trust
+	rx     *prescription.Agent // reads a record's facts for the clinical checks
 }
 
 var _ healthagents.Attestor = (*Attestor)(nil)
@@ -64,7 +65,11 @@ func New(prover Prover, ledger Ledger, opts ...Option) (*Attestor, error) {
 	if prover == nil || ledger == nil {
 		return nil, errors.New("attest: prover and ledger are required")
 	}
-	a := &Attestor{prover: prover, ledger: ledger}
+	rx, err := prescription.New()
+	if err != nil {
+		return nil, fmt.Errorf("attest: %w", err)
+	}
+	a := &Attestor{prover: prover, ledger: ledger, rx: rx}
 	for _, o := range opts {
 		o(a)
 	}
@@ -172,10 +177,15 @@ func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d 
 // AttestPrescription proves, in one prescription-v2 proof for all of ds
 // (at most zkp.MaxDrugs), from the payer credential the trust policy gives,
 // whether the plan covers each drug on date (coverage active, date in the
-// window, the drug not excluded) and its formulary tier, and records the
+// window, the drug not excluded), its formulary tier, and its interaction
+// and contraindication findings against the public rule table from rec's
+// medications, allergies and conditions (prescription.Agent.Facts; beyond
+// the circuit's limits the record cannot be proven), and records the
 // statement on chain: one transaction per request, so nothing links a
-// patient's drugs. The attestation's Covered says whether every drug is
-// covered; a verified proof of "not covered" is returned like any other.
+// patient's drugs. The proven findings must equal ds's, else nothing is
+// recorded and an error says so. The attestation's Covered says whether
+// every drug is covered; a verified proof of "not covered" is returned like
+// any other.
 func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, ds []prescription.Decision, date time.Time) (*healthagents.Attestation, error) {
 	cred, issuer, err := a.credential(ctx, rec, date)
 	if err != nil {
@@ -188,9 +198,12 @@ func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, d
 	for i, d := range ds {
 		drugs[i] = d.Drug.RxCUI
 	}
-	proof, st, outs, err := a.prover.ProvePrescriptionV2(ctx, zkp.PrescriptionV2Input{Credential: cred, Drugs: drugs, ServiceDate: date})
+	proof, st, outs, err := a.prover.ProvePrescriptionV2(ctx, zkp.PrescriptionV2Input{Credential: cred, Drugs: drugs, ServiceDate: date, Facts: a.rx.Facts(rec, nil)})
 	if err != nil {
 		return nil, proveError(err)
+	}
+	if err := agree(ds, outs); err != nil {
+		return nil, err
 	}
 	att, err := a.verify(ctx, KindPrescription, proof)
 	if err != nil {
@@ -201,6 +214,35 @@ func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, d
 		att.Covered = att.Covered && o.Covered
 	}
 	return att, nil
+}
+
+// ErrDisagree is returned when a proof's clinical findings differ from the
+// agent's decisions (the circuit and the agent read different rules).
+var ErrDisagree = errors.New("attest: the proven clinical findings differ from the prescription agent's decision")
+
+// agree checks that outs states, for every decision of ds, the agent's
+// validity and the ranks of its most severe interaction and
+// contraindication. The error names no drug or finding.
+func agree(ds []prescription.Decision, outs []zkp.PrescriptionV2Outcome) error {
+	for i, d := range ds {
+		var o *zkp.PrescriptionV2Outcome
+		for j := range outs {
+			if outs[j].RxCUI == d.Drug.RxCUI {
+				o = &outs[j]
+			}
+		}
+		ir, cr := 0, 0
+		for _, x := range d.Interactions {
+			ir = max(ir, x.Severity.Rank())
+		}
+		for _, x := range d.Contraindications {
+			cr = max(cr, x.Severity.Rank())
+		}
+		if o == nil || o.Valid != d.Valid || o.InteractionRank != ir || o.ContraindicationRank != cr {
+			return fmt.Errorf("%w (decision %d)", ErrDisagree, i+1)
+		}
+	}
+	return nil
 }
 
 func (a *Attestor) verify(ctx context.Context, kind chain.Kind, proof *zkp.Proof) (*healthagents.Attestation, error) {

@@ -165,12 +165,23 @@ func TestPrescriptionVerifiedOnChain(t *testing.T) {
 	rx, err := prescription.New()
 	require.NoError(t, err)
 	rec := testRecord()
-	var ds []prescription.Decision
-	for _, code := range []string{"6809", "11289", "1191"} {
+	rec.Medications, rec.Allergies = []string{"5640"}, []string{"penicillin"} // ibuprofen
+	codes := []string{"6809", "11289", "1191"}
+	// Decisions made one drug at a time miss the interaction between
+	// warfarin and aspirin that the proof finds: refused, nothing recorded.
+	var alone []prescription.Decision
+	for _, code := range codes {
 		d, err := rx.Validate(t.Context(), rec, code)
 		require.NoError(t, err)
-		ds = append(ds, d)
+		alone = append(alone, d)
 	}
+	_, err = a.AttestPrescription(t.Context(), rec, alone, serviceDate)
+	require.ErrorIs(t, err, attest.ErrDisagree)
+	assert.NotContains(t, err.Error(), "warfarin")
+
+	b, err := rx.Check(t.Context(), nil, codes, rec)
+	require.NoError(t, err)
+	ds := b.Decisions
 	// One proof, one transaction for the three drugs.
 	att, err := a.AttestPrescription(t.Context(), rec, ds, serviceDate)
 	require.NoError(t, err)
@@ -189,6 +200,10 @@ func TestPrescriptionVerifiedOnChain(t *testing.T) {
 	assert.Equal(t, "1191", fields["drug_3"])
 	assert.Equal(t, "true", fields["covered_3"])
 	assert.Equal(t, "", fields["drug_4"], "empty slot")
+	assert.Equal(t, "interaction=none contraindication=none valid=true", fields["clinical_1"])
+	assert.Equal(t, "interaction=major contraindication=none valid=false", fields["clinical_2"], "warfarin with ibuprofen and aspirin")
+	assert.Equal(t, "5640", fields["medication_1"])
+	assert.Equal(t, "allergy:penicillin", fields["triggers"])
 
 	// Coverage that lapsed: proven as "not covered", still verified.
 	att, err = a.AttestPrescription(t.Context(), rec, ds[:1], serviceDate.AddDate(1, 0, 0))

@@ -30,6 +30,8 @@ type Client struct {
 	s    settings
 	now  func() time.Time
 	err  error // an invalid option given to With, returned by every call
+	// fedTask is the federated task of ForFederatedTask; "": the default.
+	fedTask string
 }
 
 // maxResponseBytes bounds a response body the client reads.

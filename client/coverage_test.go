@@ -32,6 +32,10 @@ var methodFor = map[string]string{
 	"getWebhook":            "GetWebhook",
 	"deleteWebhook":         "DeleteWebhook",
 	"listWebhookDeliveries": "ListWebhookDeliveries",
+	"listFederatedTasks":    "FederatedTasks",
+	// GET /api/v1/federated/tasks/{task}: FederatedTask on a client of
+	// ForFederatedTask.
+	"getFederatedTaskByID": "FederatedTask",
 }
 
 // TestEveryEndpointHasAMethod fails when the server documents an operation
@@ -69,9 +73,15 @@ func TestEveryEndpointHasAMethod(t *testing.T) {
 
 // candidates are the method names an operationId may have: the one in
 // methodFor, the operationId capitalized (createWebhook → CreateWebhook),
-// and without a leading "get" (getKeyUsage → KeyUsage).
+// and without a leading "get" (getKeyUsage → KeyUsage); an operationId
+// ending ForTask takes the methods of the one without.
 func candidates(id string) []string {
 	var c []string
+	// A task's round protocol (/api/v1/federated/tasks/{task}/...) is the
+	// default task's methods on a client of ForFederatedTask.
+	if base, ok := strings.CutSuffix(id, "ForTask"); ok {
+		c = append(c, candidates(base)...)
+	}
 	if m, ok := methodFor[id]; ok {
 		c = append(c, m)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/secagg"
 )
@@ -69,7 +70,7 @@ func (c *Client) RegisterFederatedOrganization(ctx context.Context, req Organiza
 // FederatedModel calls GET /api/v1/federated/model.
 func (c *Client) FederatedModel(ctx context.Context) (*GlobalModel, error) {
 	var out GlobalModel
-	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/model", out: &out}); err != nil {
+	if err := c.do(ctx, call{method: http.MethodGet, path: c.fedPath("/model"), out: &out}); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -84,7 +85,7 @@ func (c *Client) FederatedRound(ctx context.Context) (*FederatedRound, error) {
 // wait (whole seconds, at most 25) when wait is at least a second.
 func (c *Client) federatedRound(ctx context.Context, wait time.Duration) (*FederatedRound, error) {
 	var out FederatedRound
-	cl := call{method: http.MethodGet, path: "/api/v1/federated/rounds/current", out: &out}
+	cl := call{method: http.MethodGet, path: c.fedPath("/rounds/current"), out: &out}
 	if s := int(min(wait, 25*time.Second) / time.Second); s >= 1 {
 		cl.query = url.Values{"wait": {strconv.Itoa(s)}}
 	}
@@ -96,23 +97,23 @@ func (c *Client) federatedRound(ctx context.Context, wait time.Duration) (*Feder
 
 // AdvertiseFederatedKeys calls POST /api/v1/federated/rounds/{round}/keys.
 func (c *Client) AdvertiseFederatedKeys(ctx context.Context, round int, req KeysSubmission) (*FederatedAccepted, error) {
-	return c.fedPost(ctx, "/api/v1/federated/rounds/"+strconv.Itoa(round)+"/keys", req)
+	return c.fedPost(ctx, c.fedPath("/rounds/"+strconv.Itoa(round)+"/keys"), req)
 }
 
 // ShareFederatedKeys calls POST /api/v1/federated/rounds/{round}/shares.
 func (c *Client) ShareFederatedKeys(ctx context.Context, round int, req SharesSubmission) (*FederatedAccepted, error) {
-	return c.fedPost(ctx, "/api/v1/federated/rounds/"+strconv.Itoa(round)+"/shares", req)
+	return c.fedPost(ctx, c.fedPath("/rounds/"+strconv.Itoa(round)+"/shares"), req)
 }
 
 // SubmitFederatedGradients calls POST /api/v1/federated/gradients with a masked
 // vector.
 func (c *Client) SubmitFederatedGradients(ctx context.Context, req GradientSubmission) (*FederatedAccepted, error) {
-	return c.fedPost(ctx, "/api/v1/federated/gradients", req)
+	return c.fedPost(ctx, c.fedPath("/gradients"), req)
 }
 
 // RevealFederatedShares calls POST /api/v1/federated/rounds/{round}/reveals.
 func (c *Client) RevealFederatedShares(ctx context.Context, round int, req RevealsSubmission) (*FederatedAccepted, error) {
-	return c.fedPost(ctx, "/api/v1/federated/rounds/"+strconv.Itoa(round)+"/reveals", req)
+	return c.fedPost(ctx, c.fedPath("/rounds/"+strconv.Itoa(round)+"/reveals"), req)
 }
 
 func (c *Client) fedPost(ctx context.Context, path string, body any) (*FederatedAccepted, error) {
@@ -278,9 +279,14 @@ func (a *roundAPI) Submit(ctx context.Context, org string, s federated.Submissio
 
 // FederatedTask calls GET /api/v1/federated/task: the task being trained,
 // the run's settings and its privacy budget (epsilon spent and remaining).
+// On a client of ForFederatedTask it is GET /api/v1/federated/tasks/{task}.
 func (c *Client) FederatedTask(ctx context.Context) (*FederatedTask, error) {
 	var out FederatedTask
-	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/task", out: &out}); err != nil {
+	path := "/api/v1/federated/task"
+	if c.fedTask != "" {
+		path = c.fedPath("")
+	}
+	if err := c.do(ctx, call{method: http.MethodGet, path: path, out: &out}); err != nil {
 		return nil, fedErr(err)
 	}
 	return &out, nil
@@ -289,6 +295,49 @@ func (c *Client) FederatedTask(ctx context.Context) (*FederatedTask, error) {
 // maxProofKeysBytes bounds the proof-keys response: 1 GiB holds the keys
 // of a model of a few thousand weights (the keys grow linearly with it).
 const maxProofKeysBytes = 1 << 30
+
+// ForFederatedTask returns a client like c whose federated round calls
+// (FederatedRound, the four phases, FederatedModel, FederatedProofKeys,
+// FederatedTask and the round APIs) address task id, under
+// /api/v1/federated/tasks/{id}/; "" is the default task of the unscoped
+// endpoints. Several tasks run side by side, each with its rounds and
+// privacy budget; c is unchanged.
+func (c *Client) ForFederatedTask(id string) *Client {
+	cp := *c
+	cp.fedTask = id
+	return &cp
+}
+
+// fedPath is the path of a federated endpoint (suffix after
+// /api/v1/federated) for the client's task.
+func (c *Client) fedPath(suffix string) string {
+	if c.fedTask == "" {
+		return "/api/v1/federated" + suffix
+	}
+	return "/api/v1/federated/tasks/" + escape(c.fedTask) + suffix
+}
+
+// CreateFederatedTask calls POST /api/v1/federated/tasks: a new task that
+// runs beside the others with its own rounds and privacy budget (the key
+// needs the federated and keys:admin scopes and no organization). A bad
+// task or setting is a 400 naming the field; an id that runs already 409.
+func (c *Client) CreateFederatedTask(ctx context.Context, req FederatedTaskRequest) (*FederatedTask, error) {
+	var out FederatedTask
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/federated/tasks", body: req, out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// FederatedTasks calls GET /api/v1/federated/tasks: every task, ordered by
+// id, the default one marked.
+func (c *Client) FederatedTasks(ctx context.Context) ([]FederatedTask, error) {
+	var out api.FederatedTaskList
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/tasks", out: &out}); err != nil {
+		return nil, err
+	}
+	return out.Tasks, nil
+}
 
 func hexOrEmpty(b []byte) string {
 	if len(b) == 0 {
@@ -304,7 +353,7 @@ func hexOrEmpty(b []byte) string {
 // maxProofKeysBytes, not the usual maxResponseBytes.
 func (c *Client) FederatedProofKeys(ctx context.Context, shape string) (pk, vk []byte, err error) {
 	var out ProofKeys
-	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/proof-keys/" + escape(shape), out: &out, limit: maxProofKeysBytes}); err != nil {
+	if err := c.do(ctx, call{method: http.MethodGet, path: c.fedPath("/proof-keys/" + escape(shape)), out: &out, limit: maxProofKeysBytes}); err != nil {
 		return nil, nil, fedErr(err)
 	}
 	if pk, err = base64.StdEncoding.DecodeString(out.ProvingKey); err != nil {

@@ -31,8 +31,13 @@ type (
 	RevealsSubmission  = api.RevealsSubmission
 	FederatedRound     = api.FederatedRound
 	// FederatedTask is the task being trained, with its privacy budget.
-	FederatedTask  = api.FederatedTask
-	TaskDefinition = api.TaskDefinition
+	FederatedTask = api.FederatedTask
+	// FederatedTaskRequest is the body of CreateFederatedTask: a task file
+	// and its run's settings.
+	FederatedTaskRequest = api.FederatedTaskRequest
+	// FederatedRunSettings are a created task's settings, each optional.
+	FederatedRunSettings = api.FederatedRunSettings
+	TaskDefinition       = api.TaskDefinition
 	// LearnedScaling is a learned feature's mean and scale.
 	LearnedScaling = api.LearnedScaling
 	// FederatedPrivacy is a run's budget with epsilon spent and remaining.

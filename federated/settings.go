@@ -28,9 +28,27 @@ type RunSettings struct {
 	Proofs bool `json:"proofs"`
 }
 
+// SettingError is a run setting that does not parse or is out of range.
+// Setting is the environment variable (FEDERATED_EPSILON); callers that
+// take the settings elsewhere (the API's task body) name their own field
+// for it. It wraps ErrConfig.
+type SettingError struct {
+	Setting string
+	Value   string
+	Why     string
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("%v: %s=%q %s", ErrConfig, e.Setting, e.Value, e.Why)
+}
+
+// Unwrap makes errors.Is(err, ErrConfig) hold.
+func (e *SettingError) Unwrap() error { return ErrConfig }
+
 // SettingsFromEnv reads the FEDERATED_* settings through getenv (os.Getenv
 // in a binary). An unset variable takes its default; a set one that does not
-// parse or is out of range is a one-line error naming the variable.
+// parse or is out of range is a one-line error (*SettingError) naming the
+// variable.
 func SettingsFromEnv(getenv func(string) string) (RunSettings, error) {
 	d := DefaultConfig()
 	s := RunSettings{
@@ -38,86 +56,129 @@ func SettingsFromEnv(getenv func(string) string) (RunSettings, error) {
 		Epsilon: d.Privacy.Budget.Epsilon, Delta: d.Privacy.Budget.Delta, ClipNorm: d.ClipNorm,
 		Rounds: d.MaxRounds, MinParticipants: d.MinParticipants, RoundTimeout: d.RoundTimeout,
 	}
-	bad := func(name, v, why string) error {
-		return fmt.Errorf("%w: %s=%q %s", ErrConfig, name, v, why)
-	}
-	if v := strings.TrimSpace(getenv("FEDERATED_DP")); v != "" {
-		switch strings.ToLower(v) {
-		case "on", "true", "1":
-			s.Privacy = true
-		case "off", "false", "0":
-			s.Privacy = false
-		default:
-			return s, bad("FEDERATED_DP", v, "must be on or off")
+	bad := func(name, v, why string) error { return &SettingError{Setting: name, Value: v, Why: why} }
+	onOff := []struct {
+		name string
+		dst  *bool
+	}{{"FEDERATED_DP", &s.Privacy}, {"FEDERATED_PROOFS", &s.Proofs}}
+	for _, f := range onOff {
+		v := strings.TrimSpace(getenv(f.name))
+		if v == "" {
+			continue
 		}
-	}
-	if v := strings.TrimSpace(getenv("FEDERATED_PROOFS")); v != "" {
 		switch strings.ToLower(v) {
 		case "on", "true", "1":
-			s.Proofs = true
+			*f.dst = true
 		case "off", "false", "0":
-			s.Proofs = false
+			*f.dst = false
 		default:
-			return s, bad("FEDERATED_PROOFS", v, "must be on or off")
+			return s, bad(f.name, v, "must be on or off")
 		}
 	}
 	floats := []struct {
 		name string
 		dst  *float64
-		ok   func(float64) bool
-		why  string
-	}{
-		{"FEDERATED_EPSILON", &s.Epsilon, func(f float64) bool { return f > 0 && f <= 100 }, "must be a number in (0, 100]"},
-		{"FEDERATED_DELTA", &s.Delta, func(f float64) bool { return f > 0 && f < 1 }, "must be a number in (0, 1)"},
-		{"FEDERATED_CLIP_NORM", &s.ClipNorm, func(f float64) bool { return f > 0 && f <= 1e6 }, "must be a positive number"},
-	}
+	}{{"FEDERATED_EPSILON", &s.Epsilon}, {"FEDERATED_DELTA", &s.Delta}, {"FEDERATED_CLIP_NORM", &s.ClipNorm}}
 	for _, f := range floats {
 		v := strings.TrimSpace(getenv(f.name))
 		if v == "" {
 			continue
 		}
 		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || !finite(x) || !f.ok(x) {
-			return s, bad(f.name, v, f.why)
+		if err != nil || !finite(x) {
+			return s, bad(f.name, v, floatRule[f.name])
 		}
 		*f.dst = x
 	}
 	ints := []struct {
 		name string
 		dst  *int
-		min  int
-	}{
-		{"FEDERATED_ROUNDS", &s.Rounds, 1},
-		{"FEDERATED_MIN_PARTICIPANTS", &s.MinParticipants, 3},
-		{"FEDERATED_TARGET_PARTICIPANTS", &s.TargetParticipants, 3},
-	}
+	}{{"FEDERATED_ROUNDS", &s.Rounds}, {"FEDERATED_MIN_PARTICIPANTS", &s.MinParticipants}, {"FEDERATED_TARGET_PARTICIPANTS", &s.TargetParticipants}}
 	for _, f := range ints {
 		v := strings.TrimSpace(getenv(f.name))
 		if v == "" {
 			continue
 		}
 		x, err := strconv.Atoi(v)
-		if err != nil || x < f.min || x > 100000 {
-			return s, bad(f.name, v, fmt.Sprintf("must be a whole number of at least %d", f.min))
+		if err != nil {
+			return s, bad(f.name, v, intRule(f.name))
 		}
 		*f.dst = x
 	}
 	if v := strings.TrimSpace(getenv("FEDERATED_ROUND_TIMEOUT")); v != "" {
 		x, err := time.ParseDuration(v)
-		if err != nil || x < time.Second || x > 7*24*time.Hour {
-			return s, bad("FEDERATED_ROUND_TIMEOUT", v, "must be a duration from 1s to 168h, e.g. 30m")
+		if err != nil {
+			return s, bad("FEDERATED_ROUND_TIMEOUT", v, timeoutRule)
 		}
 		s.RoundTimeout = x
 	}
+	return s, s.Validate()
+}
+
+// The rules of the settings, as their errors state them.
+var floatRule = map[string]string{
+	"FEDERATED_EPSILON":   "must be a number in (0, 100]",
+	"FEDERATED_DELTA":     "must be a number in (0, 1)",
+	"FEDERATED_CLIP_NORM": "must be a positive number",
+}
+
+const timeoutRule = "must be a duration from 1s to 168h, e.g. 30m"
+
+func intMin(name string) int {
+	if name == "FEDERATED_ROUNDS" {
+		return 1
+	}
+	return 3
+}
+
+func intRule(name string) string {
+	return fmt.Sprintf("must be a whole number of at least %d", intMin(name))
+}
+
+// Validate checks the ranges of the settings (the task file aside): the
+// first one out of range is a *SettingError naming its FEDERATED_*
+// variable. With privacy on, the budget must be reachable over Rounds.
+func (s RunSettings) Validate() error {
+	g := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+	bad := func(name, v, why string) error { return &SettingError{Setting: name, Value: v, Why: why} }
+	floats := []struct {
+		name string
+		v    float64
+		ok   bool
+	}{
+		{"FEDERATED_EPSILON", s.Epsilon, s.Epsilon > 0 && s.Epsilon <= 100},
+		{"FEDERATED_DELTA", s.Delta, s.Delta > 0 && s.Delta < 1},
+		{"FEDERATED_CLIP_NORM", s.ClipNorm, s.ClipNorm > 0 && s.ClipNorm <= 1e6},
+	}
+	for _, f := range floats {
+		if !finite(f.v) || !f.ok {
+			return bad(f.name, g(f.v), floatRule[f.name])
+		}
+	}
+	ints := []struct {
+		name string
+		v    int
+	}{{"FEDERATED_ROUNDS", s.Rounds}, {"FEDERATED_MIN_PARTICIPANTS", s.MinParticipants}, {"FEDERATED_TARGET_PARTICIPANTS", s.TargetParticipants}}
+	for _, f := range ints {
+		if f.name == "FEDERATED_TARGET_PARTICIPANTS" && f.v == 0 {
+			continue // unset: no target
+		}
+		if f.v < intMin(f.name) || f.v > 100000 {
+			return bad(f.name, strconv.Itoa(f.v), intRule(f.name))
+		}
+	}
+	if s.RoundTimeout < time.Second || s.RoundTimeout > 7*24*time.Hour {
+		return bad("FEDERATED_ROUND_TIMEOUT", s.RoundTimeout.String(), timeoutRule)
+	}
 	if s.TargetParticipants != 0 && s.TargetParticipants < s.MinParticipants {
-		return s, bad("FEDERATED_TARGET_PARTICIPANTS", strconv.Itoa(s.TargetParticipants), fmt.Sprintf("must not be below FEDERATED_MIN_PARTICIPANTS (%d)", s.MinParticipants))
+		return bad("FEDERATED_TARGET_PARTICIPANTS", strconv.Itoa(s.TargetParticipants), fmt.Sprintf("must not be below FEDERATED_MIN_PARTICIPANTS (%d)", s.MinParticipants))
 	}
 	if s.Privacy {
 		if _, err := dp.CalibrateNoise(dp.Budget{Epsilon: s.Epsilon, Delta: s.Delta}, s.Rounds, dp.DefaultOrders()); err != nil {
-			return s, bad("FEDERATED_EPSILON", strconv.FormatFloat(s.Epsilon, 'g', -1, 64), fmt.Sprintf("cannot be met over FEDERATED_ROUNDS=%d: %v", s.Rounds, err))
+			return bad("FEDERATED_EPSILON", g(s.Epsilon), fmt.Sprintf("cannot be met over FEDERATED_ROUNDS=%d: %v", s.Rounds, err))
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // Config returns the coordinator configuration of these settings for task.

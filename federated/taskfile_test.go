@@ -124,7 +124,7 @@ func TestTasksSideBySide(t *testing.T) {
 	cb, err := ts.Start(ctx, "task-b", newMemStore(), b)
 	require.NoError(t, err)
 	_, err = ts.Start(ctx, "task-a", newMemStore(), a)
-	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorIs(t, err, ErrTaskExists)
 	_, err = ts.Get("task-c")
 	require.ErrorIs(t, err, ErrUnknownTask)
 	assert.Equal(t, []string{"task-a", "task-b"}, ts.IDs())

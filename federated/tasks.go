@@ -12,6 +12,10 @@ import (
 // ErrUnknownTask is returned for a task id no coordinator runs.
 var ErrUnknownTask = errors.New("federated: unknown task")
 
+// ErrTaskExists is returned when a task is started or created under an id
+// that runs already.
+var ErrTaskExists = errors.New("federated: a task of this id runs already")
+
 // PrivacyStatus is a run's privacy budget and how much of it is spent.
 type PrivacyStatus struct {
 	Enabled        bool    `json:"enabled"`
@@ -55,7 +59,7 @@ func (t *Tasks) Start(ctx context.Context, id string, store Store, cfg Config) (
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, dup := t.coord[id]; dup {
-		return nil, fmt.Errorf("%w: task %q already runs", ErrConfig, id)
+		return nil, fmt.Errorf("%w: %q", ErrTaskExists, id)
 	}
 	c, err := NewCoordinator(ctx, store, cfg)
 	if err != nil {

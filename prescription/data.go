@@ -110,6 +110,9 @@ type knowledge struct {
 
 	interactions []interactionRule
 	pairs        map[pairKey]int // → index into interactions (most severe rule for the pair)
+	sides        [][2][]int      // per interaction rule, its A and B drug indexes
+
+	contraDrugs [][]int // per contraindication rule, its drug indexes
 
 	contra     []contraRule
 	contraByDr [][]int // drug index → indexes into contra
@@ -253,6 +256,7 @@ func loadKnowledge(d Data) (*knowledge, error) {
 		if err != nil {
 			return nil, err
 		}
+		k.sides = append(k.sides, [2][]int{as, bs})
 		for _, a := range as {
 			for _, b := range bs {
 				if a == b {
@@ -297,6 +301,7 @@ func loadKnowledge(d Data) (*knowledge, error) {
 		if err != nil {
 			return nil, err
 		}
+		k.contraDrugs = append(k.contraDrugs, ds)
 		for _, i := range ds {
 			k.contraByDr[i] = append(k.contraByDr[i], ci)
 		}

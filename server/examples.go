@@ -181,7 +181,12 @@ func bodyExamples() []any {
 	taskModel := api.TaskModel{Type: "logistic_regression", L2: 0.001}
 	taskDef := api.TaskDefinition{ID: "wdbc/v1", Features: []api.TaskFeature{taskFeature}, Label: taskLabel, Model: taskModel,
 		LearningRate: 0.5, LocalEpochs: 5, HeldOut: 0.2, ReferenceDate: "2026-01-01", ClampZ: 5}
+	eps, rounds := 3.0, 20
+	exampleRunSettings := api.FederatedRunSettings{Epsilon: &eps, Rounds: &rounds}
 	taskPrivacy := api.FederatedPrivacy{Enabled: true, Epsilon: 8, Delta: 1e-5, EpsilonSpent: 2.1, EpsilonRemaining: 5.9, RoundsReleased: 3}
+	exampleTask := api.FederatedTask{ID: "wdbc/v1", TaskHash: exampleHex("task-wdbc/v1", 32), Definition: &taskDef, MaxRounds: 20, CurrentRound: 3,
+		Phase: "share_keys", ClipNorm: 1, MinParticipants: 3, TargetParticipants: 3, RoundTimeoutSeconds: 1800, Privacy: taskPrivacy, OrganizationID: "hospital-a",
+		Default: true, Source: "config"}
 	return []any{
 		// Root family.
 		healthagents.Health{Status: "healthy", Version: healthagents.Version, Message: "All agents operational", Checked: []string{"database", "chain"}},
@@ -257,8 +262,10 @@ func bodyExamples() []any {
 		taskFeature, taskLabel, taskModel, taskDef, taskPrivacy,
 		api.LearnedScaling{Name: "radius_mean", Mean: 14.1022, Scale: 3.4988, Count: 463},
 		api.ProofKeys{Shape: "w31-e5-p2-b25", ProvingKey: "AAEC...", VerifyingKey: "AwQF..."},
-		api.FederatedTask{ID: "wdbc/v1", TaskHash: exampleHex("task-wdbc/v1", 32), Definition: &taskDef, MaxRounds: 20, CurrentRound: 3,
-			Phase: "share_keys", ClipNorm: 1, MinParticipants: 3, TargetParticipants: 3, RoundTimeoutSeconds: 1800, Privacy: taskPrivacy, OrganizationID: "hospital-a"},
+		exampleTask,
+		api.FederatedTaskList{Tasks: []api.FederatedTask{exampleTask}},
+		exampleRunSettings,
+		api.FederatedTaskRequest{Task: taskDef, Settings: &exampleRunSettings},
 
 		// Webhooks.
 		webhook.CreateRequest{URL: endpoint.URL, Events: endpoint.Events},

@@ -91,6 +91,10 @@ type FederatedAPI struct {
 	// first use; nil when the run takes no proofs. A shape the run cannot
 	// have is a CodeInvalid error.
 	ProofKeys func(ctx context.Context, shape string) (pk, vk []byte, err error)
+	// Tasks are the tasks run beside this default one, reached at
+	// /api/v1/federated/tasks/{task}/...; nil: the default task only (and
+	// POST /api/v1/federated/tasks answers 503).
+	Tasks FederatedTasks
 }
 
 // FederatedStatus implements FederatedInfo from the coordinator's state: the
@@ -116,29 +120,9 @@ var roundParam = []openapi.Param{{Name: "round", Description: "The round number 
 
 func (s *srv) federatedRoutes() []route {
 	fedErrs := []int{400, 401, 403, 409, 429, 503}
-	return []route{
-		{Method: "POST", Path: "/submit-federated-update", Scope: apikey.ScopeFederated, Class: ratelimit.ClassFederated, Gate: classFederated, Body: MaxFederatedBodyBytes, Audit: &auditSpec{action: audit.ActionFederatedSubmitUpdate},
-			Handler: http.HandlerFunc(s.submitFederatedUpdate), Doc: openapi.Operation{
-				OperationID: "submitFederatedUpdate", Tags: []string{"federated"}, Summary: "Train a local update on encrypted records and enter it into the round",
-				Description: "Decrypts and checks every envelope, then the service trains the caller's local update inside a participant it hosts for the caller's organization " +
-					"(the organization of the API key; all callers without one count together as one participant) and enters it into the round's secure aggregation. " +
-					"The response reports the round entered and the participants so far; the new model appears at GET /api/v1/federated/model once the round closes. " +
-					"round_number must be the open round (400 otherwise, naming it); a round past key advertisement, or a second submission of the same organization in a round, is 409. " +
-					"More than 5000 records is 413. An undecryptable record gives 400 `Federated learning submission failed: Decryption failed - check encryption key`; work beyond the timeout 500 `Federated learning submission failed: Timeout`.",
-				Request: FederatedUpdateRequest{}, Responses: ok("The update entered the round.", api.FederatedUpdateResult{}),
-				Errors: []int{400, 403, 409, 413, 429, 500, 503}, RateLimited: true, Auth: openapi.AuthOptional,
-			}},
-		{Method: "POST", Path: "/api/v1/federated/organizations", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
-			Handler: http.HandlerFunc(s.registerOrganization), Doc: openapi.Operation{
-				OperationID: "registerFederatedOrganization", Tags: []string{"federated"}, Summary: "Register the caller's organization",
-				Description: "Needs a key with the federated scope bound to an organization: organization_id is that organization. 201 on first registration, 200 when it replaces an earlier one. Registration is required before the v1 round endpoints.",
-				Request:     api.OrganizationRequest{},
-				Responses: map[int]openapi.Response{
-					http.StatusCreated: {Description: "Registered.", Body: Organization{}},
-					http.StatusOK:      {Description: "Registration replaced.", Body: Organization{}},
-				},
-				Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
-			}},
+	// The round protocol of the default task; federatedTaskRoutes serves
+	// it again for every task under /api/v1/federated/tasks/{task}.
+	rounds := []route{
 		{Method: "GET", Path: "/api/v1/federated/model", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.globalModel), Doc: openapi.Operation{
 				OperationID: "getFederatedModel", Tags: []string{"federated"}, Summary: "The current global model",
@@ -183,6 +167,30 @@ func (s *srv) federatedRoutes() []route {
 				PathParams: []openapi.Param{{Name: "shape", Description: "wW-eE-pP-bB: W weights, E evaluation words, P peers, B bits (e.g. w5-e5-p2-b25)", Value: "w5-e5-p2-b25"}},
 				Responses:  ok("The keys.", api.ProofKeys{}), Errors: []int{400, 401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
+	}
+	rs := []route{
+		{Method: "POST", Path: "/submit-federated-update", Scope: apikey.ScopeFederated, Class: ratelimit.ClassFederated, Gate: classFederated, Body: MaxFederatedBodyBytes, Audit: &auditSpec{action: audit.ActionFederatedSubmitUpdate},
+			Handler: http.HandlerFunc(s.submitFederatedUpdate), Doc: openapi.Operation{
+				OperationID: "submitFederatedUpdate", Tags: []string{"federated"}, Summary: "Train a local update on encrypted records and enter it into the round",
+				Description: "Decrypts and checks every envelope, then the service trains the caller's local update inside a participant it hosts for the caller's organization " +
+					"(the organization of the API key; all callers without one count together as one participant) and enters it into the round's secure aggregation. " +
+					"The response reports the round entered and the participants so far; the new model appears at GET /api/v1/federated/model once the round closes. " +
+					"round_number must be the open round (400 otherwise, naming it); a round past key advertisement, or a second submission of the same organization in a round, is 409. " +
+					"More than 5000 records is 413. An undecryptable record gives 400 `Federated learning submission failed: Decryption failed - check encryption key`; work beyond the timeout 500 `Federated learning submission failed: Timeout`.",
+				Request: FederatedUpdateRequest{}, Responses: ok("The update entered the round.", api.FederatedUpdateResult{}),
+				Errors: []int{400, 403, 409, 413, 429, 500, 503}, RateLimited: true, Auth: openapi.AuthOptional,
+			}},
+		{Method: "POST", Path: "/api/v1/federated/organizations", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
+			Handler: http.HandlerFunc(s.registerOrganization), Doc: openapi.Operation{
+				OperationID: "registerFederatedOrganization", Tags: []string{"federated"}, Summary: "Register the caller's organization",
+				Description: "Needs a key with the federated scope bound to an organization: organization_id is that organization. 201 on first registration, 200 when it replaces an earlier one. Registration is required before the v1 round endpoints.",
+				Request:     api.OrganizationRequest{},
+				Responses: map[int]openapi.Response{
+					http.StatusCreated: {Description: "Registered.", Body: Organization{}},
+					http.StatusOK:      {Description: "Registration replaced.", Body: Organization{}},
+				},
+				Errors: []int{400, 401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
 		{Method: "GET", Path: "/api/v1/federated/task", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.federatedTask), Doc: openapi.Operation{
 				OperationID: "getFederatedTask", Tags: []string{"federated"}, Summary: "The task being trained, the run's settings and its privacy budget",
@@ -191,6 +199,8 @@ func (s *srv) federatedRoutes() []route {
 				Responses: ok("The task.", api.FederatedTask{}), Errors: []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 	}
+	rs = append(rs, rounds...)
+	return append(rs, s.federatedTaskRoutes(rounds)...)
 }
 
 func accepted() map[int]openapi.Response {

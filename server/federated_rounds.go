@@ -17,7 +17,7 @@ import (
 // the secure-aggregation phases (keys, shares, masked gradients, reveals).
 
 func (s *srv) globalModel(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
+	_, f := s.fedTask(w, r)
 	if f == nil {
 		return
 	}
@@ -54,11 +54,11 @@ func (s *srv) globalModel(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *srv) currentRound(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
+	fa, f := s.fedTask(w, r)
 	if f == nil {
 		return
 	}
-	org, ok := s.registered(w, r, f)
+	org, ok := s.registered(w, r, fa)
 	if !ok {
 		return
 	}
@@ -125,7 +125,7 @@ func pathRound(r *http.Request) (int, error) {
 }
 
 // submit runs one protocol message through the coordinator and answers 202.
-func (s *srv) submit(w http.ResponseWriter, r *http.Request, f *FederatedAPI, org string, sub federated.Submission) {
+func (s *srv) submit(w http.ResponseWriter, r *http.Request, f *FederatedTaskRun, org string, sub federated.Submission) {
 	if err := f.Coordinator.Submit(r.Context(), org, sub); err != nil {
 		s.writeError(w, r, fedError(err))
 		return
@@ -141,11 +141,12 @@ func (s *srv) submit(w http.ResponseWriter, r *http.Request, f *FederatedAPI, or
 // coordinator is there, the caller's organization is registered, the path
 // names a round, and the body decodes into req. On failure it has written
 // the error and ok is false.
-func (s *srv) roundRequest(w http.ResponseWriter, r *http.Request, req any, required ...string) (f *FederatedAPI, org string, round int, ok bool) {
-	if f = s.fed(w); f == nil {
+func (s *srv) roundRequest(w http.ResponseWriter, r *http.Request, req any, required ...string) (f *FederatedTaskRun, org string, round int, ok bool) {
+	var fa *FederatedAPI
+	if fa, f = s.fedTask(w, r); f == nil {
 		return nil, "", 0, false
 	}
-	if org, ok = s.registered(w, r, f); !ok {
+	if org, ok = s.registered(w, r, fa); !ok {
 		return nil, "", 0, false
 	}
 	round, err := pathRound(r)
@@ -206,15 +207,15 @@ func (s *srv) shareKeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *srv) submitGradients(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
+	fa, f := s.fedTask(w, r)
 	if f == nil {
 		return
 	}
-	org, ok := s.registered(w, r, f)
+	org, ok := s.registered(w, r, fa)
 	if !ok {
 		return
 	}
-	limit := f.MaxGradientBytes
+	limit := fa.MaxGradientBytes
 	if limit <= 0 {
 		limit = DefaultMaxGradientBytes
 	}

@@ -13,54 +13,9 @@ type privacyReporter interface {
 	Privacy() federated.PrivacyStatus
 }
 
-// federatedTask serves GET /api/v1/federated/task.
-func (s *srv) federatedTask(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
-	if f == nil {
-		return
-	}
-	st, err := f.Coordinator.Status(r.Context())
-	if err != nil {
-		s.writeError(w, r, fedError(err))
-		return
-	}
-	task := federated.DefaultTask()
-	if f.TaskFile != nil {
-		task = f.TaskFile.Task()
-	}
-	run := f.Run
-	out := api.FederatedTask{
-		ID: task.Name, TaskHash: task.Hash(), Definition: taskDefinition(f.TaskFile),
-		MaxRounds: run.Rounds, CurrentRound: st.Round, Phase: string(st.Phase), Stopped: st.Stopped,
-		ClipNorm: run.ClipNorm, MinParticipants: run.MinParticipants, TargetParticipants: run.TargetParticipants,
-		RoundTimeoutSeconds: int(run.RoundTimeout.Seconds()), Proofs: f.ProofKeys != nil,
-	}
-	if task.Learns() {
-		// The learned scaling travels with the model: read it from the
-		// latest version (on every replica, from the database).
-		h, err := f.Coordinator.History(r.Context())
-		if err != nil {
-			s.writeError(w, r, fedError(err))
-			return
-		}
-		out.LearnedScaling = scalingOut(h[len(h)-1].Scaling)
-	}
-	if k := requestKey(r); k != nil {
-		out.OrganizationID = k.Organization
-	}
-	if p, ok := f.Coordinator.(privacyReporter); ok {
-		ps := p.Privacy()
-		out.Privacy = api.FederatedPrivacy{
-			Enabled: ps.Enabled, Epsilon: ps.Epsilon, Delta: ps.Delta,
-			EpsilonSpent: ps.EpsilonSpent, EpsilonRemaining: ps.EpsilonLeft, RoundsReleased: ps.RoundsReleased,
-		}
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
 // federatedProofKeys serves GET /api/v1/federated/proof-keys/{shape}.
 func (s *srv) federatedProofKeys(w http.ResponseWriter, r *http.Request) {
-	f := s.fed(w)
+	_, f := s.fedTask(w, r)
 	if f == nil {
 		return
 	}

@@ -50,6 +50,13 @@ func testFedConfig() federated.Config {
 // keys carry over a restart.
 func newFedServer(t testing.TB, db *store.DB, cfg federated.Config, kr *cipher.Keyring, keys map[string]string, tune func(*server.FederatedAPI)) *fedServer {
 	t.Helper()
+	return newFedServerWith(t, db, cfg, kr, keys, tune)
+}
+
+// newFedServerWith is newFedServer with app.OpenFederated's options. Its
+// keys include "admin": federated and keys:admin, bound to no organization.
+func newFedServerWith(t testing.TB, db *store.DB, cfg federated.Config, kr *cipher.Keyring, keys map[string]string, tune func(*server.FederatedAPI), opts ...app.FederatedOption) *fedServer {
+	t.Helper()
 	ctx := context.Background()
 	ks, err := store.NewKeyStore(db)
 	require.NoError(t, err)
@@ -72,10 +79,13 @@ func newFedServer(t testing.TB, db *store.DB, cfg federated.Config, kr *cipher.K
 		raw, _, err := keySvc.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Scopes: []apikey.Scope{apikey.ScopeEligibility}, Organization: "hospital-e"})
 		require.NoError(t, err)
 		keys["no-scope"] = raw
+		raw, _, err = keySvc.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Scopes: []apikey.Scope{apikey.ScopeFederated, apikey.ScopeKeysAdmin}})
+		require.NoError(t, err)
+		keys["admin"] = raw
 	}
 	svc, err := healthagents.New(kr)
 	require.NoError(t, err)
-	f, err := app.OpenFederated(ctx, db, cfg, nil)
+	f, err := app.OpenFederated(ctx, db, cfg, nil, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
 	if tune != nil {
@@ -244,7 +254,10 @@ func TestFederatedDropoutOfOneOfFourOverHTTP(t *testing.T) {
 	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
 	cfg := testFedConfig()
 	cfg.TargetParticipants = 4
-	cfg.PhaseTimeout = 300 * time.Millisecond
+	// Long enough that three loaded participants finish each phase inside
+	// it (300 ms was not, on a busy 2-core CI machine), short enough to wait
+	// out once for the one that drops.
+	cfg.PhaseTimeout = 2 * time.Second
 	s := newFedServer(t, db, cfg, nil, nil, nil)
 	orgs := []string{"hospital-a", "hospital-b", "hospital-c", "hospital-d"}
 	s.register(t, orgs...)
@@ -258,7 +271,7 @@ func TestFederatedDropoutOfOneOfFourOverHTTP(t *testing.T) {
 	require.Eventually(t, func() bool {
 		r, err := s.client(t, "hospital-a").FederatedRound(t.Context())
 		return err == nil && r.Phase == "unmasking"
-	}, 10*time.Second, 50*time.Millisecond, "the phase deadline moves on without hospital-d")
+	}, 30*time.Second, 50*time.Millisecond, "the phase deadline moves on without hospital-d")
 	stepAll(t, s, all[:3])
 	m, err := s.client(t, "hospital-a").FederatedModel(t.Context())
 	require.NoError(t, err)

@@ -148,14 +148,17 @@ func TestV1FHIRRoundTrip(t *testing.T) {
 	require.Equal(t, 200, status, string(plain))
 	assert.Equal(t, "application/json", ctype)
 	assert.Contains(t, string(plain), `"coverage_percentage":80`)
-	// A refused FHIR weight (q=0) is not asked for; errors stay JSON.
+	// A refused FHIR weight (q=0) is not asked for; an error to a FHIR
+	// client is an OperationOutcome (TestFHIRErrorsAreOperationOutcomes).
 	_, ctype, _ = fhirPost(t, e.url, "/api/v1/eligibility/verify", key, "application/fhir+json;q=0, application/json", req)
 	assert.Equal(t, "application/json", ctype)
 	bad := req
 	bad.MemberID = "X1"
-	status, ctype, _ = fhirPost(t, e.url, "/api/v1/eligibility/verify", key, "application/fhir+json", bad)
+	status, ctype, oo := fhirPost(t, e.url, "/api/v1/eligibility/verify", key, "application/fhir+json", bad)
 	assert.Equal(t, 422, status)
-	assert.Equal(t, "application/json", ctype)
+	assert.Equal(t, "application/fhir+json; fhirVersion=4.0", ctype)
+	assert.Contains(t, string(oo), `"resourceType":"OperationOutcome"`)
+	assert.Contains(t, string(oo), `"code":"processing"`)
 
 	// The prescription: ibuprofen against the Bundle's warfarin.
 	rx := healthagents.V1PrescriptionRequest{PatientID: "example", ProviderNPI: v1Provider, Medications: []healthagents.V1Medication{v1Med("12345-6789-0", "ibuprofen")}}

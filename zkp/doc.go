@@ -21,6 +21,14 @@
 // is as valid as one of an eligible outcome: the outputs are in the
 // statement's opening.
 //
+// prescription-v2 also proves each drug's interaction and contraindication
+// findings (clinical.go): the public rule table of package prescription is
+// compiled into the circuit, and the patient's facts — catalogue current
+// medications, matched allergy/condition triggers, drug allergies, at most
+// MaxMedications, MaxTriggers and MaxAllergyDrugs — are private witnesses
+// committed in the digest, so the findings equal prescription.Agent.Check's
+// for the facts the opening shows.
+//
 // Neither circuit uses a Pedersen (BSB22) commitment or a lookup argument
 // (public tables are polynomials, table.go), so the plain Groth16 verifier
 // on the EVM precompiles 0x06-0x08 suffices.

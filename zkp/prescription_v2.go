@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,9 +27,13 @@ const MaxDrugs = 10
 
 // PrescriptionV2Circuit is the statement behind a prescription: "the payer
 // whose key hashes to IssuerKeyHash signed coverage terms for this subject;
-// on this day, for each of these drugs, the plan covers it or not and the
-// public formulary puts it on this tier". Public inputs: IssuerKeyHash,
-// Digest, CircuitID; the rest is in the digest (docs/statement.md).
+// on this day, for each of these drugs, the plan covers it or not, the
+// public formulary puts it on this tier, and against the public
+// interaction and contraindication rules, with these current medications,
+// matched allergy/condition triggers and drug allergies, its most severe
+// interaction and contraindication have these ranks and it is valid or
+// not". Public inputs: IssuerKeyHash, Digest, CircuitID; the rest is in the
+// digest (docs/statement.md).
 type PrescriptionV2Circuit struct {
 	Credential signedVars
 
@@ -35,6 +41,7 @@ type PrescriptionV2Circuit struct {
 	Drugs      [MaxDrugs]frontend.Variable // StringField(RxCUI), 0 for an empty slot
 	Covered    [MaxDrugs]frontend.Variable
 	Tier       [MaxDrugs]frontend.Variable
+	Clinical   clinicalVars
 	Salt       frontend.Variable
 
 	IssuerKeyHash frontend.Variable `gnark:",public"`
@@ -42,13 +49,14 @@ type PrescriptionV2Circuit struct {
 	CircuitID     frontend.Variable `gnark:",public"`
 }
 
-// drugCatalogue is the public formulary compiled into prescription-v2:
-// keys the RxCUI fields (and 0, the empty slot), column the tier (0 when
-// the formulary does not cover the drug).
+// drugCatalogue is the public formulary and interaction table compiled
+// into prescription-v2: keys the RxCUI fields (and 0, the empty slot),
+// columns the tier (0 when the formulary does not cover the drug), present
+// (1 for a drug) and the clinical table's (clinical.go).
 type drugCatalogue struct {
-	version string
-	tier    map[string]int
-	table   *lookupTable
+	tier     map[string]int
+	table    *lookupTable
+	clinical *clinicalTable
 }
 
 var (
@@ -67,7 +75,8 @@ func formulary() (*drugCatalogue, error) {
 		drugs := agent.Drugs()
 		sort.Slice(drugs, func(i, j int) bool { return drugs[i].RxCUI < drugs[j].RxCUI })
 		c := &drugCatalogue{tier: map[string]int{}}
-		keys, tiers := []*big.Int{big.NewInt(0)}, []*big.Int{big.NewInt(0)}
+		keys, tiers, present := []*big.Int{big.NewInt(0)}, []*big.Int{big.NewInt(0)}, []*big.Int{big.NewInt(0)}
+		rx := []string{""}
 		for _, d := range drugs {
 			k, err := codeField("rxcui", d.RxCUI)
 			if err != nil {
@@ -79,21 +88,37 @@ func formulary() (*drugCatalogue, error) {
 				t = d.Formulary.Tier
 			}
 			c.tier[d.RxCUI] = t
-			keys, tiers = append(keys, k), append(tiers, big.NewInt(int64(t)))
+			keys, tiers, present = append(keys, k), append(tiers, big.NewInt(int64(t))), append(present, big.NewInt(1))
+			rx = append(rx, d.RxCUI)
 		}
-		c.table = newLookupTable(keys, tiers)
+		clinical, cols, err := compileClinical(agent.Rules(), rx)
+		if err != nil {
+			drugsErr = err
+			return
+		}
+		c.clinical = clinical
+		c.table = newLookupTable(keys, append([][]*big.Int{tiers, present}, cols...)...)
 		drugsV2 = c
 	})
 	return drugsV2, drugsErr
 }
 
-// prescriptionV2Fields names the digest's fields: five, then drug, covered
-// and tier for each slot, then the salt.
+// prescriptionV2Fields names the digest's fields: five, then drug,
+// covered, tier and the clinical findings (clinicalField) for each slot,
+// then the medications, the triggers (packed: triggersField), the drug
+// allergies and the salt.
 func prescriptionV2Fields() []string {
 	names := []string{"subject_commitment", "payer_id", "plan_id", "revocation_nonce", "service_day"}
 	for i := range MaxDrugs {
 		n := strconv.Itoa(i + 1)
-		names = append(names, "drug_"+n, "covered_"+n, "formulary_tier_"+n)
+		names = append(names, "drug_"+n, "covered_"+n, "formulary_tier_"+n, "clinical_"+n)
+	}
+	for i := range MaxMedications {
+		names = append(names, "medication_"+strconv.Itoa(i+1))
+	}
+	names = append(names, "triggers")
+	for i := range MaxAllergyDrugs {
+		names = append(names, "allergy_drug_"+strconv.Itoa(i+1))
 	}
 	return append(names, "salt")
 }
@@ -111,25 +136,46 @@ func (c *PrescriptionV2Circuit) Define(api frontend.API) error {
 	inForce := cred.covered(api, c.ServiceDay)
 
 	values := []frontend.Variable{cred.Fields[fSubject], cred.Fields[fPayer], cred.Fields[fPlan], cred.Fields[fNonce], c.ServiceDay}
+	pows := make([][]frontend.Variable, MaxDrugs)
+	present := make([]frontend.Variable, MaxDrugs)
 	for i := range MaxDrugs {
-		tier := cat.table.lookup(api, c.Drugs[i])[0] // a catalogued drug, or 0
-		present := api.Sub(1, api.IsZero(c.Drugs[i]))
-		covered := api.Mul(inForce, present, api.Sub(1, cred.excludes(api, c.Drugs[i])))
+		pows[i] = cat.table.powers(api, c.Drugs[i]) // a catalogued drug, or 0
+		present[i] = cat.table.column(api, pows[i], 1)
+		covered := api.Mul(inForce, present[i], api.Sub(1, cred.excludes(api, c.Drugs[i])))
 		api.AssertIsEqual(c.Covered[i], covered)
-		api.AssertIsEqual(c.Tier[i], tier)
-		values = append(values, c.Drugs[i], c.Covered[i], c.Tier[i])
+		api.AssertIsEqual(c.Tier[i], cat.table.column(api, pows[i], 0))
 	}
+	// A wire equal to 1 (CircuitID is asserted above): multiplying a long
+	// linear combination by it stores it in one wire.
+	one := api.IsZero(api.Sub(c.CircuitID, CircuitID(CircuitPrescriptionV2)))
+	cl := &c.Clinical
+	cl.define(api, cat, c.Drugs[:], pows, present, one)
+	for i := range MaxDrugs {
+		clinical := api.Add(cl.Interaction[i], api.Mul(cl.Contraindication[i], 8), api.Mul(cl.Valid[i], 64))
+		values = append(values, c.Drugs[i], c.Covered[i], c.Tier[i], clinical)
+	}
+	values = append(values, cl.Meds[:]...)
+	packed := frontend.Variable(0)
+	for i := MaxTriggers - 1; i >= 0; i-- {
+		packed = api.Add(api.Mul(packed, triggerBase), cl.Triggers[i])
+	}
+	values = append(values, packed)
+	values = append(values, cl.AllergyDrugs[:]...)
 	values = append(values, c.Salt)
 	api.AssertIsEqual(c.Digest, digestOf(api, values))
 	return nil
 }
 
-// PrescriptionV2Input is a prescription's drugs (RxCUIs, 1 to MaxDrugs) to
-// prove from a payer's credential on a day.
+// PrescriptionV2Input is a prescription's drugs (RxCUIs, 1 to MaxDrugs
+// distinct ones) to prove from a payer's credential on a day, with the
+// patient's facts the clinical checks read (prescription.Agent.Facts):
+// at most MaxMedications current medications other than the drugs,
+// MaxTriggers triggers and MaxAllergyDrugs drug allergies.
 type PrescriptionV2Input struct {
 	Credential  *credential.Credential
 	Drugs       []string
 	ServiceDate time.Time
+	Facts       prescription.Facts
 	Salt        *big.Int // nil draws one
 }
 
@@ -138,6 +184,12 @@ type PrescriptionV2Outcome struct {
 	RxCUI   string
 	Covered bool // the plan covers it on the day: active, in the window, not excluded
 	Tier    int  // formulary tier, 0 when the formulary does not cover it
+	// InteractionRank and ContraindicationRank are the ranks
+	// (prescription.Severity.Rank) of the most severe interaction and
+	// contraindication, 0 for none; Valid is neither being 3 or more.
+	InteractionRank      int
+	ContraindicationRank int
+	Valid                bool
 }
 
 func prescriptionV2Statement(in PrescriptionV2Input, salt *big.Int) (*PrescriptionV2Circuit, statement.Opening, []PrescriptionV2Outcome, error) {
@@ -146,8 +198,45 @@ func prescriptionV2Statement(in PrescriptionV2Input, salt *big.Int) (*Prescripti
 	if err != nil {
 		return nil, op, nil, err
 	}
-	if len(in.Drugs) == 0 || len(in.Drugs) > MaxDrugs {
-		return nil, op, nil, fmt.Errorf("%w: a prescription proof covers 1 to %d drugs, not %d", ErrRecordTooLarge, MaxDrugs, len(in.Drugs))
+	drugs := distinct(in.Drugs)
+	if len(drugs) == 0 || len(drugs) > MaxDrugs {
+		return nil, op, nil, fmt.Errorf("%w: a prescription proof covers 1 to %d drugs, not %d", ErrRecordTooLarge, MaxDrugs, len(drugs))
+	}
+	for _, d := range drugs {
+		if _, ok := cat.tier[d]; !ok {
+			return nil, op, nil, fmt.Errorf("%w: a drug is not in the circuit's formulary", ErrRecordTooLarge)
+		}
+	}
+	var meds []string // current medications other than the drugs
+	for _, m := range distinct(in.Facts.Medications) {
+		if _, ok := cat.tier[m]; !ok {
+			return nil, op, nil, fmt.Errorf("%w: a current medication is not in the circuit's formulary", ErrRecordTooLarge)
+		}
+		if !slices.Contains(drugs, m) {
+			meds = append(meds, m)
+		}
+	}
+	triggers := slices.Clone(in.Facts.Triggers)
+	slices.Sort(triggers)
+	triggers = slices.Compact(triggers)
+	allergy := distinct(in.Facts.AllergyDrugs)
+	for _, tr := range triggers {
+		if tr < 0 || tr >= len(cat.clinical.rules.Triggers) {
+			return nil, op, nil, fmt.Errorf("%w: a trigger index is outside the trigger list", ErrRecordTooLarge)
+		}
+	}
+	for _, a := range allergy {
+		if _, ok := cat.tier[a]; !ok {
+			return nil, op, nil, fmt.Errorf("%w: a drug allergy is not in the circuit's formulary", ErrRecordTooLarge)
+		}
+	}
+	switch {
+	case len(meds) > MaxMedications:
+		return nil, op, nil, fmt.Errorf("%w: a prescription proof covers at most %d current medications, not %d", ErrRecordTooLarge, MaxMedications, len(meds))
+	case len(triggers) > MaxTriggers:
+		return nil, op, nil, fmt.Errorf("%w: a prescription proof covers at most %d matched allergy and condition triggers, not %d", ErrRecordTooLarge, MaxTriggers, len(triggers))
+	case len(allergy) > MaxAllergyDrugs:
+		return nil, op, nil, fmt.Errorf("%w: a prescription proof covers at most %d drug allergies, not %d", ErrRecordTooLarge, MaxAllergyDrugs, len(allergy))
 	}
 	w, err := decodeSigned(in.Credential)
 	if err != nil {
@@ -161,6 +250,7 @@ func prescriptionV2Statement(in PrescriptionV2Input, salt *big.Int) (*Prescripti
 	if !valid {
 		return nil, op, nil, fmt.Errorf("%w: %w", ErrUnsatisfied, credential.ErrExpired)
 	}
+	irank, crank := cat.clinical.findings(drugs, meds, triggers, allergy)
 	a := &PrescriptionV2Circuit{Credential: w.vars, ServiceDay: day, Salt: salt, IssuerKeyHash: w.keyHash, CircuitID: CircuitID(CircuitPrescriptionV2)}
 	op = statement.Opening{Circuit: CircuitPrescriptionV2, CircuitID: CircuitID(CircuitPrescriptionV2), IssuerKeyHash: w.keyHash, RevocationNonce: w.nonce,
 		Fields: []statement.Field{
@@ -171,25 +261,60 @@ func prescriptionV2Statement(in PrescriptionV2Input, salt *big.Int) (*Prescripti
 			{Name: "service_day", Value: new(big.Int).SetUint64(day), Text: dayText(day)},
 		}}
 	var outs []PrescriptionV2Outcome
+	cl := &a.Clinical
+	code := func(list []string, i int) (*big.Int, string, error) {
+		if i >= len(list) {
+			return big.NewInt(0), "", nil
+		}
+		v, err := codeField("rxcui", list[i])
+		return v, list[i], err
+	}
 	for i := range MaxDrugs {
 		n := strconv.Itoa(i + 1)
-		drug, covered, tier, text := big.NewInt(0), false, 0, ""
-		if i < len(in.Drugs) {
-			t, ok := cat.tier[in.Drugs[i]]
-			if !ok {
-				return nil, op, nil, fmt.Errorf("%w: a drug is not in the circuit's formulary", ErrRecordTooLarge)
-			}
-			if drug, err = codeField("rxcui", in.Drugs[i]); err != nil {
-				return nil, op, nil, err
-			}
-			covered, tier, text = inForce && !w.excludes(drug), t, in.Drugs[i]
-			outs = append(outs, PrescriptionV2Outcome{RxCUI: in.Drugs[i], Covered: covered, Tier: tier})
+		drug, text, err := code(drugs, i)
+		if err != nil {
+			return nil, op, nil, err
 		}
-		a.Drugs[i], a.Covered[i], a.Tier[i] = drug, bit(covered), tier
+		o := PrescriptionV2Outcome{RxCUI: text}
+		if i < len(drugs) {
+			o.Covered, o.Tier = inForce && !w.excludes(drug), cat.tier[text]
+			o.InteractionRank, o.ContraindicationRank = irank[i], crank[i]
+			o.Valid = irank[i] < 3 && crank[i] < 3
+			outs = append(outs, o)
+		}
+		a.Drugs[i], a.Covered[i], a.Tier[i] = drug, bit(o.Covered), o.Tier
+		cl.Interaction[i], cl.Contraindication[i], cl.Valid[i] = o.InteractionRank, o.ContraindicationRank, bit(o.Valid)
 		op.Fields = append(op.Fields,
 			statement.Field{Name: "drug_" + n, Value: drug, Text: text},
-			statement.Field{Name: "covered_" + n, Value: bit(covered), Text: strconv.FormatBool(covered)},
-			statement.Field{Name: "formulary_tier_" + n, Value: big.NewInt(int64(tier)), Text: strconv.Itoa(tier)})
+			statement.Field{Name: "covered_" + n, Value: bit(o.Covered), Text: strconv.FormatBool(o.Covered)},
+			statement.Field{Name: "formulary_tier_" + n, Value: big.NewInt(int64(o.Tier)), Text: strconv.Itoa(o.Tier)},
+			clinicalField(n, o, i < len(drugs)))
+	}
+	for i := range MaxMedications {
+		v, text, err := code(meds, i)
+		if err != nil {
+			return nil, op, nil, err
+		}
+		cl.Meds[i] = v
+		op.Fields = append(op.Fields, statement.Field{Name: "medication_" + strconv.Itoa(i+1), Value: v, Text: text})
+	}
+	packed, texts := new(big.Int), make([]string, len(triggers))
+	for i := MaxTriggers - 1; i >= 0; i-- {
+		v := big.NewInt(0)
+		if i < len(triggers) {
+			v, texts[i] = big.NewInt(int64(triggers[i]+1)), cat.clinical.triggerText(triggers[i])
+		}
+		cl.Triggers[i] = v
+		packed.Mul(packed, big.NewInt(triggerBase)).Add(packed, v)
+	}
+	op.Fields = append(op.Fields, statement.Field{Name: "triggers", Value: packed, Text: strings.Join(texts, " ")})
+	for i := range MaxAllergyDrugs {
+		v, text, err := code(allergy, i)
+		if err != nil {
+			return nil, op, nil, err
+		}
+		cl.AllergyDrugs[i] = v
+		op.Fields = append(op.Fields, statement.Field{Name: "allergy_drug_" + strconv.Itoa(i+1), Value: v, Text: text})
 	}
 	op.Fields = append(op.Fields, statement.Field{Name: "salt", Value: salt})
 	d, err := op.Recompute()
@@ -200,9 +325,48 @@ func prescriptionV2Statement(in PrescriptionV2Input, salt *big.Int) (*Prescripti
 	return a, op, outs, nil
 }
 
+// distinct is list without repeats, in order.
+func distinct(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// triggerBase packs the trigger slots into one field: Σ tᵢ·128^(i−1), tᵢ
+// the 1-based index of the i-th matched trigger in the public list (0 for
+// an empty slot; the list has fewer than 128 entries).
+const triggerBase = 128
+
+// clinicalField is slot n's clinical findings: the value
+// interaction_rank + 8·contraindication_rank + 64·valid (0 for an empty
+// slot), the text "interaction=major contraindication=none valid=false".
+func clinicalField(n string, o PrescriptionV2Outcome, present bool) statement.Field {
+	v := int64(o.InteractionRank + 8*o.ContraindicationRank + 64*boolInt(o.Valid))
+	f := statement.Field{Name: "clinical_" + n, Value: big.NewInt(v)}
+	if present {
+		f.Text = "interaction=" + rankText(o.InteractionRank) + " contraindication=" + rankText(o.ContraindicationRank) + " valid=" + strconv.FormatBool(o.Valid)
+	}
+	return f
+}
+
+// rankText is a rank's severity name, "none" for 0.
+func rankText(r int) string {
+	for _, s := range []prescription.Severity{prescription.SeverityMinor, prescription.SeverityModerate, prescription.SeverityMajor, prescription.SeverityContraindicated} {
+		if s.Rank() == r {
+			return string(s)
+		}
+	}
+	return "none"
+}
+
 // ProvePrescriptionV2 proves in with the prescription-v2 circuit: one proof
 // for every drug of the request. It returns the proof, the statement and
-// what it states per drug (in the request's order). Errors as for
+// what it states per drug (each distinct drug once, in the request's
+// order). Errors as for
 // ProveEligibilityV2.
 func (p *Prover) ProvePrescriptionV2(ctx context.Context, in PrescriptionV2Input) (*Proof, statement.Statement, []PrescriptionV2Outcome, error) {
 	salt, err := p.salt(in.Salt)

@@ -99,6 +99,10 @@ func TestPrescriptionV2Constraints(t *testing.T) {
 	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &PrescriptionV2Circuit{})
 	require.NoError(t, err)
 	t.Logf("prescription-v2: %d constraints", ccs.GetNbConstraints())
+	cat, err := formulary()
+	require.NoError(t, err)
+	cl := cat.clinical
+	t.Logf("clinical table: %d sides, %d partners, %d trigger sets, %d triggers, digit widths %v (%d bits)", len(cl.sides), len(cl.partners), len(cl.tsets), len(cl.rules.Triggers), cl.width, cl.total)
 	assert.Equal(t, 3, ccs.GetNbPublicVariables()-1)
 	_ = credential.NumFields
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	groth16bn254 "github.com/consensys/gnark/backend/groth16/bn254"
 	"github.com/consensys/gnark/frontend"
+
+	"github.com/healthagents/healthagents/prescription"
 )
 
 // DefaultTimeout is the proof-generation deadline: past it a request answers
@@ -232,7 +234,10 @@ func sampleAssignment(name string) (frontend.Circuit, error) {
 			Eligible: true, CoveragePct: 80, PreAuth: true}, big.NewInt(7))
 		return a, err
 	case CircuitPrescriptionV2:
-		a, _, _, err := prescriptionV2Statement(PrescriptionV2Input{Credential: cred, Drugs: []string{"11289", "6809"}, ServiceDate: day}, big.NewInt(7))
+		// warfarin and metformin for a patient on ibuprofen with a
+		// penicillin allergy: every part of the circuit in use.
+		a, _, _, err := prescriptionV2Statement(PrescriptionV2Input{Credential: cred, Drugs: []string{"11289", "6809"}, ServiceDate: day,
+			Facts: prescription.Facts{Medications: []string{"5640"}, Triggers: []int{0}, AllergyDrugs: []string{"723"}}}, big.NewInt(7))
 		return a, err
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnknownCircuit, name)

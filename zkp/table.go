@@ -90,25 +90,39 @@ func toBig(v []fr.Element) []*big.Int {
 // lookup asserts x is one of the table's keys and returns every column's
 // value at x.
 func (t *lookupTable) lookup(api frontend.API, x frontend.Variable) []frontend.Variable {
+	pows := t.powers(api, x)
+	out := make([]frontend.Variable, len(t.columns))
+	for i := range t.columns {
+		out[i] = t.column(api, pows, i)
+	}
+	return out
+}
+
+// powers asserts x is one of the table's keys and returns x⁰…xⁿ⁻¹, from
+// which column gives any column's value at x for free.
+func (t *lookupTable) powers(api frontend.API, x frontend.Variable) []frontend.Variable {
 	n := len(t.zero) - 1
 	pows := make([]frontend.Variable, n+1)
 	pows[0], pows[1] = 1, x
 	for i := 2; i <= n; i++ {
 		pows[i] = api.Mul(pows[i-1], x)
 	}
-	eval := func(coef []*big.Int) frontend.Variable {
-		acc := frontend.Variable(0)
-		for i, c := range coef {
-			if c.Sign() != 0 {
-				acc = api.Add(acc, api.Mul(c, pows[i]))
-			}
+	api.AssertIsEqual(evalPoly(api, t.zero, pows), 0)
+	return pows[:n]
+}
+
+// column is column i's value at the key whose powers are pows (or, given
+// sums of powers, the sum of its values).
+func (t *lookupTable) column(api frontend.API, pows []frontend.Variable, i int) frontend.Variable {
+	return evalPoly(api, t.columns[i], pows)
+}
+
+func evalPoly(api frontend.API, coef []*big.Int, pows []frontend.Variable) frontend.Variable {
+	acc := frontend.Variable(0)
+	for i, c := range coef {
+		if c.Sign() != 0 {
+			acc = api.Add(acc, api.Mul(c, pows[i]))
 		}
-		return acc
 	}
-	api.AssertIsEqual(eval(t.zero), 0)
-	out := make([]frontend.Variable, len(t.columns))
-	for i, col := range t.columns {
-		out[i] = eval(col)
-	}
-	return out
+	return acc
 }
