@@ -138,7 +138,7 @@ func (c *Config) fill() error {
 			return err
 		}
 		if c.MaxRounds < 2 {
-			return fmt.Errorf("%w: a task with learned features needs at least 2 rounds (the first learns the scaling)", ErrConfig)
+			return fmt.Errorf("%w: a task with learned features needs at least 2 rounds (FEDERATED_ROUNDS; the first learns the scaling)", ErrConfig)
 		}
 	}
 	if p := c.Proofs; p != nil && (p.Group == nil || p.Verifier == nil) {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/healthagents/healthagents/federated/dp"
 	"github.com/healthagents/healthagents/federated/secagg"
 	"github.com/healthagents/healthagents/record"
 )
@@ -315,4 +316,43 @@ func TestStatisticsRoundInProvedRun(t *testing.T) {
 	assert.True(t, v.Proved)
 	require.Equal(t, 1, runRound(t, ctx, c, ps))
 	assert.Equal(t, 4, prover.calls, "each training update proved")
+}
+
+// With DP on, the statistics round adds no noise and spends nothing: the
+// ledger is charged by the training rounds only (the release is outside
+// the guarantee, docs/federated-privacy.md).
+func TestStatisticsRoundSpendsNoBudget(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	tf, recs := loadWDBCLearned(t)
+	cohorts := splitWDBC(recs, 3, true, 5)
+	ps := wdbcParticipants(t, tf, cohorts)
+	cfg := noDPConfig(newFakeClock(), 3)
+	cfg.Task, cfg.MaxRounds = tf.Task(), 3
+	cfg.DisablePrivacy, cfg.Privacy = false, &PrivacyConfig{Budget: dp.Budget{Epsilon: 8, Delta: 1e-5}}
+	c, err := NewCoordinator(ctx, newMemStore(), cfg)
+	require.NoError(t, err)
+	v, err := c.View(ctx, ps[0].Org())
+	require.NoError(t, err)
+	require.Equal(t, RoundStatistics, v.Kind)
+	require.Equal(t, 0, runRound(t, ctx, c, ps))
+	assert.Equal(t, 0, c.Privacy().RoundsReleased)
+	assert.Zero(t, c.Privacy().EpsilonSpent)
+	want := pooledScaling(t, tf.Task(), tf.HeldOut, cohorts)
+	for i, got := range c.Scaling() {
+		assert.InDelta(t, want[i].Mean, got.Mean, 1e-6*(1+math.Abs(want[i].Mean)), got.Name, "not noised")
+	}
+	require.Equal(t, 1, runRound(t, ctx, c, ps))
+	assert.Equal(t, 1, c.Privacy().RoundsReleased)
+	assert.Positive(t, c.Privacy().EpsilonSpent)
+}
+
+func TestLearnedTaskNeedsTwoRounds(t *testing.T) {
+	t.Parallel()
+	tf, _ := loadWDBCLearned(t)
+	cfg := noDPConfig(newFakeClock(), 3)
+	cfg.Task, cfg.MaxRounds = tf.Task(), 1
+	_, err := NewCoordinator(t.Context(), newMemStore(), cfg)
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), "FEDERATED_ROUNDS")
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,4 +135,44 @@ func mustJSON(t *testing.T, v any) []byte {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// --records goes with --key-file and instead of --data; each misuse is one
+// line.
+func TestParticipantRecordsFlags(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "a.csv")
+	recs := filepath.Join(dir, "a.ndjson")
+	key := filepath.Join(dir, "a.key")
+	for _, p := range []string{data, recs, key} {
+		require.NoError(t, os.WriteFile(p, []byte("x"), 0o600))
+	}
+	env := func(string) string { return "" }
+	base := []string{"--server", "http://127.0.0.1:1", "--api-key", "k"}
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"ok/records":        {[]string{"--records", recs, "--key-file", key}, ""},
+		"fail/no key file":  {[]string{"--records", recs}, "participant: --records needs --key-file"},
+		"fail/both":         {[]string{"--data", data, "--records", recs, "--key-file", key}, "participant: give --data or --records, not both"},
+		"fail/key without":  {[]string{"--data", data, "--key-file", key}, "participant: --key-file goes with --records"},
+		"fail/fhir records": {[]string{"--records", recs, "--key-file", key, "--fhir-label", "s|c"}, "participant: --fhir-label reads --data; --records holds envelopes"},
+		"fail/missing key":  {[]string{"--records", recs, "--key-file", key + ".none"}, "participant: --key-file: "},
+		"fail/neither":      {nil, "participant: --data (or --records with --key-file) is required"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o, err := parseParticipant(append(slices.Clone(base), tc.args...), env, io.Discard)
+			if tc.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, recs+".participant.json", o.state)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
 }
