@@ -295,7 +295,7 @@ func (c *Coordinator) transition(ctx context.Context, now time.Time) (bool, erro
 		next.Phase = PhaseMaskedInput
 	case PhaseMaskedInput:
 		n := len(d.inputs)
-		if n < len(r.U2) && !late {
+		if n+len(r.Refused) < len(r.U2) && !late {
 			return false, nil
 		}
 		if n < enough {

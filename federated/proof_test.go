@@ -39,14 +39,18 @@ func addHidden(masked []uint64, delta []uint64) {
 
 // One of four participants sends a masked update 3x the clip bound, a NaN
 // word, an invalid field encoding, or no proof: it is refused at submission,
-// and the round closes at the phase deadline with the exact sum of the other
-// three.
+// and the round closes with the exact sum of the other three. A refused
+// proof refuses the sender for the rest of the round, so the round goes on
+// as soon as the others have sent theirs; an invalid encoding is a
+// malformed message the sender may correct, so the round waits for it
+// until the phase deadline.
 func TestProvedRoundRefusesBadUpdates(t *testing.T) {
 	svc := normproof.NewService()
 	pc, pp := svc.ProofGroup()
 	for name, tc := range map[string]struct {
 		cheat func(s *federated.Submission, plain []uint64, nw int)
 		want  error
+		waits bool // for the phase deadline
 	}{
 		"three times the clip bound": {func(s *federated.Submission, plain []uint64, nw int) {
 			delta := make([]uint64, len(plain))
@@ -54,16 +58,16 @@ func TestProvedRoundRefusesBadUpdates(t *testing.T) {
 				delta[i] = uint64(2 * int64(plain[i]))
 			}
 			addHidden(s.Masked, delta)
-		}, federated.ErrUpdateProof},
+		}, federated.ErrUpdateProof, false},
 		"NaN word": {func(s *federated.Submission, plain []uint64, nw int) {
 			delta := make([]uint64, len(plain))
 			delta[1] = math.Float64bits(math.NaN()) - plain[1]
 			addHidden(s.Masked, delta)
-		}, federated.ErrUpdateProof},
+		}, federated.ErrUpdateProof, false},
 		"invalid encoding": {func(s *federated.Submission, _ []uint64, _ int) {
 			copy(s.Masked[:normproof.Limbs], []uint64{math.MaxUint64, math.MaxUint64, math.MaxUint64, math.MaxUint64})
-		}, secagg.ErrMalformedVector},
-		"no proof": {func(s *federated.Submission, _ []uint64, _ int) { s.Proof = nil }, federated.ErrUpdateProof},
+		}, secagg.ErrMalformedVector, true},
+		"no proof": {func(s *federated.Submission, _ []uint64, _ int) { s.Proof = nil }, federated.ErrUpdateProof, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()
@@ -87,12 +91,16 @@ func TestProvedRoundRefusesBadUpdates(t *testing.T) {
 				_, err := p.Step(ctx, a)
 				return err
 			}
-			for range 3 { // advertise, share, mask
-				for _, p := range ps {
+			for range 3 { // advertise, share, mask; the cheater first
+				for _, p := range []*federated.Participant{cheater, ps[0], ps[1], ps[2]} {
 					err := step(p)
 					if p == cheater && err != nil {
 						assert.ErrorIs(t, err, federated.ErrInvalidSubmission)
 						assert.ErrorIs(t, err, tc.want)
+						if !tc.waits {
+							again := c.Submit(ctx, cheater.Org(), federated.Submission{Round: 0, Masked: slices.Clone(cheater.Plain())})
+							assert.ErrorIs(t, again, federated.ErrNotParticipant, "refused for the rest of the round")
+						}
 						continue
 					}
 					require.NoError(t, err)
@@ -100,9 +108,13 @@ func TestProvedRoundRefusesBadUpdates(t *testing.T) {
 			}
 			v, err := c.View(ctx, ps[0].Org())
 			require.NoError(t, err)
-			require.Equal(t, federated.PhaseMaskedInput, v.Phase, "the round waits for the refused input until the deadline")
-			add(cfg.RoundTimeout / 4)
-			require.NoError(t, c.Advance(ctx))
+			if tc.waits {
+				require.Equal(t, federated.PhaseMaskedInput, v.Phase, "the round waits for a corrected input until the deadline")
+				add(cfg.RoundTimeout / 4)
+				require.NoError(t, c.Advance(ctx))
+			} else {
+				require.Equal(t, federated.PhaseUnmasking, v.Phase, "the refused input holds nothing up")
+			}
 			for _, p := range ps[:3] {
 				require.NoError(t, step(p))
 			}

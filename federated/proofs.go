@@ -114,7 +114,7 @@ func (c *Coordinator) verifyMasked(ctx context.Context, r *RoundState, org strin
 		return nil
 	}
 	if len(s.Proof) == 0 || len(s.Proof) > maxProofSize {
-		return fmt.Errorf("%w: %w: a proof of at most %d bytes is required", ErrInvalidSubmission, ErrUpdateProof, maxProofSize)
+		return refusal{fmt.Errorf("%w: %w: a proof of at most %d bytes is required", ErrInvalidSubmission, ErrUpdateProof, maxProofSize)}
 	}
 	st, err := c.statement(ctx, r, org, s.Masked)
 	if err != nil {
@@ -124,10 +124,18 @@ func (c *Coordinator) verifyMasked(ctx context.Context, r *RoundState, org strin
 		if ctx.Err() != nil {
 			return err
 		}
-		return fmt.Errorf("%w: %w: %w", ErrInvalidSubmission, ErrUpdateProof, err)
+		return refusal{fmt.Errorf("%w: %w: %w", ErrInvalidSubmission, ErrUpdateProof, err)}
 	}
 	return nil
 }
+
+// refusal marks an error that refuses the sender's masked input for the
+// rest of the round: its proof is missing or does not verify, which only
+// the sender can cause. (A pair's disagreeing seed commitments are not
+// one: either end may have lied, so the sender may still be honest.)
+type refusal struct{ error }
+
+func (r refusal) Unwrap() error { return r.error }
 
 // checkSeedCommits validates a share message's pairwise seed commitments.
 func checkSeedCommits(r *RoundState, org string, sc map[string][]byte) error {

@@ -66,8 +66,12 @@ type RoundState struct {
 	Roster        []secagg.PublicKeys `json:"roster,omitempty"` // U1
 	U2            []string            `json:"u2,omitempty"`     // shared keys
 	U3            []string            `json:"u3,omitempty"`     // sent masked input (survivors)
-	Outcome       string              `json:"outcome,omitempty"`
-	ResultVersion string              `json:"result_version,omitempty"`
+	// Refused are the members of U2 whose masked input was refused for
+	// its proof in this round: the masked-input phase waits for them no
+	// longer, and they drop out of the sum like any other dropout.
+	Refused       []string `json:"refused,omitempty"`
+	Outcome       string   `json:"outcome,omitempty"`
+	ResultVersion string   `json:"result_version,omitempty"`
 }
 
 func (r *RoundState) clone() *RoundState {
@@ -75,6 +79,7 @@ func (r *RoundState) clone() *RoundState {
 	c.Roster = append([]secagg.PublicKeys(nil), r.Roster...)
 	c.U2 = append([]string(nil), r.U2...)
 	c.U3 = append([]string(nil), r.U3...)
+	c.Refused = append([]string(nil), r.Refused...)
 	return &c
 }
 

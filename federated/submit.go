@@ -3,8 +3,11 @@ package federated
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/healthagents/healthagents/federated/secagg"
 )
@@ -21,12 +24,33 @@ func (c *Coordinator) Submit(ctx context.Context, org string, s Submission) erro
 	s = cloneSubmission(s)
 	s.Org = org
 	if err := c.validate(ctx, org, &s); err != nil {
+		var ref refusal
+		if errors.As(err, &ref) {
+			if xerr := c.refuse(ctx, org, now); xerr != nil {
+				return errors.Join(err, xerr)
+			}
+		}
 		return err
 	}
 	if err := c.store.SaveFederated(ctx, Change{Submission: &s}); err != nil {
 		return fmt.Errorf("federated: saving submission: %w", err)
 	}
 	c.apply(&s)
+	c.notify()
+	return c.advance(ctx, now)
+}
+
+// refuse records that org's masked input was refused in the current round,
+// so that the round closes once the others have sent theirs instead of
+// waiting for org until the phase deadline.
+func (c *Coordinator) refuse(ctx context.Context, org string, now time.Time) error {
+	next := c.round.clone()
+	next.Refused = append(next.Refused, org)
+	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{next}}); err != nil {
+		return fmt.Errorf("federated: saving round %d: %w", next.Number, err)
+	}
+	c.round = next
+	c.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "federated masked input refused", slog.Int("round", next.Number), slog.String("organization", org))
 	c.notify()
 	return c.advance(ctx, now)
 }
@@ -117,6 +141,9 @@ func (c *Coordinator) validate(ctx context.Context, org string, s *Submission) e
 		}
 		if !slices.Contains(r.U2, org) {
 			return ErrNotParticipant
+		}
+		if slices.Contains(r.Refused, org) {
+			return fmt.Errorf("%w: the organization's masked input was refused in this round; it may join the next", ErrNotParticipant)
 		}
 		if _, dup := d.inputs[org]; dup {
 			return ErrDuplicate
