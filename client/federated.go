@@ -329,8 +329,8 @@ func (c *Client) CreateFederatedTask(ctx context.Context, req FederatedTaskReque
 	return &out, nil
 }
 
-// FederatedTasks calls GET /api/v1/federated/tasks: every task, ordered by
-// id, the default one marked.
+// FederatedTasks calls GET /api/v1/federated/tasks: every task, the default
+// one first (marked) and the others ordered by id.
 func (c *Client) FederatedTasks(ctx context.Context) ([]FederatedTask, error) {
 	var out api.FederatedTaskList
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/tasks", out: &out}); err != nil {

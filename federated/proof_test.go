@@ -100,6 +100,9 @@ func TestProvedRoundRefusesBadUpdates(t *testing.T) {
 						if !tc.waits {
 							again := c.Submit(ctx, cheater.Org(), federated.Submission{Round: 0, Masked: slices.Clone(cheater.Plain())})
 							assert.ErrorIs(t, again, federated.ErrNotParticipant, "refused for the rest of the round")
+							cv, err := c.View(ctx, cheater.Org())
+							require.NoError(t, err)
+							assert.True(t, cv.Done, "the refused sender has nothing more to send in this phase")
 						}
 						continue
 					}

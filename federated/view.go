@@ -84,6 +84,7 @@ func (c *Coordinator) View(ctx context.Context, org string) (*RoundView, error) 
 			}
 		}
 		_, v.Done = d.inputs[org]
+		v.Done = v.Done || slices.Contains(r.Refused, org) // nothing more it can send
 	case PhaseUnmasking:
 		v.Roster, v.U2, v.U3 = cloneKeys(r.Roster), slices.Clone(r.U2), slices.Clone(r.U3)
 		_, v.Done = d.reveals[org]

@@ -79,7 +79,7 @@ func (s *srv) federatedTaskRoutes(scoped []route) []route {
 		{Method: "GET", Path: "/api/v1/federated/tasks", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.listFederatedTasks), Doc: openapi.Operation{
 				OperationID: "listFederatedTasks", Tags: []string{"federated"}, Summary: "The tasks being trained",
-				Description: "Every task, ordered by id, as GET /api/v1/federated/tasks/{task} shows it; default marks the task of the unscoped endpoints (/api/v1/federated/task, /rounds/current, /submit-federated-update).",
+				Description: "Every task as GET /api/v1/federated/tasks/{task} shows it, the default task first and the others ordered by id; default marks the task of the unscoped endpoints (/api/v1/federated/task, /rounds/current, /submit-federated-update).",
 				Responses:   ok("The tasks.", api.FederatedTaskList{}), Errors: []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "GET", Path: "/api/v1/federated/tasks/{task}", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,

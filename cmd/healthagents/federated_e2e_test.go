@@ -179,7 +179,13 @@ func TestFederatedEndToEnd(t *testing.T) {
 			OrganizationName: org, Endpoint: "https://" + org + ".example", EncryptionKey: hex.EncodeToString(pub.PublicKey().Bytes()),
 		})
 		require.NoError(t, err)
-		a := []string{"participant", "--server", base, "--api-key", k.APIKey, "--data", path, "--task", "wdbc/v1"}
+		a := []string{"participant", "--server", base, "--api-key", k.APIKey, "--data", path}
+		if i > 0 {
+			// Named, the default task is trained through its own endpoints
+			// (/api/v1/federated/tasks/wdbc%2Fv1/...); hospital-a uses the
+			// unscoped ones.
+			a = append(a, "--task", "wdbc/v1")
+		}
 		args = append(args, a)
 		parts = append(parts, startProc(t, bin, os.Environ(), filepath.Join(dir, org+".out"), a...))
 	}
@@ -236,6 +242,7 @@ func TestFederatedEndToEnd(t *testing.T) {
 	assert.Greater(t, strings.Count(logs, `"msg":"federated round closed"`), before, "rounds closed after the coordinator's restart")
 	assert.Less(t, before, rounds, "the coordinator was killed mid-run")
 	assert.Contains(t, logs, `"route":"GET /api/v1/federated/rounds/current"`, "the requests are in the log")
+	assert.Contains(t, logs, `"route":"GET /api/v1/federated/tasks/{task}/rounds/current"`, "the task's own endpoints")
 	assert.NotContains(t, logs, `"status":429`, "the participants' polling fits the free tier")
 	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
 	<-srv.err

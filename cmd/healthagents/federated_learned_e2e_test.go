@@ -4,6 +4,7 @@ import (
 	"crypto/ecdh"
 	crand "crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -65,9 +66,12 @@ func pooledCSVScaling(t *testing.T, tf *federated.TaskFile, csvs []string) []fed
 	return out
 }
 
-// Issue #18's learned scaling and encrypted-records input over real
-// processes: the binary serves a task whose 30 features are all "learned"
-// (no mean or scale given); two hospitals train from CSV and the third
+// Issue #18's learned scaling, tasks side by side and encrypted-records
+// input over real processes: the binary serves the WDBC task file as its
+// default task, and an admin creates, over the API, a second task whose 30
+// features are all "learned" (no mean or scale given), with its own number
+// of rounds; the participants train that task (--task). Two hospitals
+// train from CSV and the third
 // from Fernet-encrypted records opened with its own key file. Round 0 is
 // the statistics round; the hospital reading encrypted records is killed
 // right after it and resumes from its state file; the scaling the server
@@ -96,8 +100,8 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	port := freePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	serverEnv := append(os.Environ(), "DATA_DIR="+filepath.Join(dir, "data"), "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
-		"ADMIN_TOKEN="+admin, "LOG_LEVEL=info", "FEDERATED_TASK="+taskPath, "FEDERATED_DP=off",
-		fmt.Sprintf("FEDERATED_ROUNDS=%d", rounds), "FEDERATED_ROUND_TIMEOUT=2m")
+		"ADMIN_TOKEN="+admin, "LOG_LEVEL=info", "FEDERATED_TASK="+filepath.Join(root, "testdata", "wdbc", "task.json"), "FEDERATED_DP=off",
+		"FEDERATED_ROUNDS=2", "FEDERATED_ROUND_TIMEOUT=2m")
 	serverLog := filepath.Join(dir, "server.log")
 	srv := startProc(t, bin, serverEnv, serverLog, "serve")
 	waitHealthy(t, base+"/health")
@@ -110,10 +114,29 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	ctx := t.Context()
 	adm, err := client.New(base, client.WithAPIKey(admin))
 	require.NoError(t, err)
+	var def client.TaskDefinition
+	require.NoError(t, json.Unmarshal([]byte(mustRead(t, taskPath)), &def))
+	nrounds := rounds
+	// Creating a task takes a key with the federated and keys:admin scopes
+	// bound to no organization (ADMIN_TOKEN itself only issues keys).
+	tk, err := adm.CreateKey(ctx, &client.CreateKeyRequest{Name: "network-admin", Scopes: []string{"federated", "keys:admin"}})
+	require.NoError(t, err)
+	networkAdmin, err := client.New(base, client.WithAPIKey(tk.APIKey))
+	require.NoError(t, err)
+	created, err := networkAdmin.CreateFederatedTask(ctx, client.FederatedTaskRequest{Task: def, Settings: &client.FederatedRunSettings{Rounds: &nrounds}})
+	require.NoError(t, err)
+	assert.Equal(t, tf.ID, created.ID)
+	assert.Equal(t, rounds, created.MaxRounds, "the task's own rounds, not FEDERATED_ROUNDS")
 	rk, err := adm.CreateKey(ctx, &client.CreateKeyRequest{Name: "network-operator", Scopes: []string{"federated"}})
 	require.NoError(t, err)
-	reader, err := client.New(base, client.WithAPIKey(rk.APIKey))
+	operator, err := client.New(base, client.WithAPIKey(rk.APIKey))
 	require.NoError(t, err)
+	tasks, err := operator.FederatedTasks(ctx)
+	require.NoError(t, err)
+	require.Len(t, tasks, 2)
+	assert.Equal(t, []string{"wdbc/v1", "wdbc-learned/v1"}, []string{tasks[0].ID, tasks[1].ID}, "the default task first")
+	assert.True(t, tasks[0].Default)
+	reader := operator.ForFederatedTask(tf.ID)
 	task, err := reader.FederatedTask(ctx)
 	require.NoError(t, err)
 	require.NotNil(t, task.Definition)
@@ -217,6 +240,10 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	logs := mustRead(t, serverLog)
 	assert.Contains(t, logs, `"msg":"federated statistics round closed"`)
 	assert.NotContains(t, logs, `"status":429`, "the participants' polling fits the free tier")
+	// The default task ran beside it, untouched: nobody joined its rounds.
+	dm, err := operator.FederatedModel(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "1.0.0", dm.ModelVersion, "the default task's model")
 	for _, p := range parts {
 		assert.NotContains(t, p.output(), "842302", "no record content in a participant's output")
 	}

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
 	"crypto/ecdh"
 	crand "crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,14 +20,65 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/client"
+	"github.com/healthagents/healthagents/federated"
+	"github.com/healthagents/healthagents/federated/normproof"
 )
+
+// cheatingRoundAPI is a hospital that proves its honest update and then
+// changes what its masked vector hides on the way out: in round 0 it adds
+// three clip norms to one weight, in round 1 a NaN's bit pattern to
+// another (the word it hides is then far beyond any bound); from
+// round 2 on it sends what it proved.
+type cheatingRoundAPI struct {
+	federated.RoundAPI
+	mu       sync.Mutex
+	view     *federated.RoundView // the last round it saw
+	refusals map[int]error
+}
+
+func (a *cheatingRoundAPI) View(ctx context.Context, org string) (*federated.RoundView, error) {
+	v, err := a.RoundAPI.View(ctx, org)
+	if err == nil {
+		a.mu.Lock()
+		a.view = v
+		a.mu.Unlock()
+	}
+	return v, err
+}
+
+func (a *cheatingRoundAPI) Submit(ctx context.Context, org string, s federated.Submission) error {
+	if s.Masked == nil || s.Round > 1 {
+		return a.RoundAPI.Submit(ctx, org, s)
+	}
+	a.mu.Lock()
+	v := a.view
+	a.mu.Unlock()
+	delta := make([]uint64, v.Dim) // two's complement words of the hidden vector
+	if s.Round == 0 {
+		delta[0] = uint64(3 * v.ClipNorm * float64(uint64(1)<<v.FracBits))
+	} else {
+		delta[1] = math.Float64bits(math.NaN())
+	}
+	s.Masked = slices.Clone(s.Masked)
+	normproof.Field{}.Add(s.Masked, normproof.Field{}.Encode(delta))
+	err := a.RoundAPI.Submit(ctx, org, s)
+	a.mu.Lock()
+	if _, seen := a.refusals[s.Round]; !seen {
+		a.refusals[s.Round] = err
+	}
+	a.mu.Unlock()
+	return err
+}
 
 // Proved rounds over real processes: with FEDERATED_PROOFS=on the binary
 // sets up the update-bound circuit's keys once (kept under DATA_DIR), each
 // `healthagents participant` fetches the proving key of its round's shape
-// and proves every masked update, and the run completes with every
-// hospital in every round. (Refusal of an update beyond the clip bound over
-// HTTP: server.TestProvedRoundOverHTTP.)
+// and proves every masked update. A fourth hospital (in this process)
+// sends, under an honest proof, a vector hiding an update three clip norms
+// long in round 0 and a NaN word in round 1: each is refused at submission
+// with 400, and the round completes at once with the three others (the
+// round timeout is six hours: no phase may wait for its deadline); in
+// round 2 it sends what it proved and is counted.
 func TestFederatedEndToEndProved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -30,7 +87,10 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 	dir := t.TempDir()
-	csvs := splitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 3)
+	csvs := splitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 4)
+	taskPath := filepath.Join(root, "testdata", "wdbc", "task.json")
+	tf, err := federated.ParseTaskFile(strings.NewReader(mustRead(t, taskPath)))
+	require.NoError(t, err)
 	const rounds = 3
 	const admin = "federated-proved-admin-token-0123456789abcdef"
 	port := freePort(t)
@@ -38,8 +98,8 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	dataDir := filepath.Join(dir, "data")
 	serverLog := filepath.Join(dir, "server.log")
 	startProc(t, bin, append(os.Environ(), "DATA_DIR="+dataDir, "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
-		"ADMIN_TOKEN="+admin, "LOG_LEVEL=warn", "FEDERATED_TASK="+filepath.Join(root, "testdata", "wdbc", "task.json"),
-		"FEDERATED_DP=off", "FEDERATED_PROOFS=on", fmt.Sprintf("FEDERATED_ROUNDS=%d", rounds), "FEDERATED_ROUND_TIMEOUT=20m"), serverLog, "serve")
+		"ADMIN_TOKEN="+admin, "LOG_LEVEL=info", "FEDERATED_TASK="+taskPath, "FEDERATED_TARGET_PARTICIPANTS=4",
+		"FEDERATED_DP=off", "FEDERATED_PROOFS=on", fmt.Sprintf("FEDERATED_ROUNDS=%d", rounds), "FEDERATED_ROUND_TIMEOUT=6h"), serverLog, "serve")
 	waitHealthy(t, base+"/health")
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -51,7 +111,7 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	require.NoError(t, err)
 	var parts []*proc
 	var reader *client.Client
-	for i, path := range csvs {
+	for i, path := range csvs[:3] {
 		org := fmt.Sprintf("hospital-%c", 'a'+i)
 		k, err := adm.CreateKey(ctx, &client.CreateKeyRequest{Name: org, Scopes: []string{"federated"}, Organization: org})
 		require.NoError(t, err)
@@ -72,8 +132,33 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	assert.True(t, task.Proofs)
 	// A busy machine may take longer than a phase for the first setup of
 	// the shape; ask for it once so the rounds measure proving, not setup.
-	_, _, err = reader.With(client.WithTimeout(5*time.Minute)).FederatedProofKeys(ctx, "w31-e5-p2-b25")
+	_, _, err = reader.With(client.WithTimeout(5*time.Minute)).FederatedProofKeys(ctx, "w31-e5-p3-b25")
 	require.NoError(t, err)
+
+	// hospital-d, the cheater, proves with the same keys in this process.
+	dKey := federatedOrg(t, adm, base, "hospital-d")
+	dc, err := client.New(base, client.WithAPIKey(dKey))
+	require.NoError(t, err)
+	recs, err := readParticipantCSV(tf, csvs[3])
+	require.NoError(t, err)
+	_, pp := normproof.NewServiceFetching(func(s normproof.Shape) ([]byte, []byte, error) {
+		return dc.With(client.WithTimeout(5*time.Minute)).FederatedProofKeys(ctx, s.Name())
+	}).ProofGroup()
+	cheater, err := federated.NewParticipant(federated.ParticipantConfig{Org: "hospital-d", Task: tf.Task(), HeldOut: tf.HeldOut, Proofs: &pp}, recs)
+	require.NoError(t, err)
+	capi := &cheatingRoundAPI{RoundAPI: dc.FederatedRoundAPILongPoll("hospital-d", 10*time.Second), refusals: map[int]error{}}
+	cheatCtx, stopCheater := context.WithCancel(ctx)
+	cheaterDone := make(chan struct{})
+	go func() {
+		defer close(cheaterDone)
+		for cheatCtx.Err() == nil {
+			if _, err := cheater.Step(cheatCtx, capi); err != nil && isNoOpenRound(err) {
+				return
+			}
+			_ = sleepCtx(cheatCtx, 200*time.Millisecond)
+		}
+	}()
+	defer func() { stopCheater(); <-cheaterDone }()
 	_, _, err = reader.FederatedProofKeys(ctx, "w999-e5-p2-b25")
 	var ce *client.Error
 	require.ErrorAs(t, err, &ce, "a shape the run cannot have")
@@ -89,11 +174,35 @@ func TestFederatedEndToEndProved(t *testing.T) {
 		out := p.output()
 		t.Logf("participant %d:\n%s", i, out)
 		assert.Contains(t, out, "proved rounds true")
-		assert.Contains(t, out, "fetching the proving key of shape w31-e5-p2-b25")
-		assert.Contains(t, out, fmt.Sprintf("final model 1.0.%d (round %d, 3 organizations)", rounds, rounds-1))
+		assert.Contains(t, out, "fetching the proving key of shape w31-e5-p3-b25")
+		assert.Contains(t, out, fmt.Sprintf("final model 1.0.%d (round %d, 4 organizations)", rounds, rounds-1), "hospital-d counted in round 2")
 	}
 	for _, ext := range []string{".pk", ".vk"} {
-		_, err := os.Stat(filepath.Join(dataDir, "federated-proofs", "w31-e5-p2-b25"+ext))
+		_, err := os.Stat(filepath.Join(dataDir, "federated-proofs", "w31-e5-p3-b25"+ext))
 		assert.NoError(t, err, "the keys are kept under DATA_DIR")
 	}
+	stopCheater()
+	<-cheaterDone
+	for round := range 2 {
+		var ce *client.Error
+		require.ErrorAs(t, capi.refusals[round], &ce, "hospital-d was refused in round %d", round)
+		assert.Equal(t, 400, ce.StatusCode, "round %d", round)
+		assert.Contains(t, ce.Error(), "not proved within its bounds", "round %d", round)
+	}
+	assert.NoError(t, capi.refusals[2], "the honest submission of round 2 is taken")
+	logs := mustRead(t, serverLog)
+	assert.Equal(t, 2, strings.Count(logs, `"msg":"federated masked input refused"`), "one refusal in each of rounds 0 and 1")
+	closed := map[int]int{} // round: contributors
+	for _, line := range strings.Split(logs, "\n") {
+		var l struct {
+			Msg          string `json:"msg"`
+			Round        int    `json:"round"`
+			Contributors int    `json:"contributors"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "federated round closed" {
+			closed[l.Round] = l.Contributors
+		}
+	}
+	assert.Equal(t, map[int]int{0: 3, 1: 3, 2: 4}, closed, "contributors of each round")
+
 }

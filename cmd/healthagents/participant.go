@@ -41,7 +41,7 @@ func parseParticipant(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&o.records, "records", "", "instead of --data: encrypted patient records, one PatientData envelope (the JSON the service accepts) per line, opened with --key-file in this process only")
 	fs.StringVar(&o.keyFile, "key-file", "", "with --records: file holding the Fernet key (FERNET_KEY's format; several comma separated) that opens the envelopes; it never leaves this process")
 	fs.StringVar(&o.fhirLabel, "fhir-label", "", "read --data as FHIR R4 NDJSON, one Bundle per patient (a bulk export), the label being a Condition or Observation coded SYSTEM|CODE, e.g. http://hl7.org/fhir/sid/icd-10-cm|E11 (docs/decisions/fhir.md)")
-	fs.StringVar(&o.task, "task", "", "the task id to train; refused if the server trains another (default: the server's task)")
+	fs.StringVar(&o.task, "task", "", "the task id to train, one of the server's tasks (default: the server's default task)")
 	fs.StringVar(&o.taskFile, "task-file", "", "a local copy of the task file, checked against the server's (default: the server's definition)")
 	fs.StringVar(&o.org, "org", "", "the organization id (default: the API key's organization)")
 	fs.StringVar(&o.state, "state", "", "state file kept between restarts (default: the data file's path + .participant.json)")
@@ -161,12 +161,18 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return fmt.Errorf("participant: %w", err)
 	}
+	if o.task != "" {
+		// Every call goes to the task's own endpoints
+		// (/api/v1/federated/tasks/{task}/...): its rounds, model and budget.
+		c = c.ForFederatedTask(o.task)
+	}
 	st, err := c.FederatedTask(ctx)
+	var ce *client.Error
+	if o.task != "" && errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
+		return fmt.Errorf("participant: the server runs no task %q (GET /api/v1/federated/tasks lists them)", o.task)
+	}
 	if err != nil {
 		return fmt.Errorf("participant: reading the server's task: %w", err)
-	}
-	if o.task != "" && o.task != st.ID {
-		return fmt.Errorf("participant: the server trains task %q, not %q", st.ID, o.task)
 	}
 	org := o.org
 	if org == "" {

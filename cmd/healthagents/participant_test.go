@@ -70,6 +70,7 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 
 	cohorts := synth.ThreeCohorts(150, 81)
 	var reader *client.Client
+	var lastKey string
 	var wg sync.WaitGroup
 	outs := make([]bytes.Buffer, 3)
 	errs := make([]error, 3)
@@ -81,7 +82,7 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 		require.NoError(t, err)
 		orgClient, err := client.New(base, client.WithAPIKey(k.APIKey))
 		require.NoError(t, err)
-		reader = orgClient
+		reader, lastKey = orgClient, k.APIKey
 		_, err = orgClient.RegisterFederatedOrganization(ctx, client.OrganizationRequest{
 			OrganizationName: org, Endpoint: "https://" + org + ".example", EncryptionKey: hex.EncodeToString(pub.PublicKey().Bytes()),
 		})
@@ -92,6 +93,12 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 		wg.Go(func() { errs[i] = run(ctx, args, settings, nil, &outs[i], &bytes.Buffer{}) })
 	}
 	wg.Wait()
+	// A task the server does not run: one clear line before anything else.
+	var noOut bytes.Buffer
+	err = run(ctx, []string{"participant", "--server", base, "--api-key", lastKey, "--org", "hospital-c",
+		"--data", filepath.Join(dir, "hospital-c.csv"), "--task", "no-such/v1"}, settings, nil, &noOut, &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Equal(t, `participant: the server runs no task "no-such/v1" (GET /api/v1/federated/tasks lists them)`, err.Error())
 	for i := range outs {
 		require.NoError(t, errs[i], outs[i].String())
 		out := outs[i].String()
