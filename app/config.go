@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,11 @@ type Config struct {
 	// TrustedProxies (TRUSTED_PROXIES, comma-separated addresses or CIDR
 	// ranges) are believed about X-Forwarded-For and X-Forwarded-Proto.
 	TrustedProxies []string
+	// ReplicaURL (REPLICA_URL, e.g. http://10.0.0.5:8000) is this
+	// replica's base URL as the other replicas reach it: advertised with
+	// the federated leases it holds, so that the others forward the round
+	// protocol here. Empty: the others answer those calls with 503.
+	ReplicaURL string
 	// MaxInFlight (MAX_IN_FLIGHT) is how many heavy requests of each class
 	// (proof routes; federated submissions) run at once; 0 = GOMAXPROCS.
 	// See server.WithMaxInFlight.
@@ -182,6 +188,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	c.CORSOrigins = splitList(getenv("CORS_ORIGINS"))
 	c.TrustedProxies = splitList(getenv("TRUSTED_PROXIES"))
+	if v := getenv("REPLICA_URL"); v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return c, fmt.Errorf("REPLICA_URL must be this replica's base URL as the other replicas reach it (http:// or https://host:port, no credentials or query)")
+		}
+		c.ReplicaURL = strings.TrimSuffix(v, "/")
+	}
 	if err := checkDatabaseURL(c.DatabaseURL); err != nil {
 		return c, err
 	}

@@ -38,6 +38,8 @@ type FederatedOption func(*fedOptions)
 type fedOptions struct {
 	holder string
 	ttl    time.Duration
+	// WithReplicaURL
+	address string
 	// WithTasks
 	tasks  []*federated.TaskFile
 	base   *federated.RunSettings
@@ -54,6 +56,14 @@ type fedOptions struct {
 // replicas and should stay the same across a replica's restarts.
 func WithLeaderLease(holder string, ttl time.Duration) FederatedOption {
 	return func(o *fedOptions) { o.holder, o.ttl = holder, ttl }
+}
+
+// WithReplicaURL advertises base (REPLICA_URL: this replica's address as
+// the other replicas reach it) with every lease this replica holds, so
+// that the others forward the round protocol of its tasks here instead of
+// answering 503. Only with WithLeaderLease.
+func WithReplicaURL(base string) FederatedOption {
+	return func(o *fedOptions) { o.address = base }
 }
 
 // OpenFederated builds the coordinator over db with cfg (zero fields take
@@ -94,6 +104,7 @@ func OpenFederated(ctx context.Context, db *store.DB, cfg federated.Config, logg
 			f.Close()
 			return nil, err
 		}
+		leases = leases.WithAddress(o.address)
 	}
 	tasks, err := openTasks(ctx, fs, leases, o, task.Name, logger)
 	if err != nil {
@@ -121,7 +132,7 @@ func openDefaultFederated(ctx context.Context, db *store.DB, fs *store.Federated
 		return nil, err
 	}
 	lc := &leasedCoordinator{
-		leases: leases, name: "federated:" + task.Hash(), holder: o.holder, ttl: o.ttl,
+		leases: leases.WithAddress(o.address), name: "federated:" + task.Hash(), holder: o.holder, ttl: o.ttl,
 		fs: fs, cfg: cfg, logger: logger, changed: make(chan struct{}),
 	}
 	if err := lc.step(ctx); err != nil {
@@ -221,7 +232,7 @@ func (a *App) openFederated(ctx context.Context, logger *slog.Logger) (*Federate
 		more = a.Config.FederatedTasks[1:]
 	}
 	dataDir := a.Config.DataDir
-	f, err := OpenFederated(ctx, a.DB, cfg, logger, WithLeaderLease(id, federatedLeaseTTL), WithTasks(a.Config.Federated, more...),
+	f, err := OpenFederated(ctx, a.DB, cfg, logger, WithLeaderLease(id, federatedLeaseTTL), WithReplicaURL(a.Config.ReplicaURL), WithTasks(a.Config.Federated, more...),
 		withTaskProofs(func(cfg *federated.Config) (proofKeysFunc, error) { return federatedProofs(dataDir, cfg) }))
 	if err != nil {
 		return nil, err

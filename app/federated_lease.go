@@ -13,6 +13,7 @@ import (
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/federated"
+	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
 )
 
@@ -149,6 +150,22 @@ func elsewhere() error {
 	return healthagents.WrapError(healthagents.CodeUnavailable, ErrNotLeader,
 		"Service temporarily unavailable: the federated coordinator runs on another replica; retry")
 }
+
+// LeaderAddress implements server.FederatedLeader: the address the
+// replica coordinating the task advertised (REPLICA_URL), or "" when this
+// replica coordinates, nobody does, or the leader advertised none.
+func (l *leasedCoordinator) LeaderAddress(ctx context.Context) (string, error) {
+	if l.current() != nil {
+		return "", nil
+	}
+	holder, addr, err := l.leases.Leader(ctx, l.name)
+	if err != nil || holder == l.holder {
+		return "", err
+	}
+	return addr, nil
+}
+
+var _ server.FederatedLeader = (*leasedCoordinator)(nil)
 
 // View implements federated.RoundAPI.
 func (l *leasedCoordinator) View(ctx context.Context, org string) (*federated.RoundView, error) {

@@ -45,6 +45,33 @@ func TestDatabaseURLScheme(t *testing.T) {
 	assert.NotContains(t, err.Error(), "s3cret")
 }
 
+// TestReplicaURL: REPLICA_URL is an http(s) base URL with a host and
+// nothing a replica could not forward to; a bad one is one line naming the
+// setting that does not echo it.
+func TestReplicaURL(t *testing.T) {
+	t.Parallel()
+	for v, ok := range map[string]bool{
+		"http://10.0.0.5:8000":     true,
+		"https://api-a.internal/":  true,
+		"http://api-a:8000/prefix": true,
+		"api-a:8000":               false,
+		"ftp://api-a":              false,
+		"http://":                  false,
+		"http://u:s3cret@api-a":    false,
+		"http://api-a/?x=1":        false,
+	} {
+		c, err := app.ConfigFromEnv(func(k string) string { return map[string]string{"REPLICA_URL": v}[k] })
+		if ok {
+			require.NoError(t, err, v)
+			assert.Equal(t, strings.TrimSuffix(v, "/"), c.ReplicaURL)
+			continue
+		}
+		require.Error(t, err, v)
+		assert.True(t, strings.HasPrefix(err.Error(), "REPLICA_URL must be"), err.Error())
+		assert.NotContains(t, err.Error(), "s3cret")
+	}
+}
+
 // TestUnreachableRedisRefusesStart: with REDIS_URL naming a port where
 // nothing answers, Open fails at once naming REDIS_URL, and creates nothing
 // under DATA_DIR (no key, no database, no bootstrap token).

@@ -128,7 +128,7 @@ func (s *srv) federatedRoutes() []route {
 				OperationID: "getFederatedModel", Tags: []string{"federated"}, Summary: "The current global model",
 				Responses: ok("The latest model version.", api.GlobalModel{}), Errors: []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
-		{Method: "GET", Path: "/api/v1/federated/rounds/current", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
+		{Method: "GET", Path: "/api/v1/federated/rounds/current", Leader: true, Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.currentRound), Doc: openapi.Operation{
 				OperationID: "getFederatedRound", Tags: []string{"federated"}, Summary: "The open round as the caller sees it",
 				Description: "Phase, parameters, starting model, the advertised keys (from share_keys on), the shares addressed to the caller (masked_input) and the survivors (unmasking). 409 when no round can open (maximum rounds or privacy budget reached). " +
@@ -136,23 +136,23 @@ func (s *srv) federatedRoutes() []route {
 				QueryParams: []openapi.Param{{Name: "wait", Description: "Long poll: seconds (1-25) to wait while the caller has nothing to do.", Value: 0}},
 				Responses:   ok("The round.", api.FederatedRound{}), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
-		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/keys", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
+		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/keys", Leader: true, Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
 			Handler: http.HandlerFunc(s.advertiseKeys), Doc: openapi.Operation{
 				OperationID: "advertiseFederatedKeys", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 1: advertise two X25519 public keys",
 				PathParams: roundParam, Request: api.KeysSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
-		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/shares", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: RoundBodyBytes,
+		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/shares", Leader: true, Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: RoundBodyBytes,
 			Handler: http.HandlerFunc(s.shareKeys), Doc: openapi.Operation{
 				OperationID: "shareFederatedKeys", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 2: sealed Shamir shares for every other participant",
 				PathParams: roundParam, Request: api.SharesSubmission{}, Responses: accepted(), Errors: fedErrs, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
-		{Method: "POST", Path: "/api/v1/federated/gradients", Scope: apikey.ScopeFederated, Class: ratelimit.ClassFederated, Gate: classFederated, Body: bodyGradient,
+		{Method: "POST", Path: "/api/v1/federated/gradients", Leader: true, Scope: apikey.ScopeFederated, Class: ratelimit.ClassFederated, Gate: classFederated, Body: bodyGradient,
 			Handler: http.HandlerFunc(s.submitGradients), Doc: openapi.Operation{
 				OperationID: "submitFederatedGradients", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 3: the masked update",
 				Description: "gradients_encrypted is the masked vector; invalid hex, a malformed vector, a wrong length, a stale model_version or a closed or wrong round is 400 and changes nothing. The coordinator never receives an unmasked update.",
 				Request:     api.GradientSubmission{}, Responses: accepted(), Errors: []int{400, 401, 403, 409, 413, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
-		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/reveals", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: RoundBodyBytes,
+		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/reveals", Leader: true, Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: RoundBodyBytes,
 			Handler: http.HandlerFunc(s.revealShares), Doc: openapi.Operation{
 				OperationID: "revealFederatedShares", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 4: the shares that unmask the sum",
 				Description: "For every organization that shared keys: its self_mask share if it is a survivor, its mask_key share if it dropped out.",
@@ -169,7 +169,7 @@ func (s *srv) federatedRoutes() []route {
 			}},
 	}
 	rs := []route{
-		{Method: "POST", Path: "/submit-federated-update", Scope: apikey.ScopeFederated, Class: ratelimit.ClassFederated, Gate: classFederated, Body: MaxFederatedBodyBytes, Audit: &auditSpec{action: audit.ActionFederatedSubmitUpdate},
+		{Method: "POST", Path: "/submit-federated-update", Leader: true, Scope: apikey.ScopeFederated, Class: ratelimit.ClassFederated, Gate: classFederated, Body: MaxFederatedBodyBytes, Audit: &auditSpec{action: audit.ActionFederatedSubmitUpdate},
 			Handler: http.HandlerFunc(s.submitFederatedUpdate), Doc: openapi.Operation{
 				OperationID: "submitFederatedUpdate", Tags: []string{"federated"}, Summary: "Train a local update on encrypted records and enter it into the round",
 				Description: "Decrypts and checks every envelope, then the service trains the caller's local update inside a participant it hosts for the caller's organization " +

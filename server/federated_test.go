@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -57,6 +58,13 @@ func newFedServer(t testing.TB, db *store.DB, cfg federated.Config, kr *cipher.K
 // keys include "admin": federated and keys:admin, bound to no organization.
 func newFedServerWith(t testing.TB, db *store.DB, cfg federated.Config, kr *cipher.Keyring, keys map[string]string, tune func(*server.FederatedAPI), opts ...app.FederatedOption) *fedServer {
 	t.Helper()
+	return newFedServerOn(t, nil, db, cfg, kr, keys, tune, opts...)
+}
+
+// newFedServerOn is newFedServerWith serving on ln (nil: a new loopback
+// listener), for a replica whose address must be known before it opens.
+func newFedServerOn(t testing.TB, ln net.Listener, db *store.DB, cfg federated.Config, kr *cipher.Keyring, keys map[string]string, tune func(*server.FederatedAPI), opts ...app.FederatedOption) *fedServer {
+	t.Helper()
 	ctx := context.Background()
 	ks, err := store.NewKeyStore(db)
 	require.NoError(t, err)
@@ -93,7 +101,12 @@ func newFedServerWith(t testing.TB, db *store.DB, cfg federated.Config, kr *ciph
 	}
 	h, err := server.New(server.Deps{Service: svc, Keys: keySvc, FederatedAPI: f.API, Federated: f.API})
 	require.NoError(t, err)
-	ts := httptest.NewServer(h)
+	ts := httptest.NewUnstartedServer(h)
+	if ln != nil {
+		ts.Listener.Close()
+		ts.Listener = ln
+	}
+	ts.Start()
 	t.Cleanup(ts.Close)
 	return &fedServer{url: ts.URL, ks: &keyServer{url: ts.URL}, kr: kr, fed: f, keys: keys, ts: ts}
 }

@@ -41,6 +41,9 @@ type route struct {
 	// Audit says how the route is written to the access log (nil: it
 	// touches no patient data).
 	Audit *auditSpec
+	// Leader: the route is served by the replica coordinating its
+	// federated task; another replica forwards it there (toLeader).
+	Leader bool
 }
 
 // routeTable lists every endpoint. Each resource file contributes its routes

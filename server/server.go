@@ -204,7 +204,11 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 		if limit := s.bodyLimit(rt); limit > 0 {
 			rt.Handler = limitBody(limit, rt.Handler) // limits.go
 		}
-		s.mux.Handle(rt.Method+" "+rt.Path, s.metrics.instrument(rt, s.guard(rt)))
+		h := s.guard(rt)
+		if rt.Leader {
+			h = s.toLeader(h) // federated_forward.go
+		}
+		s.mux.Handle(rt.Method+" "+rt.Path, s.metrics.instrument(rt, h))
 	}
 	var h http.Handler = http.HandlerFunc(s.dispatch)
 	h = s.fhirErrors(h)

@@ -15,6 +15,9 @@ import (
 type LeaseStore struct {
 	db  *DB
 	now func() time.Time
+	// address is what Acquire records as the holder's address (see
+	// WithAddress).
+	address string
 }
 
 // NewLeaseStore returns the lease store over db.
@@ -32,6 +35,15 @@ func (s *LeaseStore) WithLeaseClock(now func() time.Time) *LeaseStore {
 	return &c
 }
 
+// WithAddress returns the store whose Acquire records address with the
+// lease: the base URL at which the holder serves what the lease guards, so
+// that the others can forward to it (Leader). "" records none.
+func (s *LeaseStore) WithAddress(address string) *LeaseStore {
+	c := *s
+	c.address = address
+	return &c
+}
+
 // Acquire takes the lease name for holder until ttl from now, or renews it
 // if holder has it: it succeeds when the lease is free, has run out, or is
 // holder's already. It reports whether holder holds the lease now, and its
@@ -42,11 +54,11 @@ func (s *LeaseStore) Acquire(ctx context.Context, name, holder string, ttl time.
 		return false, 0, errors.New("store: a lease needs a name, a holder and a positive ttl")
 	}
 	now := s.now()
-	if _, err := s.db.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO leader_leases (name, holder, expires_at, epoch) VALUES (?, ?, ?, 1)
-		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
+	if _, err := s.db.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO leader_leases (name, holder, expires_at, epoch, address) VALUES (?, ?, ?, 1, ?)
+		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at, address = excluded.address,
 			epoch = CASE WHEN leader_leases.holder = excluded.holder THEN leader_leases.epoch ELSE leader_leases.epoch + 1 END
 		WHERE leader_leases.holder = excluded.holder OR leader_leases.expires_at <= ?`),
-		name, holder, Micros(now.Add(ttl)), Micros(now)); err != nil {
+		name, holder, Micros(now.Add(ttl)), s.address, Micros(now)); err != nil {
 		return false, 0, fmt.Errorf("store: taking the lease: %w", err)
 	}
 	var cur string
@@ -67,6 +79,17 @@ func (s *LeaseStore) Holder(ctx context.Context, name string) (string, error) {
 		return "", fmt.Errorf("store: reading the lease: %w", err)
 	}
 	return holder, nil
+}
+
+// Leader returns who holds the lease now and the address it advertised
+// ("" and "" when nobody does).
+func (s *LeaseStore) Leader(ctx context.Context, name string) (holder, address string, err error) {
+	err = s.db.db.QueryRowContext(ctx, s.db.Rebind(`SELECT holder, address FROM leader_leases WHERE name = ? AND expires_at > ?`),
+		name, Micros(s.now())).Scan(&holder, &address)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", "", fmt.Errorf("store: reading the lease: %w", err)
+	}
+	return holder, address, nil
 }
 
 // Release lets the lease run out now, if holder has it, so that another

@@ -127,3 +127,39 @@ func TestFederatedStoreFence(t *testing.T) {
 		assert.Equal(t, epoch+1, epochA)
 	})
 }
+
+// TestLeaseAddress: a lease keeps the address its holder advertised, a
+// new holder's replaces it, and nobody is the leader once it ran out.
+func TestLeaseAddress(t *testing.T) {
+	t.Parallel()
+	storetest.ForEach(t, func(t *testing.T, b storetest.Backend, db *store.DB) {
+		ctx := t.Context()
+		leases, err := store.NewLeaseStore(db)
+		require.NoError(t, err)
+		const name = "federated:address"
+		a, c := leases.WithAddress("http://10.0.0.1:8000"), leases.WithAddress("")
+		held, _, err := a.Acquire(ctx, name, "a", time.Hour)
+		require.NoError(t, err)
+		require.True(t, held)
+		held, _, err = c.Acquire(ctx, name, "c", time.Hour)
+		require.NoError(t, err)
+		require.False(t, held)
+		holder, addr, err := leases.Leader(ctx, name)
+		require.NoError(t, err)
+		assert.Equal(t, "a", holder)
+		assert.Equal(t, "http://10.0.0.1:8000", addr, "a follower's try leaves the holder's address")
+
+		require.NoError(t, a.Release(ctx, name, "a"))
+		holder, addr, err = leases.Leader(ctx, name)
+		require.NoError(t, err)
+		assert.Empty(t, holder)
+		assert.Empty(t, addr)
+		held, _, err = c.Acquire(ctx, name, "c", time.Hour)
+		require.NoError(t, err)
+		require.True(t, held)
+		holder, addr, err = leases.Leader(ctx, name)
+		require.NoError(t, err)
+		assert.Equal(t, "c", holder)
+		assert.Empty(t, addr, "the new holder advertises none")
+	})
+}

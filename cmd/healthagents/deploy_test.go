@@ -103,7 +103,17 @@ func TestComposeUsesRealSettings(t *testing.T) {
 		require.NoError(t, err, "%s's CHAIN_PRIVATE_KEY", name)
 		assert.NotContains(t, submitters, key, "%s submits with a key of its own", name)
 		submitters[key] = name
-		assert.Equal(t, c.Services["lb"].Networks["default"].IPv4, vars["TRUSTED_PROXIES"], "%s trusts the load balancer alone", name)
+		// The load balancer and the replicas (a follower forwards the
+		// federated round protocol to the leader), nobody else.
+		trusted := []string{c.Services["lb"].Networks["default"].IPv4}
+		for other, o := range c.Services {
+			if o.Build != nil && len(o.Command) == 0 {
+				require.NotEmpty(t, o.Networks["default"].IPv4, "%s has a fixed address", other)
+				trusted = append(trusted, o.Networks["default"].IPv4)
+			}
+		}
+		assert.ElementsMatch(t, trusted, strings.Split(vars["TRUSTED_PROXIES"], ","), "%s trusts the load balancer and the replicas alone", name)
+		assert.Equal(t, "http://"+name+":8000", vars["REPLICA_URL"], "%s advertises its own address", name)
 		assert.Contains(t, s.Secrets, "chain_owner_key")
 		owner, err := os.ReadFile("../../" + strings.TrimPrefix(c.Secrets["chain_owner_key"].File, "./"))
 		require.NoError(t, err)
@@ -161,7 +171,8 @@ func TestKubernetesManifest(t *testing.T) {
 						} `yaml:"securityContext"`
 						Containers []struct {
 							Env []struct {
-								Name string `yaml:"name"`
+								Name  string `yaml:"name"`
+								Value string `yaml:"value"`
 							} `yaml:"env"`
 							SecurityContext struct {
 								AllowPrivilegeEscalation *bool `yaml:"allowPrivilegeEscalation"`
@@ -186,8 +197,17 @@ func TestKubernetesManifest(t *testing.T) {
 		assert.NotZero(t, pod.SecurityContext.RunAsUser)
 		require.Len(t, pod.Containers, 1)
 		c := pod.Containers[0]
+		expanded := map[string]bool{} // $(NAME) in another variable's value
 		for _, e := range c.Env {
-			assert.True(t, known[e.Name], "the Deployment sets %s, which the service does not read", e.Name)
+			for _, m := range regexp.MustCompile(`\$\(([A-Z_]+)\)`).FindAllStringSubmatch(e.Value, -1) {
+				expanded[m[1]] = true
+			}
+		}
+		for _, e := range c.Env {
+			assert.True(t, known[e.Name] || expanded[e.Name], "the Deployment sets %s, which the service does not read", e.Name)
+			if e.Name == "REPLICA_URL" {
+				assert.Equal(t, "http://$(POD_IP):8000", e.Value, "each pod advertises its own address")
+			}
 		}
 		require.NotNil(t, c.SecurityContext.AllowPrivilegeEscalation)
 		assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation)

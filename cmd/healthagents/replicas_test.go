@@ -82,8 +82,10 @@ func TestTwoServeProcesses(t *testing.T) {
 	for range 2 {
 		dir := t.TempDir()
 		require.NoError(t, os.CopyFS(filepath.Join(dir, "zkp"), os.DirFS(filepath.Join(keys, "zkp"))))
+		port := freePort(t)
 		procs = append(procs, startServer(t, []string{
-			"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "HOST=127.0.0.1", "PORT=0", "LOG_LEVEL=info",
+			"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port), "LOG_LEVEL=info",
+			fmt.Sprintf("REPLICA_URL=http://127.0.0.1:%d", port),
 			"DATA_DIR=" + dir, "ADMIN_TOKEN=" + admin, "FERNET_KEY=" + fernet, "DATABASE_URL=" + dsn, "REDIS_URL=" + redisURL,
 			"CHAIN_ENDPOINT=http://" + rpcAddr, "CHAIN_PRIVATE_KEY=" + hex.EncodeToString(crypto.FromECDSA(submitter)),
 			"CHAIN_REGISTRY=" + node.Registry().Hex(), "CHAIN_LEGACY_REGISTRY=" + legacy.Hex(), "CHAIN_OWNER_KEY_FILE=" + ownerFile,
@@ -191,13 +193,18 @@ func TestTwoServeProcesses(t *testing.T) {
 		"endpoint": "https://fed.example", "encryption_key": hex.EncodeToString(orgKey.PublicKey().Bytes())}, http.StatusCreated)
 	status, out, err := call(ctx, "GET", survivor.url+"/api/v1/federated/rounds/current", fedKey, nil)
 	require.NoError(t, err)
-	assert.Equal(t, http.StatusServiceUnavailable, status, "the follower does not coordinate: %s", out)
+	assert.Equal(t, http.StatusOK, status, "the follower forwards the round protocol to the leader (REPLICA_URL): %s", out)
+	assert.Contains(t, procs[leader].logs.String(), `"route":"GET /api/v1/federated/rounds/current","status":200`, "the leader served it")
 	procs[leader].kill(t)
+	status, out, err = call(ctx, "GET", survivor.url+"/api/v1/federated/rounds/current", fedKey, nil)
+	require.NoError(t, err)
+	if status != http.StatusOK { // the dead leader's lease has not run out yet
+		assert.Equal(t, http.StatusServiceUnavailable, status, "%s", out)
+	}
 	require.Eventually(t, func() bool {
 		status, _, err := call(ctx, "GET", survivor.url+"/api/v1/federated/rounds/current", fedKey, nil)
-		return err == nil && status != http.StatusServiceUnavailable
+		return err == nil && status == http.StatusOK && holder() != leaderID
 	}, 60*time.Second, 250*time.Millisecond, "taken over after the leader died")
-	assert.NotEqual(t, leaderID, holder())
 }
 
 type idemAnswer struct {
