@@ -133,6 +133,7 @@ type FederatedRound struct {
 	Done            bool             `json:"done" doc:"The caller has answered the current phase."`
 	Proved          bool             `json:"proved,omitempty" doc:"A proved round: masks live in the BN254 scalar field, shares carry seed_commitments, and the masked vector needs a proof."`
 	EvalBound       int              `json:"eval_bound,omitempty" doc:"The most held-out records the caller may report: its registered cohort size, at most max_eval_records."`
+	NoiseShare      float64          `json:"noise_share,omitempty" doc:"Distributed DP (FEDERATED_DP=distributed): the standard deviation, in quantized units (2^frac_bits per unit), of the discrete Gaussian the caller adds to every weight word of its quantized update before masking; the coordinator adds no noise. Absent: central noise or none."`
 	Kind            string           `json:"kind,omitempty" enum:"statistics" doc:"statistics: the round that learns the scaling of the task's learned features (the masked vector holds, per learned feature, the count, sum and sum of squares of the training values in fixed point); absent for a training round."`
 	Scaling         []LearnedScaling `json:"scaling,omitempty" doc:"The starting model's learned scaling, which the round trains with."`
 }
@@ -185,6 +186,7 @@ type FederatedPrivacy struct {
 	EpsilonSpent     float64 `json:"epsilon_spent" doc:"Spent by the rounds released so far (RDP accountant)."`
 	EpsilonRemaining float64 `json:"epsilon_remaining"`
 	RoundsReleased   int     `json:"rounds_released"`
+	Noise            string  `json:"noise,omitempty" enum:"central,distributed" doc:"central: the coordinator adds Gaussian noise to the unmasked sum; distributed: each participant adds a discrete Gaussian share before masking (FEDERATED_DP=distributed)."`
 }
 
 // FederatedTask answers GET /api/v1/federated/task: the task the coordinator

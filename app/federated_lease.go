@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -287,5 +288,6 @@ func (l *leasedCoordinator) Privacy() federated.PrivacyStatus {
 	return federated.PrivacyStatus{
 		Enabled: true, Epsilon: snap.Ledger.Budget.Epsilon, Delta: snap.Ledger.Budget.Delta,
 		EpsilonSpent: spent, EpsilonLeft: max(0, snap.Ledger.Budget.Epsilon-spent), RoundsReleased: len(snap.Ledger.Entries),
+		Noise: federated.NoiseKind(cmp.Or(l.cfg.Privacy, &federated.PrivacyConfig{})), // a ledger: DP is on
 	}
 }

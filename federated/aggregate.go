@@ -90,6 +90,9 @@ func (c *Coordinator) aggregate(r *RoundState, sum []uint64, now time.Time) (*Mo
 	n := float64(len(r.U3))
 	update := q.Dequantize(sum[:nw])
 	slack := math.Sqrt(float64(nw)) * n * math.Ldexp(1, -int(r.FracBits))
+	if r.NoiseShare > 0 {
+		slack += noiseSlack(r.NoiseShare, r.FracBits, nw, len(r.U3))
+	}
 	if err := BoundsCheck(update, n*r.ClipNorm+slack); err != nil {
 		return nil, nil, fmt.Errorf("aggregate %w", err)
 	}
@@ -105,7 +108,9 @@ func (c *Coordinator) aggregate(r *RoundState, sum []uint64, now time.Time) (*Mo
 		if _, err := io.ReadFull(c.cfg.Rand, seed[:]); err != nil {
 			return nil, nil, fmt.Errorf("noise randomness: %w", err)
 		}
-		dp.AddGaussianNoise(mrand.New(mrand.NewChaCha8(seed)), update, r.NoiseMultiplier*r.ClipNorm)
+		if r.NoiseShare == 0 { // distributed DP: the participants' shares are in the sum already
+			dp.AddGaussianNoise(mrand.New(mrand.NewChaCha8(seed)), update, r.NoiseMultiplier*r.ClipNorm)
+		}
 	}
 	base := c.history[len(c.history)-1]
 	if base.Version != r.BaseVersion {

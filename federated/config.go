@@ -58,6 +58,11 @@ type Config struct {
 type PrivacyConfig struct {
 	Budget          dp.Budget
 	NoiseMultiplier float64
+	// Distributed: the participants add the noise (a discrete Gaussian
+	// share each, before masking; see RoundState.NoiseShare), so the
+	// coordinator never sees an un-noised sum. Not with Proofs: the
+	// update-bound proof covers the update without its noise.
+	Distributed bool
 }
 
 // DefaultConfig returns the specification's settings: at least 3
@@ -143,6 +148,9 @@ func (c *Config) fill() error {
 	}
 	if p := c.Proofs; p != nil && (p.Group == nil || p.Verifier == nil) {
 		return fmt.Errorf("%w: proofs need a group and a verifier", ErrConfig)
+	}
+	if c.Proofs != nil && !c.DisablePrivacy && c.Privacy != nil && c.Privacy.Distributed {
+		return fmt.Errorf("%w: distributed noise cannot be combined with proved rounds (the proof bounds the update without its noise)", ErrConfig)
 	}
 	switch {
 	case c.DisablePrivacy:

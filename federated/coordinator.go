@@ -220,6 +220,9 @@ func (c *Coordinator) openNext(ctx context.Context, now time.Time) error {
 		r.Kind, r.Dim, r.FracBits = RoundStatistics, statsWords*len(c.cfg.Task.learned()), f
 		r.NoiseMultiplier, r.Proved = 0, false
 	}
+	if p := c.cfg.Privacy; p != nil && p.Distributed && r.NoiseMultiplier > 0 {
+		r.NoiseShare = noiseShare(r.NoiseMultiplier, r.ClipNorm, r.FracBits, r.Dim-evalWords, c.cfg.MinParticipants)
+	}
 	r.PhaseDeadline = c.phaseDeadline(r, now)
 	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{r}}); err != nil {
 		return fmt.Errorf("federated: saving round %d: %w", next, err)

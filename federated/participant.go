@@ -359,6 +359,16 @@ func (p *Participant) prepare(ctx context.Context, v *RoundView) ([]uint64, erro
 	if test.Len() > limit {
 		test = Dataset{X: test.X[:limit], Y: test.Y[:limit]}
 	}
+	if v.NoiseShare > 0 {
+		// Distributed DP: this participant's share of the noise, on the
+		// weights only, before masking (distributed.go).
+		if !(v.NoiseShare < 1e15) {
+			return nil, fmt.Errorf("%w: noise share %g out of range", ErrTaskMismatch, v.NoiseShare)
+		}
+		if err := addNoiseShare(p.cfg.Rand, x, nw, v.NoiseShare); err != nil {
+			return nil, err
+		}
+	}
 	ev := evalCounters(Evaluate(p.model, base, test))
 	x = append(x, ev[:]...)
 	p.plain = slices.Clone(x)

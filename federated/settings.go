@@ -14,7 +14,8 @@ import (
 // of DefaultConfig.
 type RunSettings struct {
 	TaskFile           string        `json:"-"`                             // FEDERATED_TASK: path(s) of the task file(s)
-	Privacy            bool          `json:"privacy"`                       // FEDERATED_DP: on (default) or off
+	Privacy            bool          `json:"privacy"`                       // FEDERATED_DP: on (default), off or distributed
+	Distributed        bool          `json:"distributed,omitempty"`         // FEDERATED_DP=distributed: the participants add the noise
 	Epsilon            float64       `json:"epsilon,omitempty"`             // FEDERATED_EPSILON
 	Delta              float64       `json:"delta,omitempty"`               // FEDERATED_DELTA
 	ClipNorm           float64       `json:"clip_norm"`                     // FEDERATED_CLIP_NORM
@@ -66,12 +67,19 @@ func SettingsFromEnv(getenv func(string) string) (RunSettings, error) {
 		if v == "" {
 			continue
 		}
+		if f.name == "FEDERATED_DP" && strings.EqualFold(v, "distributed") {
+			s.Privacy, s.Distributed = true, true
+			continue
+		}
 		switch strings.ToLower(v) {
 		case "on", "true", "1":
 			*f.dst = true
 		case "off", "false", "0":
 			*f.dst = false
 		default:
+			if f.name == "FEDERATED_DP" {
+				return s, bad(f.name, v, "must be on, off or distributed")
+			}
 			return s, bad(f.name, v, "must be on or off")
 		}
 	}
@@ -173,6 +181,9 @@ func (s RunSettings) Validate() error {
 	if s.TargetParticipants != 0 && s.TargetParticipants < s.MinParticipants {
 		return bad("FEDERATED_TARGET_PARTICIPANTS", strconv.Itoa(s.TargetParticipants), fmt.Sprintf("must not be below FEDERATED_MIN_PARTICIPANTS (%d)", s.MinParticipants))
 	}
+	if s.Privacy && s.Distributed && s.Proofs {
+		return bad("FEDERATED_DP", "distributed", "cannot be combined with FEDERATED_PROOFS=on: the update-bound proof covers the update without its noise")
+	}
 	if s.Privacy {
 		if _, err := dp.CalibrateNoise(dp.Budget{Epsilon: s.Epsilon, Delta: s.Delta}, s.Rounds, dp.DefaultOrders()); err != nil {
 			return bad("FEDERATED_EPSILON", g(s.Epsilon), fmt.Sprintf("cannot be met over FEDERATED_ROUNDS=%d: %v", s.Rounds, err))
@@ -188,7 +199,7 @@ func (s RunSettings) Config(task Task) Config {
 	c.ClipNorm, c.MaxRounds, c.RoundTimeout = s.ClipNorm, s.Rounds, s.RoundTimeout
 	c.MinParticipants, c.TargetParticipants = s.MinParticipants, s.TargetParticipants
 	if s.Privacy {
-		c.Privacy = &PrivacyConfig{Budget: dp.Budget{Epsilon: s.Epsilon, Delta: s.Delta}}
+		c.Privacy = &PrivacyConfig{Budget: dp.Budget{Epsilon: s.Epsilon, Delta: s.Delta}, Distributed: s.Distributed}
 	} else {
 		c.Privacy, c.DisablePrivacy = nil, true
 	}

@@ -56,6 +56,12 @@ type RoundState struct {
 	// Proved rounds mask in the proof group and take a proof with every
 	// masked input (see ProofConfig).
 	Proved bool `json:"proved,omitempty"`
+	// NoiseShare, in a round with distributed DP, is the standard
+	// deviation (in quantized units: 2^FracBits per unit of the update) of
+	// the discrete Gaussian each participant adds to every weight word of
+	// its input before masking; the coordinator then adds no noise. 0:
+	// central noise (NoiseMultiplier) or none.
+	NoiseShare float64 `json:"noise_share,omitempty"`
 	// Kind is RoundStatistics for the statistics round of a task with
 	// learned features, empty for a training round.
 	Kind          RoundKind           `json:"kind,omitempty"`

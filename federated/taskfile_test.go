@@ -130,7 +130,7 @@ func TestTasksSideBySide(t *testing.T) {
 	assert.Equal(t, []string{"task-a", "task-b"}, ts.IDs())
 
 	before := ca.Privacy()
-	assert.Equal(t, PrivacyStatus{Enabled: true, Epsilon: 3, Delta: 1e-5, EpsilonLeft: 3}, before)
+	assert.Equal(t, PrivacyStatus{Enabled: true, Epsilon: 3, Delta: 1e-5, EpsilonLeft: 3, Noise: "central"}, before)
 	ps, _ := cohortParticipants(t, 3, 100, 61)
 	runRound(t, ctx, ca, ps)
 	after := ca.Privacy()

@@ -24,6 +24,8 @@ type PrivacyStatus struct {
 	EpsilonSpent   float64 `json:"epsilon_spent"`
 	EpsilonLeft    float64 `json:"epsilon_remaining"`
 	RoundsReleased int     `json:"rounds_released"`
+	// Noise is "central" or "distributed" (PrivacyConfig.Distributed).
+	Noise string `json:"noise,omitempty"`
 }
 
 // Privacy reports the budget and the spent epsilon of the run.
@@ -37,6 +39,7 @@ func (c *Coordinator) Privacy() PrivacyStatus {
 	return PrivacyStatus{
 		Enabled: true, Epsilon: c.ledger.Budget.Epsilon, Delta: c.ledger.Budget.Delta,
 		EpsilonSpent: spent, EpsilonLeft: max(0, c.ledger.Budget.Epsilon-spent), RoundsReleased: len(c.ledger.Entries),
+		Noise: noiseKind(c.cfg.Privacy),
 	}
 }
 

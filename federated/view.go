@@ -24,6 +24,9 @@ type RoundView struct {
 	MaxEvalRecords  int          `json:"max_eval_records"`
 	// Proved rounds need a masked input in the proof group with its proof.
 	Proved bool `json:"proved,omitempty"`
+	// NoiseShare > 0: distributed DP; add N_Z(0, NoiseShare²) to every
+	// weight word of the quantized update before masking (RoundState).
+	NoiseShare float64 `json:"noise_share,omitempty"`
 	// Kind is RoundStatistics in the statistics round (Base then has no
 	// Scaling yet), empty in a training round.
 	Kind RoundKind `json:"kind,omitempty"`
@@ -56,7 +59,7 @@ func (c *Coordinator) View(ctx context.Context, org string) (*RoundView, error) 
 	v := &RoundView{
 		Round: r.Number, Phase: r.Phase, TaskHash: r.TaskHash, Base: c.history[len(c.history)-1],
 		Session: r.Session, Dim: r.Dim, ClipNorm: r.ClipNorm, FracBits: r.FracBits,
-		MaxParticipants: r.MaxParticipants, MaxEvalRecords: r.MaxEvalRecords, Threshold: r.Threshold, Proved: r.Proved, Kind: r.Kind,
+		MaxParticipants: r.MaxParticipants, MaxEvalRecords: r.MaxEvalRecords, Threshold: r.Threshold, Proved: r.Proved, Kind: r.Kind, NoiseShare: r.NoiseShare,
 		PhaseDeadline: r.PhaseDeadline, Deadline: r.Deadline, Participants: participants(r, d),
 	}
 	if v.EvalBound, err = c.evalBound(ctx, r, org); err != nil {

@@ -75,11 +75,18 @@ const wdbcRounds = 10
 // model on the union of the hospitals' held-out records.
 func wdbcRun(t testing.TB, tf *TaskFile, ps []*Participant, budget *dp.Budget) float64 {
 	t.Helper()
+	return wdbcRunNoise(t, tf, ps, budget, false)
+}
+
+// wdbcRunNoise is wdbcRun with the noise added by the participants
+// (distributed DP) when distributed is set.
+func wdbcRunNoise(t testing.TB, tf *TaskFile, ps []*Participant, budget *dp.Budget, distributed bool) float64 {
+	t.Helper()
 	cfg := noDPConfig(newFakeClock(), len(ps))
 	cfg.Task, cfg.MaxRounds = tf.Task(), wdbcRounds
 	if budget != nil {
 		cfg.DisablePrivacy = false
-		cfg.Privacy = &PrivacyConfig{Budget: *budget}
+		cfg.Privacy = &PrivacyConfig{Budget: *budget, Distributed: distributed}
 	}
 	w := federatedRun(t, t.Context(), cfg, ps, wdbcRounds)
 	_, test := pooled(ps)
@@ -154,4 +161,39 @@ func TestAccuracyTable(t *testing.T) {
 		fmt.Fprintf(&out, "| %s | %s | %s | %s |\n", r.name, z, cells[0], cells[1])
 	}
 	t.Logf("WDBC, %d rounds, %d seeds each, clip norm 1, delta 1e-5:\n%s", wdbcRounds, seeds, out.String())
+}
+
+// TestAccuracyTableDistributed compares, on WDBC, the noise added by the
+// coordinator with the noise added by the participants (distributed DP:
+// a discrete Gaussian share each, before masking) at the same budget, for
+// docs/federated-privacy.md. Run:
+//
+//	FEDERATED_ACCURACY_TABLE=1 go test ./federated -run TestAccuracyTableDistributed -v
+func TestAccuracyTableDistributed(t *testing.T) {
+	if os.Getenv("FEDERATED_ACCURACY_TABLE") == "" {
+		t.Skip("set FEDERATED_ACCURACY_TABLE=1 to measure")
+	}
+	tf, recs := loadWDBC(t)
+	const seeds = 20
+	var out strings.Builder
+	fmt.Fprintf(&out, "| budget (whole run) | z | central, IID | distributed, IID | central, non-IID | distributed, non-IID |\n|---|---|---|---|---|---|\n")
+	for _, eps := range []float64{8, 3, 1, 0.1} {
+		b := dp.Budget{Epsilon: eps, Delta: 1e-5}
+		z, err := dp.CalibrateNoise(b, wdbcRounds, dp.DefaultOrders())
+		require.NoError(t, err)
+		var cells []string
+		for _, iid := range []bool{true, false} {
+			for _, distributed := range []bool{false, true} {
+				var accs []float64
+				for s := range uint64(seeds) {
+					ps := wdbcParticipants(t, tf, splitWDBC(recs, 3, iid, s+1))
+					accs = append(accs, wdbcRunNoise(t, tf, ps, &b, distributed))
+				}
+				mean, sd := meanSD(accs)
+				cells = append(cells, fmt.Sprintf("%.3f ± %.3f", mean, sd))
+			}
+		}
+		fmt.Fprintf(&out, "| ε = %g | %.2f | %s | %s | %s | %s |\n", eps, z, cells[0], cells[1], cells[2], cells[3])
+	}
+	t.Logf("WDBC, %d rounds, %d seeds each, clip norm 1, delta 1e-5, 3 hospitals (minimum 3):\n%s", wdbcRounds, seeds, out.String())
 }

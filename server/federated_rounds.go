@@ -92,7 +92,7 @@ func roundOut(v *federated.RoundView) (*api.FederatedRound, error) {
 		MaxParticipants: v.MaxParticipants, MaxEvalRecords: v.MaxEvalRecords, Threshold: v.Threshold,
 		PhaseDeadline: v.PhaseDeadline, Deadline: v.Deadline, Participants: v.Participants,
 		SharedKeys: v.U2, Survivors: v.U3, Done: v.Done, Proved: v.Proved, EvalBound: v.EvalBound,
-		Kind: string(v.Kind), Scaling: scalingOut(v.Base.Scaling),
+		NoiseShare: v.NoiseShare, Kind: string(v.Kind), Scaling: scalingOut(v.Base.Scaling),
 	}
 	for _, k := range v.Roster {
 		out.Roster = append(out.Roster, api.AdvertisedKeys{OrganizationID: k.ID, CipherPublicKey: hex.EncodeToString(k.Cipher), MaskPublicKey: hex.EncodeToString(k.Mask)})

@@ -175,7 +175,7 @@ func taskOut(r *http.Request, run *FederatedTaskRun, isDefault bool) (api.Federa
 		ps := p.Privacy()
 		out.Privacy = api.FederatedPrivacy{
 			Enabled: ps.Enabled, Epsilon: ps.Epsilon, Delta: ps.Delta,
-			EpsilonSpent: ps.EpsilonSpent, EpsilonRemaining: ps.EpsilonLeft, RoundsReleased: ps.RoundsReleased,
+			EpsilonSpent: ps.EpsilonSpent, EpsilonRemaining: ps.EpsilonLeft, RoundsReleased: ps.RoundsReleased, Noise: ps.Noise,
 		}
 	}
 	return out, nil

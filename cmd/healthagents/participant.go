@@ -248,7 +248,14 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 	if o.wait > 0 {
 		api = c.FederatedRoundAPILongPoll(org, o.wait)
 	}
-	fmt.Fprintf(stdout, "participant %s: %d records, task %s, round %d, phase %s, proved rounds %v\n", org, len(recs), st.ID, st.CurrentRound, st.Phase, st.Proofs)
+	noise := ""
+	switch st.Privacy.Noise {
+	case "distributed":
+		noise = ", DP noise distributed (this participant adds its share before masking)"
+	case "central":
+		noise = ", DP noise central"
+	}
+	fmt.Fprintf(stdout, "participant %s: %d records, task %s, round %d, phase %s, proved rounds %v%s\n", org, len(recs), st.ID, st.CurrentRound, st.Phase, st.Proofs, noise)
 	failures := 0
 	for o.rounds == 0 || state.RoundsJoined < o.rounds {
 		v, err := p.RunRound(ctx, api, o.poll)
