@@ -228,6 +228,7 @@ type FederatedTaskRequest struct {
 // (the service's FEDERATED_* value when absent).
 type FederatedRunSettings struct {
 	DP                  *bool    `json:"dp,omitempty" doc:"Differential privacy on or off (FEDERATED_DP)."`
+	DPNoise             *string  `json:"dp_noise,omitempty" enum:"central,distributed" doc:"Who adds the noise with DP on: the coordinator (central) or each participant before masking (distributed; FEDERATED_DP=distributed)."`
 	Epsilon             *float64 `json:"epsilon,omitempty" doc:"The whole run's epsilon, in (0, 100] (FEDERATED_EPSILON)."`
 	Delta               *float64 `json:"delta,omitempty" doc:"In (0, 1) (FEDERATED_DELTA)."`
 	ClipNorm            *float64 `json:"clip_norm,omitempty" doc:"L2 bound of each update (FEDERATED_CLIP_NORM)."`

@@ -257,6 +257,16 @@ func taskSpec(req api.FederatedTaskRequest, base federated.RunSettings) (*federa
 		if st.DP != nil {
 			run.Privacy = *st.DP
 		}
+		if st.DPNoise != nil {
+			switch *st.DPNoise {
+			case "central":
+				run.Distributed = false
+			case "distributed":
+				run.Distributed = true
+			default:
+				return nil, base, invalid("settings.dp_noise", "must be central or distributed")
+			}
+		}
 		for _, f := range []struct {
 			src *float64
 			dst *float64

@@ -78,6 +78,7 @@ func TestFederatedTasksOverHTTP(t *testing.T) {
 			"fail/min":       {"admin", `{"task": ` + mustJSON(t, diagnosisDefinition("z")) + `, "settings": {"min_participants": 2}}`, 400, "Validation error: field 'settings.min_participants' must be a whole number of at least 3"},
 			"fail/delta":     {"admin", `{"task": ` + mustJSON(t, diagnosisDefinition("z")) + `, "settings": {"delta": 1}}`, 400, "Validation error: field 'settings.delta' must be a number in (0, 1)"},
 			"fail/timeout":   {"admin", `{"task": ` + mustJSON(t, diagnosisDefinition("z")) + `, "settings": {"round_timeout_seconds": 0}}`, 400, "Validation error: field 'settings.round_timeout_seconds' must be from 1 to 604800"},
+			"fail/noise":     {"admin", `{"task": ` + mustJSON(t, diagnosisDefinition("z")) + `, "settings": {"dp_noise": "local"}}`, 400, "Validation error: field 'settings.dp_noise' must be central or distributed"},
 			"fail/typo":      {"admin", `{"task": ` + mustJSON(t, diagnosisDefinition("z")) + `, "setings": {}}`, 400, "Validation error: unknown field 'setings'"},
 		} {
 			status, detail := s.post(t, tc.org, "/api/v1/federated/tasks", tc.body)
@@ -85,9 +86,16 @@ func TestFederatedTasksOverHTTP(t *testing.T) {
 			assert.Contains(t, detail, tc.detail, name)
 		}
 
+		noise := "distributed"
+		d3, err := admin.CreateFederatedTask(ctx, client.FederatedTaskRequest{
+			Task: diagnosisDefinition("diagnosis/v3"), Settings: &client.FederatedRunSettings{DPNoise: &noise}})
+		require.NoError(t, err)
+		assert.Equal(t, "distributed", d3.Privacy.Noise, "the participants add the noise of this task")
+		assert.Equal(t, "central", created.Privacy.Noise)
+
 		list, err := s.client(t, "hospital-a").FederatedTasks(ctx)
 		require.NoError(t, err)
-		require.Len(t, list, 2)
+		require.Len(t, list, 3)
 		assert.Equal(t, "diagnosis/v1", list[0].ID)
 		assert.True(t, list[0].Default)
 		assert.Equal(t, "diagnosis/v2", list[1].ID)
