@@ -194,7 +194,9 @@ func TestTwoServeProcesses(t *testing.T) {
 	status, out, err := call(ctx, "GET", survivor.url+"/api/v1/federated/rounds/current", fedKey, nil)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, status, "the follower forwards the round protocol to the leader (REPLICA_URL): %s", out)
-	assert.Contains(t, procs[leader].logs.String(), `"route":"GET /api/v1/federated/rounds/current","status":200`, "the leader served it")
+	assert.Eventually(t, func() bool { // its log is read from a pipe, a moment behind
+		return strings.Contains(procs[leader].logs.String(), `"route":"GET /api/v1/federated/rounds/current","status":200`)
+	}, 10*time.Second, 50*time.Millisecond, "the leader served it")
 	procs[leader].kill(t)
 	status, out, err = call(ctx, "GET", survivor.url+"/api/v1/federated/rounds/current", fedKey, nil)
 	require.NoError(t, err)
