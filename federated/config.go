@@ -176,6 +176,9 @@ func (c *Config) fill() error {
 		if !(p.NoiseMultiplier > 0) {
 			return fmt.Errorf("%w: noise multiplier must be positive", ErrConfig)
 		}
+		if p.Distributed && !(noiseShare(p.NoiseMultiplier, c.ClipNorm, c.FracBits, 0, c.MinParticipants) < maxNoiseShare) {
+			return fmt.Errorf("%w: distributed noise shares of this budget and clip norm would overflow the 64-bit sum; lower the clip norm or raise epsilon", ErrConfig)
+		}
 	}
 	return nil
 }

@@ -38,6 +38,10 @@ import (
 // check). Proved rounds are refused with it: the update-bound proof covers
 // the update without its noise.
 
+// maxNoiseShare bounds a share (quantized units): 40 standard deviations
+// of it from each of 100 participants stay far inside the 64-bit ring.
+const maxNoiseShare = 1e15
+
 // noiseShare is the standard deviation of one participant's share, in
 // quantized units, for noise multiplier z.
 func noiseShare(z, clip float64, fracBits uint, weights, minParticipants int) float64 {

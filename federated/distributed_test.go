@@ -102,3 +102,18 @@ func TestDistributedNoiseRefusesProofs(t *testing.T) {
 	require.True(t, errors.As(err, &se))
 	assert.Contains(t, err.Error(), "must be on, off or distributed")
 }
+
+// TestDistributedNoiseRefusesOverflowingShares: a budget and clip norm
+// whose shares could overflow the ring are refused at start.
+func TestDistributedNoiseRefusesOverflowingShares(t *testing.T) {
+	t.Parallel()
+	cfg := federated.DefaultConfig()
+	cfg.ClipNorm = 1e6
+	cfg.Privacy = &federated.PrivacyConfig{Budget: dp.Budget{Epsilon: 0.01, Delta: 1e-5}, Distributed: true}
+	_, err := federated.NewCoordinator(t.Context(), federated.NewTestStore(), cfg)
+	require.ErrorIs(t, err, federated.ErrConfig)
+	assert.Contains(t, err.Error(), "would overflow")
+	cfg.Privacy.Distributed = false
+	_, err = federated.NewCoordinator(t.Context(), federated.NewTestStore(), cfg)
+	require.NoError(t, err, "central noise has no such bound")
+}

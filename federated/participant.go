@@ -362,7 +362,7 @@ func (p *Participant) prepare(ctx context.Context, v *RoundView) ([]uint64, erro
 	if v.NoiseShare > 0 {
 		// Distributed DP: this participant's share of the noise, on the
 		// weights only, before masking (distributed.go).
-		if !(v.NoiseShare < 1e15) {
+		if !(v.NoiseShare < maxNoiseShare) {
 			return nil, fmt.Errorf("%w: noise share %g out of range", ErrTaskMismatch, v.NoiseShare)
 		}
 		if err := addNoiseShare(p.cfg.Rand, x, nw, v.NoiseShare); err != nil {
