@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -148,8 +147,7 @@ func (l *leasedCoordinator) current() *federated.Coordinator {
 
 // elsewhere is the answer of round operations on a follower.
 func elsewhere() error {
-	return healthagents.WrapError(healthagents.CodeUnavailable, ErrNotLeader,
-		"Service temporarily unavailable: the federated coordinator runs on another replica; retry")
+	return healthagents.WrapError(healthagents.CodeUnavailable, ErrNotLeader, server.DetailFederatedElsewhere)
 }
 
 // LeaderAddress implements server.FederatedLeader: the address the
@@ -288,6 +286,6 @@ func (l *leasedCoordinator) Privacy() federated.PrivacyStatus {
 	return federated.PrivacyStatus{
 		Enabled: true, Epsilon: snap.Ledger.Budget.Epsilon, Delta: snap.Ledger.Budget.Delta,
 		EpsilonSpent: spent, EpsilonLeft: max(0, snap.Ledger.Budget.Epsilon-spent), RoundsReleased: len(snap.Ledger.Entries),
-		Noise: federated.NoiseKind(cmp.Or(l.cfg.Privacy, &federated.PrivacyConfig{})), // a ledger: DP is on
+		Noise: l.cfg.Noise(),
 	}
 }

@@ -104,13 +104,13 @@ func (c *Coordinator) aggregate(r *RoundState, sum []uint64, now time.Time) (*Mo
 			return nil, nil, err
 		}
 		spent = ledger.Spent()
+	}
+	if r.NoiseMultiplier > 0 && r.NoiseShare == 0 { // distributed DP: the participants' shares are in the sum already
 		var seed [32]byte
 		if _, err := io.ReadFull(c.cfg.Rand, seed[:]); err != nil {
 			return nil, nil, fmt.Errorf("noise randomness: %w", err)
 		}
-		if r.NoiseShare == 0 { // distributed DP: the participants' shares are in the sum already
-			dp.AddGaussianNoise(mrand.New(mrand.NewChaCha8(seed)), update, r.NoiseMultiplier*r.ClipNorm)
-		}
+		dp.AddGaussianNoise(mrand.New(mrand.NewChaCha8(seed)), update, r.NoiseMultiplier*r.ClipNorm)
 	}
 	base := c.history[len(c.history)-1]
 	if base.Version != r.BaseVersion {

@@ -52,8 +52,12 @@ func noiseShare(z, clip float64, fracBits uint, weights, minParticipants int) fl
 // addNoiseShare adds N_Z(0, share²) to each of the first n words of x
 // (two's complement), with the randomness of r.
 func addNoiseShare(r io.Reader, x []uint64, n int, share float64) error {
+	d, err := dp.NewDiscreteGaussianFloat(share * share)
+	if err != nil {
+		return fmt.Errorf("federated: noise share: %w", err)
+	}
 	for i := range n {
-		e, err := dp.DiscreteGaussianFloat(r, share*share)
+		e, err := d.Sample(r)
 		if err != nil {
 			return fmt.Errorf("federated: noise share: %w", err)
 		}
@@ -75,17 +79,23 @@ func noiseSlack(share float64, fracBits uint, weights, contributors int) float64
 	return sigma * (math.Sqrt(float64(weights)) + 12)
 }
 
-// NoiseKind names who adds the noise of a run with privacy p: "central"
-// (the coordinator), "distributed" (the participants), "" without DP.
-func NoiseKind(p *PrivacyConfig) string { return noiseKind(p) }
+// Who adds a run's DP noise (PrivacyStatus.Noise, the task API's
+// dp_noise).
+const (
+	NoiseCentral     = "central"     // the coordinator, to the unmasked sum
+	NoiseDistributed = "distributed" // each participant, before masking
+)
 
-func noiseKind(p *PrivacyConfig) string {
+// Noise names who adds the noise of a run of this configuration:
+// NoiseCentral, NoiseDistributed, or "" with DP off. A nil Privacy with
+// DP on is the default budget, central.
+func (c *Config) Noise() string {
 	switch {
-	case p == nil:
+	case c.DisablePrivacy:
 		return ""
-	case p.Distributed:
-		return "distributed"
+	case c.Privacy != nil && c.Privacy.Distributed:
+		return NoiseDistributed
 	default:
-		return "central"
+		return NoiseCentral
 	}
 }

@@ -58,29 +58,17 @@ func SettingsFromEnv(getenv func(string) string) (RunSettings, error) {
 		Rounds: d.MaxRounds, MinParticipants: d.MinParticipants, RoundTimeout: d.RoundTimeout,
 	}
 	bad := func(name, v, why string) error { return &SettingError{Setting: name, Value: v, Why: why} }
-	onOff := []struct {
-		name string
-		dst  *bool
-	}{{"FEDERATED_DP", &s.Privacy}, {"FEDERATED_PROOFS", &s.Proofs}}
-	for _, f := range onOff {
-		v := strings.TrimSpace(getenv(f.name))
-		if v == "" {
-			continue
+	var ok bool
+	if v := strings.TrimSpace(getenv("FEDERATED_DP")); v != "" {
+		if strings.EqualFold(v, NoiseDistributed) {
+			s.Distributed = true
+		} else if s.Privacy, ok = onOff(v); !ok {
+			return s, bad("FEDERATED_DP", v, "must be on, off or distributed")
 		}
-		if f.name == "FEDERATED_DP" && strings.EqualFold(v, "distributed") {
-			s.Privacy, s.Distributed = true, true
-			continue
-		}
-		switch strings.ToLower(v) {
-		case "on", "true", "1":
-			*f.dst = true
-		case "off", "false", "0":
-			*f.dst = false
-		default:
-			if f.name == "FEDERATED_DP" {
-				return s, bad(f.name, v, "must be on, off or distributed")
-			}
-			return s, bad(f.name, v, "must be on or off")
+	}
+	if v := strings.TrimSpace(getenv("FEDERATED_PROOFS")); v != "" {
+		if s.Proofs, ok = onOff(v); !ok {
+			return s, bad("FEDERATED_PROOFS", v, "must be on or off")
 		}
 	}
 	floats := []struct {
@@ -121,6 +109,17 @@ func SettingsFromEnv(getenv func(string) string) (RunSettings, error) {
 		s.RoundTimeout = x
 	}
 	return s, s.Validate()
+}
+
+// onOff reads an on/off setting.
+func onOff(v string) (on, ok bool) {
+	switch strings.ToLower(v) {
+	case "on", "true", "1":
+		return true, true
+	case "off", "false", "0":
+		return false, true
+	}
+	return false, false
 }
 
 // The rules of the settings, as their errors state them.

@@ -39,7 +39,7 @@ func (c *Coordinator) Privacy() PrivacyStatus {
 	return PrivacyStatus{
 		Enabled: true, Epsilon: c.ledger.Budget.Epsilon, Delta: c.ledger.Budget.Delta,
 		EpsilonSpent: spent, EpsilonLeft: max(0, c.ledger.Budget.Epsilon-spent), RoundsReleased: len(c.ledger.Entries),
-		Noise: noiseKind(c.cfg.Privacy),
+		Noise: c.cfg.Noise(),
 	}
 }
 

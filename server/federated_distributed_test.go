@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"math"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/healthagents/healthagents/client"
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/dp"
-	"github.com/healthagents/healthagents/federated/synth"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
 )
@@ -39,16 +37,7 @@ func TestDistributedNoiseOverHTTP(t *testing.T) {
 		w0, err := client.DecodeWeights(before)
 		require.NoError(t, err)
 
-		var wg sync.WaitGroup
-		for i, c := range synth.ThreeCohorts(150, 5) {
-			p, err := federated.NewParticipant(federated.ParticipantConfig{Org: orgs[i]}, synth.Records(c))
-			require.NoError(t, err)
-			wg.Go(func() {
-				_, err := p.RunRound(ctx, s.client(t, orgs[i]).FederatedRoundAPILongPoll(orgs[i], 5*time.Second), time.Second)
-				assert.NoError(t, err)
-			})
-		}
-		wg.Wait()
+		s.runRound(t, "", cohortParticipants(t, orgs, federated.Task{}, 150, 5))
 		after, err := s.client(t, "hospital-a").FederatedModel(ctx)
 		require.NoError(t, err)
 		require.Equal(t, "1.0.1", after.ModelVersion)

@@ -23,15 +23,6 @@ type FederatedLeader interface {
 // with 503), so a client setting it merely opts out of forwarding.
 const forwardedHeader = "Healthagents-Forwarded"
 
-// forwardTransport carries forwarded requests between replicas: dial and
-// header timeouts, never longer than a long poll's wait plus margin.
-var forwardTransport http.RoundTripper = func() http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.ResponseHeaderTimeout = 60 * time.Second
-	t.MaxIdleConnsPerHost = 32
-	return t
-}()
-
 // toLeader forwards a request of the federated round protocol to the
 // replica that coordinates its task, when that is another replica that
 // advertised its address; otherwise the route serves it (and a follower
@@ -48,31 +39,43 @@ func (s *srv) toLeader(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		proxy := &httputil.ReverseProxy{
-			Rewrite: func(pr *httputil.ProxyRequest) {
-				pr.SetURL(target)
-				// Keep the chain of addresses: the coordinating replica
-				// believes it only when this one is in its TRUSTED_PROXIES.
-				pr.Out.Header["X-Forwarded-For"] = pr.In.Header["X-Forwarded-For"]
-				pr.SetXForwarded()
-				pr.Out.Header.Set(forwardedHeader, "1")
-			},
-			Transport: forwardTransport,
-			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-				// The leader is gone or unreachable (its lease not yet run
-				// out): the same answer as a follower without an address.
-				s.logger.WarnContext(r.Context(), "federated: forwarding to the coordinating replica failed", "leader", target.Host, "err", err)
-				w.Header().Set("Retry-After", "1")
-				writeDetail(w, http.StatusServiceUnavailable, detailFederatedElsewhere)
-			},
-		}
-		proxy.ServeHTTP(w, r)
+		s.forwarder.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), leaderCtxKey{}, target)))
 	})
 }
 
-// detailFederatedElsewhere is the 503 of a round call that reaches neither
-// the coordinator nor a replica that forwards to it.
-const detailFederatedElsewhere = "Service temporarily unavailable: the federated coordinator runs on another replica; retry"
+// leaderCtxKey carries the coordinating replica's base URL to forwarder.
+type leaderCtxKey struct{}
+
+// newForwarder is the one reverse proxy of toLeader; each request carries
+// its target (leaderCtxKey).
+func (s *srv) newForwarder() *httputil.ReverseProxy {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.ResponseHeaderTimeout = 60 * time.Second // above a long poll's 25 s wait
+	transport.MaxIdleConnsPerHost = 32
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(pr.In.Context().Value(leaderCtxKey{}).(*url.URL))
+			// Keep the chain of addresses: the coordinating replica
+			// believes it only when this one is in its TRUSTED_PROXIES.
+			pr.Out.Header["X-Forwarded-For"] = pr.In.Header["X-Forwarded-For"]
+			pr.SetXForwarded()
+			pr.Out.Header.Set(forwardedHeader, "1")
+		},
+		Transport: transport,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			// The leader is gone or unreachable (its lease not yet run
+			// out): the same answer as a follower without an address.
+			target := r.Context().Value(leaderCtxKey{}).(*url.URL)
+			s.logger.WarnContext(r.Context(), "federated: forwarding to the coordinating replica failed", "leader", target.Host, "err", err)
+			w.Header().Set("Retry-After", "1")
+			writeDetail(w, http.StatusServiceUnavailable, DetailFederatedElsewhere)
+		},
+	}
+}
+
+// DetailFederatedElsewhere is the 503 detail of a round call on a replica
+// that neither coordinates the task nor reaches the one that does.
+const DetailFederatedElsewhere = "Service temporarily unavailable: the federated coordinator runs on another replica; retry"
 
 // leaderOf is the base URL of the replica coordinating r's task, or nil
 // when r is to be served here.
@@ -81,18 +84,11 @@ func (s *srv) leaderOf(r *http.Request) *url.URL {
 	if f == nil || f.Coordinator == nil {
 		return nil
 	}
-	coord := f.Coordinator
-	if id := r.PathValue("task"); id != "" && id != f.defaultRun().ID {
-		if f.Tasks == nil {
-			return nil
-		}
-		run, ok, err := f.Tasks.Task(r.Context(), id)
-		if err != nil || !ok {
-			return nil
-		}
-		coord = run.Coordinator
+	run, ok, err := f.taskRun(r.Context(), r.PathValue("task"))
+	if err != nil || !ok {
+		return nil
 	}
-	lf, ok := coord.(FederatedLeader)
+	lf, ok := run.Coordinator.(FederatedLeader)
 	if !ok {
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/client"
 	"github.com/healthagents/healthagents/federated"
-	"github.com/healthagents/healthagents/federated/synth"
 	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
@@ -54,20 +52,7 @@ func TestFollowerForwardsTheRoundProtocol(t *testing.T) {
 
 		orgs := []string{"hospital-a", "hospital-b", "hospital-c"}
 		rb.register(t, orgs...)
-		trainThroughB := func(task string, tk federated.Task) {
-			var wg sync.WaitGroup
-			for i, c := range synth.ThreeCohorts(150, 17) {
-				p, err := federated.NewParticipant(federated.ParticipantConfig{Org: orgs[i], Task: tk}, synth.Records(c))
-				require.NoError(t, err)
-				wg.Go(func() {
-					api := rb.client(t, orgs[i]).ForFederatedTask(task).FederatedRoundAPILongPoll(orgs[i], 5*time.Second)
-					_, err := p.RunRound(ctx, api, time.Second)
-					assert.NoError(t, err, orgs[i])
-				})
-			}
-			wg.Wait()
-		}
-		trainThroughB("", federated.DefaultTask())
+		rb.runRound(t, "", cohortParticipants(t, orgs, federated.DefaultTask(), 150, 17))
 		m, err := rb.client(t, "hospital-a").FederatedModel(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "1.0.1", m.ModelVersion, "the round closed, every call made to the follower")
@@ -86,7 +71,7 @@ func TestFollowerForwardsTheRoundProtocol(t *testing.T) {
 		leader, err := run.Coordinator.(server.FederatedLeader).LeaderAddress(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, urlA, leader, "A coordinates the task")
-		trainThroughB("diagnosis/v2", task.Task())
+		rb.runRound(t, "diagnosis/v2", cohortParticipants(t, orgs, task.Task(), 150, 17))
 		m, err = rb.client(t, "hospital-b").ForFederatedTask("diagnosis/v2").FederatedModel(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "1.0.1", m.ModelVersion)

@@ -118,23 +118,30 @@ func (s *srv) fedTask(w http.ResponseWriter, r *http.Request) (*FederatedAPI, *F
 	if f == nil {
 		return nil, nil
 	}
-	def := f.defaultRun()
 	id := r.PathValue("task")
+	run, ok, err := f.taskRun(r.Context(), id)
+	switch {
+	case err != nil:
+		s.writeError(w, r, fedError(err))
+		return nil, nil
+	case !ok:
+		writeDetail(w, http.StatusNotFound, fmt.Sprintf("Not found: no federated task %q (GET /api/v1/federated/tasks lists them)", id))
+		return nil, nil
+	}
+	return f, run
+}
+
+// taskRun is the task of id: the default task for "" or its own id, else
+// one of Tasks; ok false when no such task runs.
+func (f *FederatedAPI) taskRun(ctx context.Context, id string) (*FederatedTaskRun, bool, error) {
+	def := f.defaultRun()
 	if id == "" || id == def.ID {
-		return f, def
+		return def, true, nil
 	}
-	if f.Tasks != nil {
-		run, ok, err := f.Tasks.Task(r.Context(), id)
-		if err != nil {
-			s.writeError(w, r, fedError(err))
-			return nil, nil
-		}
-		if ok {
-			return f, run
-		}
+	if f.Tasks == nil {
+		return nil, false, nil
 	}
-	writeDetail(w, http.StatusNotFound, fmt.Sprintf("Not found: no federated task %q (GET /api/v1/federated/tasks lists them)", id))
-	return nil, nil
+	return f.Tasks.Task(ctx, id)
 }
 
 // taskOut is the wire form of a task for the caller r.
@@ -259,9 +266,9 @@ func taskSpec(req api.FederatedTaskRequest, base federated.RunSettings) (*federa
 		}
 		if st.DPNoise != nil {
 			switch *st.DPNoise {
-			case "central":
+			case federated.NoiseCentral:
 				run.Distributed = false
-			case "distributed":
+			case federated.NoiseDistributed:
 				run.Distributed = true
 			default:
 				return nil, base, invalid("settings.dp_noise", "must be central or distributed")

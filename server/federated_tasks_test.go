@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/client"
 	"github.com/healthagents/healthagents/federated"
-	"github.com/healthagents/healthagents/federated/synth"
 	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
@@ -108,21 +106,7 @@ func TestFederatedTasksOverHTTP(t *testing.T) {
 		task, err := federated.ParseTaskFileBytes([]byte(mustJSON(t, created.Definition)))
 		require.NoError(t, err)
 		assert.Equal(t, created.TaskHash, task.Task().Hash())
-		var ps []*federated.Participant
-		for i, c := range synth.ThreeCohorts(200, 11) {
-			p, err := federated.NewParticipant(federated.ParticipantConfig{Org: orgs[i], Task: task.Task()}, synth.Records(c))
-			require.NoError(t, err)
-			ps = append(ps, p)
-		}
-		var wg sync.WaitGroup
-		for _, p := range ps {
-			wg.Go(func() {
-				api := s.client(t, p.Org()).ForFederatedTask("diagnosis/v2").FederatedRoundAPILongPoll(p.Org(), 5*time.Second)
-				_, err := p.RunRound(ctx, api, time.Second)
-				assert.NoError(t, err)
-			})
-		}
-		wg.Wait()
+		s.runRound(t, "diagnosis/v2", cohortParticipants(t, orgs, task.Task(), 200, 11))
 		v2 := s.mustTask(t, "diagnosis/v2")
 		assert.Equal(t, 1, v2.Privacy.RoundsReleased)
 		assert.Greater(t, v2.Privacy.EpsilonSpent, 0.0)

@@ -140,13 +140,35 @@ func x25519Hex(t testing.TB) string {
 // hospitals prepares participants on the three synthetic cohorts.
 func hospitals(t testing.TB, orgs []string, size int) []*federated.Participant {
 	t.Helper()
+	return cohortParticipants(t, orgs, federated.Task{}, size, 11)
+}
+
+// cohortParticipants prepares participants of task (zero: the built-in
+// one) on the three synthetic cohorts of size and seed.
+func cohortParticipants(t testing.TB, orgs []string, task federated.Task, size int, seed uint64) []*federated.Participant {
+	t.Helper()
 	var ps []*federated.Participant
-	for i, c := range synth.ThreeCohorts(size, 11) {
-		p, err := federated.NewParticipant(federated.ParticipantConfig{Org: orgs[i]}, synth.Records(c))
+	for i, c := range synth.ThreeCohorts(size, seed) {
+		p, err := federated.NewParticipant(federated.ParticipantConfig{Org: orgs[i], Task: task}, synth.Records(c))
 		require.NoError(t, err)
 		ps = append(ps, p)
 	}
 	return ps
+}
+
+// runRound has ps train one round of task ("": the default) over HTTP,
+// each with its organization's key, long-polling.
+func (s *fedServer) runRound(t *testing.T, task string, ps []*federated.Participant) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, p := range ps {
+		wg.Go(func() {
+			api := s.client(t, p.Org()).ForFederatedTask(task).FederatedRoundAPILongPoll(p.Org(), 5*time.Second)
+			_, err := p.RunRound(t.Context(), api, time.Second)
+			assert.NoError(t, err, p.Org())
+		})
+	}
+	wg.Wait()
 }
 
 // stepAll makes every participant do what the current phase asks.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http"
+	"net/http/httputil"
 	"sync"
 	"time"
 
@@ -152,6 +153,9 @@ type srv struct {
 	// metrics counts requests and refusals (metrics.go); nil without
 	// WithMetrics.
 	metrics *metrics
+	// forwarder proxies the federated round protocol to the replica that
+	// coordinates a task (federated_forward.go); nil without Leader routes.
+	forwarder *httputil.ReverseProxy
 
 	healthMu       sync.Mutex
 	healthAt       time.Time
@@ -206,6 +210,9 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 		}
 		h := s.guard(rt)
 		if rt.Leader {
+			if s.forwarder == nil {
+				s.forwarder = s.newForwarder()
+			}
 			h = s.toLeader(h) // federated_forward.go
 		}
 		s.mux.Handle(rt.Method+" "+rt.Path, s.metrics.instrument(rt, h))

@@ -72,13 +72,8 @@ func (s *LeaseStore) Acquire(ctx context.Context, name, holder string, ttl time.
 
 // Holder returns who holds the lease now ("" when nobody does).
 func (s *LeaseStore) Holder(ctx context.Context, name string) (string, error) {
-	var holder string
-	err := s.db.db.QueryRowContext(ctx, s.db.Rebind(`SELECT holder FROM leader_leases WHERE name = ? AND expires_at > ?`),
-		name, Micros(s.now())).Scan(&holder)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("store: reading the lease: %w", err)
-	}
-	return holder, nil
+	holder, _, err := s.Leader(ctx, name)
+	return holder, err
 }
 
 // Leader returns who holds the lease now and the address it advertised

@@ -250,9 +250,9 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 	}
 	noise := ""
 	switch st.Privacy.Noise {
-	case "distributed":
+	case federated.NoiseDistributed:
 		noise = ", DP noise distributed (this participant adds its share before masking)"
-	case "central":
+	case federated.NoiseCentral:
 		noise = ", DP noise central"
 	}
 	fmt.Fprintf(stdout, "participant %s: %d records, task %s, round %d, phase %s, proved rounds %v%s\n", org, len(recs), st.ID, st.CurrentRound, st.Phase, st.Proofs, noise)

@@ -27,9 +27,20 @@ var (
 	ratHalf = big.NewRat(1, 2)
 )
 
-// DiscreteGaussian samples N_Z(0, sigma2) exactly, sigma2 > 0 rational,
-// with the randomness of r.
-func DiscreteGaussian(r io.Reader, sigma2 *big.Rat) (*big.Int, error) {
+// DiscreteGaussianSampler draws from N_Z(0, sigma2) for one variance: the
+// proposal's scale t and the acceptance test's constants are computed once,
+// not for every draw. A draw changes nothing in it (safe for concurrent
+// use).
+type DiscreteGaussianSampler struct {
+	t         *big.Int // floor(sigma) + 1
+	tr        *big.Rat // t
+	shift     *big.Rat // sigma²/t
+	twoSigma2 *big.Rat // 2 sigma²
+}
+
+// NewDiscreteGaussian returns the sampler of N_Z(0, sigma2), sigma2 > 0
+// rational.
+func NewDiscreteGaussian(sigma2 *big.Rat) (*DiscreteGaussianSampler, error) {
 	if sigma2 == nil || sigma2.Sign() <= 0 {
 		return nil, fmt.Errorf("%w: discrete Gaussian variance must be positive", ErrInvalid)
 	}
@@ -38,18 +49,34 @@ func DiscreteGaussian(r io.Reader, sigma2 *big.Rat) (*big.Int, error) {
 	t.Sqrt(t)                                           // floor(sqrt(floor(sigma2))) = floor(sigma)
 	t.Add(t, big.NewInt(1))
 	tr := new(big.Rat).SetInt(t)
-	shift := new(big.Rat).Quo(sigma2, tr)                   // sigma²/t
-	twoSigma2 := new(big.Rat).Mul(sigma2, big.NewRat(2, 1)) // 2 sigma²
+	return &DiscreteGaussianSampler{
+		t: t, tr: tr,
+		shift:     new(big.Rat).Quo(sigma2, tr),
+		twoSigma2: new(big.Rat).Mul(sigma2, big.NewRat(2, 1)),
+	}, nil
+}
+
+// NewDiscreteGaussianFloat is NewDiscreteGaussian for a variance given as
+// a float64 (taken exactly: every float64 is a rational).
+func NewDiscreteGaussianFloat(sigma2 float64) (*DiscreteGaussianSampler, error) {
+	if !(sigma2 > 0) || math.IsInf(sigma2, 0) {
+		return nil, fmt.Errorf("%w: discrete Gaussian variance must be positive and finite", ErrInvalid)
+	}
+	return NewDiscreteGaussian(new(big.Rat).SetFloat64(sigma2))
+}
+
+// Sample draws one value with the randomness of r.
+func (d *DiscreteGaussianSampler) Sample(r io.Reader) (*big.Int, error) {
 	for {
-		y, err := discreteLaplace(r, t)
+		y, err := d.laplace(r)
 		if err != nil {
 			return nil, err
 		}
 		// γ = (|y| - sigma²/t)² / (2 sigma²)
 		g := new(big.Rat).SetInt(new(big.Int).Abs(y))
-		g.Sub(g, shift)
+		g.Sub(g, d.shift)
 		g.Mul(g, g)
-		g.Quo(g, twoSigma2)
+		g.Quo(g, d.twoSigma2)
 		ok, err := bernoulliExp(r, g)
 		if err != nil {
 			return nil, err
@@ -60,29 +87,20 @@ func DiscreteGaussian(r io.Reader, sigma2 *big.Rat) (*big.Int, error) {
 	}
 }
 
-// DiscreteGaussianFloat is DiscreteGaussian for a variance given as a
-// float64 (taken exactly: every float64 is a rational).
-func DiscreteGaussianFloat(r io.Reader, sigma2 float64) (*big.Int, error) {
-	if !(sigma2 > 0) || math.IsInf(sigma2, 0) {
-		return nil, fmt.Errorf("%w: discrete Gaussian variance must be positive and finite", ErrInvalid)
-	}
-	return DiscreteGaussian(r, new(big.Rat).SetFloat64(sigma2))
-}
-
-// discreteLaplace samples P(y) ∝ exp(-|y|/t) on the integers, t ≥ 1
-// (Algorithm 2 with s = 1).
-func discreteLaplace(r io.Reader, t *big.Int) (*big.Int, error) {
-	tr := new(big.Rat).SetInt(t)
+// laplace samples P(y) ∝ exp(-|y|/t) on the integers (Algorithm 2 with
+// s = 1).
+func (d *DiscreteGaussianSampler) laplace(r io.Reader) (*big.Int, error) {
+	t := d.t
 	for {
 		u, err := rand.Int(r, t)
 		if err != nil {
 			return nil, err
 		}
-		d, err := bernoulliExp(r, new(big.Rat).Quo(new(big.Rat).SetInt(u), tr))
+		keep, err := bernoulliExp(r, new(big.Rat).Quo(new(big.Rat).SetInt(u), d.tr))
 		if err != nil {
 			return nil, err
 		}
-		if !d {
+		if !keep {
 			continue
 		}
 		v := new(big.Int)

@@ -1,7 +1,6 @@
 package dp
 
 import (
-	"crypto/rand"
 	"math"
 	"math/big"
 	mrand "math/rand/v2"
@@ -38,10 +37,12 @@ func TestDiscreteGaussianMatchesItsDefinition(t *testing.T) {
 	t.Parallel()
 	for i, sigma2 := range []float64{0.25, 1, 9, 2.5e5} {
 		r := seeded(byte(i + 1))
+		d, err := NewDiscreteGaussianFloat(sigma2)
+		require.NoError(t, err)
 		const n = 40000
 		var zeros, sum, sum2 float64
 		for range n {
-			x, err := DiscreteGaussianFloat(r, sigma2)
+			x, err := d.Sample(r)
 			require.NoError(t, err)
 			f, _ := new(big.Float).SetInt(x).Float64()
 			if x.Sign() == 0 {
@@ -65,9 +66,11 @@ func TestDiscreteGaussianLargeVariance(t *testing.T) {
 	t.Parallel()
 	const sigma2, n = 3e17, 4000
 	r := seeded(9)
+	d, err := NewDiscreteGaussianFloat(sigma2)
+	require.NoError(t, err)
 	var sum2 float64
 	for range n {
-		x, err := DiscreteGaussianFloat(r, sigma2)
+		x, err := d.Sample(r)
 		require.NoError(t, err)
 		f, _ := new(big.Float).SetInt(x).Float64()
 		sum2 += f * f
@@ -99,10 +102,10 @@ func TestBernoulliExp(t *testing.T) {
 func TestDiscreteGaussianRefusesBadVariance(t *testing.T) {
 	t.Parallel()
 	for _, v := range []float64{0, -1, math.NaN(), math.Inf(1)} {
-		_, err := DiscreteGaussianFloat(rand.Reader, v)
+		_, err := NewDiscreteGaussianFloat(v)
 		assert.ErrorIs(t, err, ErrInvalid, "%v", v)
 	}
-	_, err := DiscreteGaussian(rand.Reader, big.NewRat(0, 1))
+	_, err := NewDiscreteGaussian(big.NewRat(0, 1))
 	assert.ErrorIs(t, err, ErrInvalid)
 }
 
