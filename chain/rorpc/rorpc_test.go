@@ -2,9 +2,11 @@ package rorpc_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/stretchr/testify/assert"
@@ -38,7 +40,13 @@ func TestReadOnlyRPC(t *testing.T) {
 	require.True(t, ok)
 	addr, stop, err := rorpc.Listen(":0", rc)
 	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, stop(ctx)) })
+	// t.Context is already cancelled when cleanups run; Shutdown waiting on a
+	// connection would then fail with "context canceled".
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, stop(sctx))
+	})
 	assert.Contains(t, addr, "127.0.0.1:")
 	url := "http://" + addr
 
