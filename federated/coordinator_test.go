@@ -120,6 +120,10 @@ func TestDropoutAfterSharingKeys(t *testing.T) {
 	want, _ := expectedModel(t, base.Weights, c.cfg, survivors)
 	assert.Equal(t, want, h[1].Weights)
 	assert.Equal(t, []string{"hospital-00", "hospital-01", "hospital-02"}, h[1].Contributors)
+	for _, p := range survivors {
+		assert.True(t, p.Contributed(0), p.Org())
+	}
+	assert.False(t, ps[3].Contributed(0), "it joined the round but sent no input")
 }
 
 // Fewer than three survivors: the round is abandoned and the model unchanged.

@@ -69,6 +69,9 @@ type Participant struct {
 	masked *maskedInput
 	sent   map[Phase]*Submission // for resending after a failed Submit
 	plain  []uint64              // the last quantized input, kept for tests only
+	// taken is 1 + the last round whose sum holds this participant's
+	// masked input (0: none yet), for Contributed.
+	taken int
 }
 
 // NewParticipant prepares the records: labelled ones are standardized and
@@ -198,19 +201,33 @@ func (p *Participant) act(ctx context.Context, api RoundAPI, v *RoundView) error
 	if v.Round != p.round {
 		p.round, p.kind, p.client, p.masked, p.sent = v.Round, v.Kind, nil, nil, map[Phase]*Submission{}
 	}
+	if v.Phase == PhaseUnmasking && slices.Contains(v.U3, p.cfg.Org) {
+		p.taken = v.Round + 1 // listed among the survivors whose inputs are summed
+	}
 	if v.Done || !v.Phase.Open() {
 		return nil
 	}
-	if s, ok := p.sent[v.Phase]; ok {
-		return api.Submit(ctx, p.cfg.Org, *s)
+	s, ok := p.sent[v.Phase]
+	if !ok {
+		var err error
+		if s, err = p.message(ctx, v); err != nil || s == nil {
+			return err
+		}
+		p.sent[v.Phase] = s
 	}
-	s, err := p.message(ctx, v)
-	if err != nil || s == nil {
-		return err
+	err := api.Submit(ctx, p.cfg.Org, *s)
+	if v.Phase == PhaseMaskedInput && (err == nil || errors.Is(err, ErrDuplicate)) {
+		p.taken = v.Round + 1
 	}
-	p.sent[v.Phase] = s
-	return api.Submit(ctx, p.cfg.Org, *s)
+	return err
 }
+
+// Contributed reports whether the coordinator took this participant's
+// masked input into round's sum: accepted at submission, or listed among
+// the round's survivors. A refused input, one sent too late or a round the
+// participant did not join does not count. Whether the round then closed
+// with a model is the coordinator's to say (its history).
+func (p *Participant) Contributed(round int) bool { return p.taken == round+1 }
 
 // message builds this phase's submission, or nil when there is nothing to do.
 func (p *Participant) message(ctx context.Context, v *RoundView) (*Submission, error) {

@@ -52,6 +52,10 @@ func TestRunRoundDoesNotJoinNextRound(t *testing.T) {
 		assert.Equal(t, PhaseAdvertiseKeys, v.Phase)
 		assert.False(t, v.Done, "the returned view was not acted on")
 	}
+	for _, p := range ps {
+		assert.True(t, p.Contributed(0), p.Org())
+		assert.False(t, p.Contributed(1), "round 1 not joined yet")
+	}
 	st, err := c.Status(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, Status{Round: 1, Phase: PhaseAdvertiseKeys, Participants: 0, Version: "1.0.1"}, st,

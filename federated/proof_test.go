@@ -125,6 +125,10 @@ func TestProvedRoundRefusesBadUpdates(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, h, 2, "the round closed")
 			assert.Equal(t, []string{"hospital-00", "hospital-01", "hospital-02"}, h[1].Contributors)
+			for _, p := range ps[:3] {
+				assert.True(t, p.Contributed(0), p.Org())
+			}
+			assert.False(t, cheater.Contributed(0), "a refused input is not a contribution")
 			// The new model is the exact average of the three honest updates.
 			q, err := secagg.NewQuantizer(cfg.ClipNorm, 24, 100)
 			require.NoError(t, err)

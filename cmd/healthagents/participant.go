@@ -47,7 +47,7 @@ func parseParticipant(args []string, getenv func(string) string, stderr io.Write
 	fs.StringVar(&o.state, "state", "", "state file kept between restarts (default: the data file's path + .participant.json)")
 	fs.DurationVar(&o.poll, "poll", 2*time.Second, "least time between two looks at the round (at least 1s)")
 	fs.DurationVar(&o.wait, "wait", 20*time.Second, "long poll: how long the server may hold a look while there is nothing to do (0 to 25s; 0 polls)")
-	fs.IntVar(&o.rounds, "rounds", 0, "stop after joining this many rounds in all (0: until the task ends)")
+	fs.IntVar(&o.rounds, "rounds", 0, "stop after contributing to this many rounds' models in all (0: until the task ends)")
 	fs.IntVar(&o.rate, "rate", 60, "most requests a minute this participant makes (the free tier allows 100)")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("participant: %w", err)
@@ -197,7 +197,11 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 	case state.LearnedScaling != nil && st.LearnedScaling != nil && !slices.Equal(state.LearnedScaling, st.LearnedScaling):
 		return fmt.Errorf("participant: the server's learned scaling differs from the one state file %s recorded; pass another --state", o.state)
 	default:
-		fmt.Fprintf(stdout, "resuming: %d rounds joined, last round %d (model %s)\n", state.RoundsJoined, state.LastRound, state.ModelVersion)
+		left := ""
+		if state.RoundsLeftOut > 0 {
+			left = fmt.Sprintf(", %d left out", state.RoundsLeftOut)
+		}
+		fmt.Fprintf(stdout, "resuming: %d rounds joined%s, last round %d (model %s)\n", state.RoundsJoined, left, state.LastRound, state.ModelVersion)
 	}
 	read := readParticipantCSV
 	switch {
@@ -281,8 +285,16 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 		}
 		failures = 0
 		m := reportRound(ctx, c, p, v, st.Privacy, stdout)
-		state.RoundsJoined++
-		state.LastRound = v.Round - 1
+		closed := v.Round - 1
+		if p.Contributed(closed) && (m == nil || m.TrainingRound == closed) {
+			state.RoundsJoined++
+		} else {
+			// Refused (a proved round), too late, or a round that closed
+			// without a model: it does not count towards --rounds.
+			state.RoundsLeftOut++
+			fmt.Fprintf(stdout, "round %d: this organization's update is not in any model (refused, too late, or the round was abandoned); not counted\n", closed)
+		}
+		state.LastRound = closed
 		if m != nil {
 			state.ModelVersion = m.ModelVersion
 			if m.Scaling != nil {

@@ -19,12 +19,16 @@ import (
 // process died is one the organization dropped out of (its round secrets
 // were only in memory), and the restarted process joins the next one.
 type participantState struct {
-	Org          string `json:"organization_id"`
-	TaskID       string `json:"task_id"`
-	TaskHash     string `json:"task_hash"`
-	RoundsJoined int    `json:"rounds_joined"`
-	LastRound    int    `json:"last_round"`
-	ModelVersion string `json:"model_version,omitempty"`
+	Org      string `json:"organization_id"`
+	TaskID   string `json:"task_id"`
+	TaskHash string `json:"task_hash"`
+	// RoundsJoined counts the rounds whose model holds this organization's
+	// update; RoundsLeftOut the rounds it waited through without one
+	// (refused, too late, or abandoned).
+	RoundsJoined  int    `json:"rounds_joined"`
+	RoundsLeftOut int    `json:"rounds_left_out,omitempty"`
+	LastRound     int    `json:"last_round"`
+	ModelVersion  string `json:"model_version,omitempty"`
 	// LearnedScaling is what the task's statistics round learned, kept so
 	// that a restarted participant refuses to train with another scaling.
 	LearnedScaling []client.LearnedScaling `json:"learned_scaling,omitempty"`
