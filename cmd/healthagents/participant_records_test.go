@@ -13,42 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 	"github.com/healthagents/healthagents/federated"
-	"github.com/healthagents/healthagents/record"
 )
-
-// sealCSV turns a participant's CSV into what a hospital holds encrypted:
-// one record per row (observations by feature name, the label as the
-// diagnosis, the same patient_id), each sealed into an envelope with key,
-// one envelope per line of out.
-func sealCSV(t *testing.T, tf *federated.TaskFile, csvPath, out, key string) int {
-	t.Helper()
-	recs, err := readParticipantCSV(tf, csvPath)
-	require.NoError(t, err)
-	kr, err := cipher.ParseKeyring(key)
-	require.NoError(t, err)
-	var lines []string
-	for _, r := range recs {
-		r.Schema = record.Schema
-		b, err := r.Marshal()
-		require.NoError(t, err)
-		env, err := cipher.Seal(r.PatientID, b, kr)
-		require.NoError(t, err)
-		line, err := json.Marshal(env)
-		require.NoError(t, err)
-		lines = append(lines, string(line))
-	}
-	require.NoError(t, os.WriteFile(out, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
-	return len(recs)
-}
-
-func writeKey(t *testing.T, path string) string {
-	t.Helper()
-	k, err := cipher.GenerateKey()
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, []byte(k+"\n"), 0o600))
-	return k
-}
 
 // Encrypted records open into the same records as the CSV they came from;
 // bad envelopes are counted by reason, without content; a wrong key is one
@@ -58,13 +25,13 @@ func TestReadParticipantRecords(t *testing.T) {
 	dir := t.TempDir()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
-	tf, err := federated.ParseTaskFile(strings.NewReader(mustRead(t, filepath.Join(root, "testdata", "wdbc", "task.json"))))
+	tf, err := federated.ParseTaskFile(strings.NewReader(clitest.MustRead(t, filepath.Join(root, "testdata", "wdbc", "task.json"))))
 	require.NoError(t, err)
-	csvs := splitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 3)
+	csvs := clitest.SplitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 3)
 	keyFile := filepath.Join(dir, "hospital.key")
-	key := writeKey(t, keyFile)
+	key := clitest.WriteKey(t, keyFile)
 	path := filepath.Join(dir, "records.ndjson")
-	n := sealCSV(t, tf, csvs[0], path, key)
+	n := clitest.SealCSV(t, tf, csvs[0], path, key)
 
 	kr, err := loadKeyFile(keyFile)
 	require.NoError(t, err)
@@ -82,7 +49,7 @@ func TestReadParticipantRecords(t *testing.T) {
 
 	// Bad lines: not an envelope, a tampered hash, another hospital's key,
 	// a record whose patient_id is not the envelope's, a repeat.
-	lines := strings.Split(strings.TrimSpace(mustRead(t, path)), "\n")
+	lines := strings.Split(strings.TrimSpace(clitest.MustRead(t, path)), "\n")
 	var e cipher.Envelope
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &e))
 	tampered := e
@@ -109,7 +76,7 @@ func TestReadParticipantRecords(t *testing.T) {
 
 	// The wrong key: one clear line.
 	wrongFile := filepath.Join(dir, "wrong.key")
-	writeKey(t, wrongFile)
+	clitest.WriteKey(t, wrongFile)
 	wrong, err := loadKeyFile(wrongFile)
 	require.NoError(t, err)
 	_, _, err = readParticipantRecords(t.Context(), path, wrong)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
 	"github.com/healthagents/healthagents/zkp"
@@ -82,7 +83,7 @@ func TestTwoServeProcesses(t *testing.T) {
 	for range 2 {
 		dir := t.TempDir()
 		require.NoError(t, os.CopyFS(filepath.Join(dir, "zkp"), os.DirFS(filepath.Join(keys, "zkp"))))
-		port := freePort(t)
+		port := clitest.FreePort(t)
 		procs = append(procs, startServer(t, []string{
 			"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port), "LOG_LEVEL=info",
 			fmt.Sprintf("REPLICA_URL=http://127.0.0.1:%d", port),

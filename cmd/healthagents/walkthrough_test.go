@@ -5,18 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 )
 
 // walkBlock is one fenced block of the README's walkthrough: a shell block
@@ -117,7 +116,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
-	port, rpcPort := freePort(t), freePort(t)
+	port, rpcPort := clitest.FreePort(t), clitest.FreePort(t)
 	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	srv := exec.CommandContext(ctx, bin)
@@ -136,7 +135,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 		}
 	})
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitHealthy(t, base+"/health")
+	clitest.WaitHealthy(t, base+"/health")
 
 	// The scratch directory: the blocks' files (envelope.json, ...) land
 	// here, and testdata/ is the repository's.
@@ -244,31 +243,5 @@ func matchText(t *testing.T, expect, got string) {
 			}
 		}
 		assert.True(t, found, "no line %q (in order) in:\n%s", w, got)
-	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func waitHealthy(t *testing.T, url string) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute) // the first start sets up the ZK keys
-	for {
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not become healthy: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -1,14 +1,12 @@
-package main
+package e2e
 
 import (
-	"bufio"
 	"crypto/ecdh"
 	crand "crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,74 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/client"
+	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 	"github.com/healthagents/healthagents/federated"
 )
-
-// proc is a process of the binary with its output in a file.
-type proc struct {
-	cmd *exec.Cmd
-	out string
-	err chan error
-}
-
-func startProc(t *testing.T, bin string, env []string, out string, args ...string) *proc {
-	t.Helper()
-	f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	require.NoError(t, err)
-	cmd := exec.Command(bin, args...)
-	cmd.Env, cmd.Stdout, cmd.Stderr = env, f, f
-	require.NoError(t, cmd.Start())
-	p := &proc{cmd: cmd, out: out, err: make(chan error, 1)}
-	go func() { p.err <- cmd.Wait(); f.Close() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	return p
-}
-
-func (p *proc) output() string {
-	b, _ := os.ReadFile(p.out)
-	return string(b)
-}
-
-// waitOutput waits until the process's output contains s.
-func (p *proc) waitOutput(t *testing.T, s string, within time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !strings.Contains(p.output(), s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q in %s:\n%s", s, p.out, p.output())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-// splitCSV deals the rows of a CSV with a header round robin into n files
-// after a seeded shuffle: each hospital's own export.
-func splitCSV(t *testing.T, src, dir string, n int) []string {
-	t.Helper()
-	f, err := os.Open(src)
-	require.NoError(t, err)
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	require.True(t, sc.Scan())
-	header := sc.Text()
-	var rows []string
-	for sc.Scan() {
-		rows = append(rows, sc.Text())
-	}
-	require.NoError(t, sc.Err())
-	rand.New(rand.NewPCG(18, 18)).Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
-	parts := make([][]string, n)
-	for i, r := range rows {
-		parts[i%n] = append(parts[i%n], r)
-	}
-	var paths []string
-	for i, p := range parts {
-		path := filepath.Join(dir, fmt.Sprintf("hospital-%c.csv", 'a'+i))
-		require.NoError(t, os.WriteFile(path, []byte(header+"\n"+strings.Join(p, "\n")+"\n"), 0o600))
-		paths = append(paths, path)
-	}
-	return paths
-}
 
 // centralizedAccuracy trains the task's model on all training records
 // pooled (the hospitals' held-out records set aside exactly as each
@@ -97,8 +30,7 @@ func centralizedAccuracy(t *testing.T, tf *federated.TaskFile, csvs []string, st
 	task := tf.Task()
 	var train, test federated.Dataset
 	for _, path := range csvs {
-		recs, err := readParticipantCSV(tf, path)
-		require.NoError(t, err)
+		recs := clitest.ReadCSV(t, tf, path)
 		tr, te := federated.SplitHeldOut(recs, tf.HeldOut)
 		a, _, err := task.Examples(tr)
 		require.NoError(t, err)
@@ -126,26 +58,27 @@ func TestFederatedEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := builtBinary(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	t.Parallel()
+	bin := clitest.Binary(t)
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	require.NoError(t, err)
 	taskPath := filepath.Join(root, "testdata", "wdbc", "task.json")
 	dir := t.TempDir()
-	csvs := splitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 3)
+	csvs := clitest.SplitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 3)
 	const rounds = 6
 	const admin = "federated-e2e-admin-token-0123456789abcdef"
-	port := freePort(t)
+	port := clitest.FreePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	serverEnv := append(os.Environ(), "DATA_DIR="+filepath.Join(dir, "data"), "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
 		"ADMIN_TOKEN="+admin, "LOG_LEVEL=info", "FEDERATED_TASK="+taskPath, "FEDERATED_DP=off",
 		fmt.Sprintf("FEDERATED_ROUNDS=%d", rounds), "FEDERATED_ROUND_TIMEOUT=2m")
 	serverLog := filepath.Join(dir, "server.log")
-	srv := startProc(t, bin, serverEnv, serverLog, "serve")
-	waitHealthy(t, base+"/health")
+	srv := clitest.StartProc(t, bin, serverEnv, serverLog, "serve")
+	clitest.WaitHealthy(t, base+"/health")
 	t.Cleanup(func() {
 		if t.Failed() {
 			b, _ := os.ReadFile(serverLog)
-			t.Logf("server log (tail):\n%s", tail(string(b), 4000))
+			t.Logf("server log (tail):\n%s", clitest.Tail(string(b), 4000))
 		}
 	})
 
@@ -164,7 +97,7 @@ func TestFederatedEndToEnd(t *testing.T) {
 	assert.Equal(t, rounds, task.MaxRounds)
 	assert.False(t, task.Privacy.Enabled, "FEDERATED_DP=off")
 
-	var parts []*proc
+	var parts []*clitest.Proc
 	var args [][]string
 	for i, path := range csvs {
 		org := fmt.Sprintf("hospital-%c", 'a'+i)
@@ -187,32 +120,32 @@ func TestFederatedEndToEnd(t *testing.T) {
 			a = append(a, "--task", "wdbc/v1")
 		}
 		args = append(args, a)
-		parts = append(parts, startProc(t, bin, os.Environ(), filepath.Join(dir, org+".out"), a...))
+		parts = append(parts, clitest.StartProc(t, bin, os.Environ(), filepath.Join(dir, org+".out"), a...))
 	}
 
 	// A participant killed after round 1 resumes from its state file.
-	parts[0].waitOutput(t, "round 1 closed", 3*time.Minute)
-	require.NoError(t, parts[0].cmd.Process.Signal(syscall.SIGKILL))
-	<-parts[0].err
-	parts[0] = startProc(t, bin, os.Environ(), parts[0].out, args[0]...)
-	parts[0].waitOutput(t, "resuming: 2 rounds joined, last round 1", time.Minute)
+	parts[0].WaitOutput(t, "round 1 closed", 3*time.Minute)
+	require.NoError(t, parts[0].Cmd.Process.Signal(syscall.SIGKILL))
+	<-parts[0].Err
+	parts[0] = clitest.StartProc(t, bin, os.Environ(), parts[0].Out, args[0]...)
+	parts[0].WaitOutput(t, "resuming: 2 rounds joined, last round 1", time.Minute)
 
 	// The coordinator killed after round 3 resumes from its database.
-	parts[1].waitOutput(t, "round 3 closed", 3*time.Minute)
-	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGKILL), "the run must still be going")
-	<-srv.err
-	before := strings.Count(mustRead(t, serverLog), `"msg":"federated round closed"`)
-	srv = startProc(t, bin, serverEnv, serverLog, "serve")
-	waitHealthy(t, base+"/health")
+	parts[1].WaitOutput(t, "round 3 closed", 3*time.Minute)
+	require.NoError(t, srv.Cmd.Process.Signal(syscall.SIGKILL), "the run must still be going")
+	<-srv.Err
+	before := strings.Count(clitest.MustRead(t, serverLog), `"msg":"federated round closed"`)
+	srv = clitest.StartProc(t, bin, serverEnv, serverLog, "serve")
+	clitest.WaitHealthy(t, base+"/health")
 
 	for i, p := range parts {
 		select {
-		case err := <-p.err:
-			require.NoError(t, err, "participant %d:\n%s", i, p.output())
+		case err := <-p.Err:
+			require.NoError(t, err, "participant %d:\n%s", i, p.Output())
 		case <-time.After(5 * time.Minute):
-			t.Fatalf("participant %d did not finish:\n%s", i, p.output())
+			t.Fatalf("participant %d did not finish:\n%s", i, p.Output())
 		}
-		out := p.output()
+		out := p.Output()
 		assert.Contains(t, out, "no round is open: the task has ended", "participant %d", i)
 		assert.Contains(t, out, "local held-out accuracy", "participant %d", i)
 		t.Logf("participant %d:\n%s", i, out)
@@ -227,37 +160,23 @@ func TestFederatedEndToEnd(t *testing.T) {
 	// At most the rounds the two kills interrupted were lost.
 	assert.GreaterOrEqual(t, closed, rounds-2, "rounds that produced a model")
 	for i, p := range parts {
-		assert.Contains(t, p.output(), "final model "+m.ModelVersion, "participant %d", i)
+		assert.Contains(t, p.Output(), "final model "+m.ModelVersion, "participant %d", i)
 	}
 	w, err := client.DecodeWeights(m)
 	require.NoError(t, err)
-	tf, err := federated.ParseTaskFile(strings.NewReader(mustRead(t, taskPath)))
+	tf, err := federated.ParseTaskFile(strings.NewReader(clitest.MustRead(t, taskPath)))
 	require.NoError(t, err)
 	accC, accF, n := centralizedAccuracy(t, tf, csvs, closed*tf.LocalEpochs, w)
 	t.Logf("held-out accuracy on %d records: centralized %.4f, federated %.4f (model %s, %d rounds)", n, accC, accF, m.ModelVersion, closed)
 	require.Greater(t, accC, 0.9)
 	require.InDelta(t, accC, accF, 0.02)
 
-	logs := mustRead(t, serverLog)
+	logs := clitest.MustRead(t, serverLog)
 	assert.Greater(t, strings.Count(logs, `"msg":"federated round closed"`), before, "rounds closed after the coordinator's restart")
 	assert.Less(t, before, rounds, "the coordinator was killed mid-run")
 	assert.Contains(t, logs, `"route":"GET /api/v1/federated/rounds/current"`, "the requests are in the log")
 	assert.Contains(t, logs, `"route":"GET /api/v1/federated/tasks/{task}/rounds/current"`, "the task's own endpoints")
 	assert.NotContains(t, logs, `"status":429`, "the participants' polling fits the free tier")
-	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
-	<-srv.err
-}
-
-func mustRead(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return string(b)
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
+	require.NoError(t, srv.Cmd.Process.Signal(syscall.SIGTERM))
+	<-srv.Err
 }

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/client"
+	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/normproof"
 )
@@ -83,33 +85,34 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := builtBinary(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	t.Parallel()
+	bin := clitest.Binary(t)
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	require.NoError(t, err)
 	dir := t.TempDir()
-	csvs := splitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 4)
+	csvs := clitest.SplitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 4)
 	taskPath := filepath.Join(root, "testdata", "wdbc", "task.json")
-	tf, err := federated.ParseTaskFile(strings.NewReader(mustRead(t, taskPath)))
+	tf, err := federated.ParseTaskFile(strings.NewReader(clitest.MustRead(t, taskPath)))
 	require.NoError(t, err)
 	const rounds = 3
 	const admin = "federated-proved-admin-token-0123456789abcdef"
-	port := freePort(t)
+	port := clitest.FreePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	dataDir := filepath.Join(dir, "data")
 	serverLog := filepath.Join(dir, "server.log")
-	startProc(t, bin, append(os.Environ(), "DATA_DIR="+dataDir, "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
+	clitest.StartProc(t, bin, append(os.Environ(), "DATA_DIR="+dataDir, "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
 		"ADMIN_TOKEN="+admin, "LOG_LEVEL=info", "FEDERATED_TASK="+taskPath, "FEDERATED_TARGET_PARTICIPANTS=4",
 		"FEDERATED_DP=off", "FEDERATED_PROOFS=on", fmt.Sprintf("FEDERATED_ROUNDS=%d", rounds), "FEDERATED_ROUND_TIMEOUT=6h"), serverLog, "serve")
-	waitHealthy(t, base+"/health")
+	clitest.WaitHealthy(t, base+"/health")
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("server log (tail):\n%s", tail(mustRead(t, serverLog), 4000))
+			t.Logf("server log (tail):\n%s", clitest.Tail(clitest.MustRead(t, serverLog), 4000))
 		}
 	})
 	ctx := t.Context()
 	adm, err := client.New(base, client.WithAPIKey(admin))
 	require.NoError(t, err)
-	var parts []*proc
+	var parts []*clitest.Proc
 	var reader *client.Client
 	for i, path := range csvs[:3] {
 		org := fmt.Sprintf("hospital-%c", 'a'+i)
@@ -124,7 +127,7 @@ func TestFederatedEndToEndProved(t *testing.T) {
 			OrganizationName: org, Endpoint: "https://" + org + ".example", EncryptionKey: hex.EncodeToString(pub.PublicKey().Bytes()),
 		})
 		require.NoError(t, err)
-		parts = append(parts, startProc(t, bin, os.Environ(), filepath.Join(dir, org+".out"),
+		parts = append(parts, clitest.StartProc(t, bin, os.Environ(), filepath.Join(dir, org+".out"),
 			"participant", "--server", base, "--api-key", k.APIKey, "--data", path))
 	}
 	task, err := reader.FederatedTask(ctx)
@@ -139,8 +142,7 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	dKey := federatedOrg(t, adm, base, "hospital-d")
 	dc, err := client.New(base, client.WithAPIKey(dKey))
 	require.NoError(t, err)
-	recs, err := readParticipantCSV(tf, csvs[3])
-	require.NoError(t, err)
+	recs := clitest.ReadCSV(t, tf, csvs[3])
 	_, pp := normproof.NewServiceFetching(func(s normproof.Shape) ([]byte, []byte, error) {
 		return dc.With(client.WithTimeout(5*time.Minute)).FederatedProofKeys(ctx, s.Name())
 	}).ProofGroup()
@@ -152,10 +154,14 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	go func() {
 		defer close(cheaterDone)
 		for cheatCtx.Err() == nil {
-			if _, err := cheater.Step(cheatCtx, capi); err != nil && isNoOpenRound(err) {
+			var ce *client.Error
+			if _, err := cheater.Step(cheatCtx, capi); errors.As(err, &ce) && ce.V1Code == "NO_OPEN_ROUND" {
 				return
 			}
-			_ = sleepCtx(cheatCtx, 200*time.Millisecond)
+			select {
+			case <-cheatCtx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
 		}
 	}()
 	defer func() { stopCheater(); <-cheaterDone }()
@@ -166,12 +172,12 @@ func TestFederatedEndToEndProved(t *testing.T) {
 
 	for i, p := range parts {
 		select {
-		case err := <-p.err:
-			require.NoError(t, err, "participant %d:\n%s", i, p.output())
+		case err := <-p.Err:
+			require.NoError(t, err, "participant %d:\n%s", i, p.Output())
 		case <-time.After(8 * time.Minute):
-			t.Fatalf("participant %d did not finish:\n%s", i, p.output())
+			t.Fatalf("participant %d did not finish:\n%s", i, p.Output())
 		}
-		out := p.output()
+		out := p.Output()
 		t.Logf("participant %d:\n%s", i, out)
 		assert.Contains(t, out, "proved rounds true")
 		assert.Contains(t, out, "fetching the proving key of shape w31-e5-p3-b25")
@@ -190,7 +196,7 @@ func TestFederatedEndToEndProved(t *testing.T) {
 		assert.Contains(t, ce.Error(), "not proved within its bounds", "round %d", round)
 	}
 	assert.NoError(t, capi.refusals[2], "the honest submission of round 2 is taken")
-	logs := mustRead(t, serverLog)
+	logs := clitest.MustRead(t, serverLog)
 	assert.Equal(t, 2, strings.Count(logs, `"msg":"federated masked input refused"`), "one refusal in each of rounds 0 and 1")
 	closed := map[int]int{} // round: contributors
 	for _, line := range strings.Split(logs, "\n") {

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"crypto/ecdh"
@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/client"
+	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 	"github.com/healthagents/healthagents/federated"
 )
 
@@ -48,8 +49,7 @@ func pooledCSVScaling(t *testing.T, tf *federated.TaskFile, csvs []string) []fed
 	for _, f := range tf.Features {
 		var n, s1, s2 float64
 		for _, path := range csvs {
-			recs, err := readParticipantCSV(tf, path)
-			require.NoError(t, err)
+			recs := clitest.ReadCSV(t, tf, path)
 			train, _ := federated.SplitHeldOut(recs, tf.HeldOut)
 			for _, r := range train {
 				v, ok := r.Observations[f.Name]
@@ -83,31 +83,32 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := builtBinary(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	t.Parallel()
+	bin := clitest.Binary(t)
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	require.NoError(t, err)
 	taskPath := filepath.Join(root, "testdata", "wdbc", "task-learned.json")
-	tf, err := federated.ParseTaskFile(strings.NewReader(mustRead(t, taskPath)))
+	tf, err := federated.ParseTaskFile(strings.NewReader(clitest.MustRead(t, taskPath)))
 	require.NoError(t, err)
 	dir := t.TempDir()
-	csvs := splitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 3)
+	csvs := clitest.SplitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 3)
 	keyFile := filepath.Join(dir, "hospital-c.key")
 	records := filepath.Join(dir, "hospital-c.ndjson")
-	nrec := sealCSV(t, tf, csvs[2], records, writeKey(t, keyFile))
+	nrec := clitest.SealCSV(t, tf, csvs[2], records, clitest.WriteKey(t, keyFile))
 
 	const rounds = 6 // the statistics round and five training rounds
 	const admin = "federated-learned-admin-token-0123456789abcdef"
-	port := freePort(t)
+	port := clitest.FreePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	serverEnv := append(os.Environ(), "DATA_DIR="+filepath.Join(dir, "data"), "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
 		"ADMIN_TOKEN="+admin, "LOG_LEVEL=info", "FEDERATED_TASK="+filepath.Join(root, "testdata", "wdbc", "task.json"), "FEDERATED_DP=off",
 		"FEDERATED_ROUNDS=2", "FEDERATED_ROUND_TIMEOUT=2m")
 	serverLog := filepath.Join(dir, "server.log")
-	srv := startProc(t, bin, serverEnv, serverLog, "serve")
-	waitHealthy(t, base+"/health")
+	srv := clitest.StartProc(t, bin, serverEnv, serverLog, "serve")
+	clitest.WaitHealthy(t, base+"/health")
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("server log (tail):\n%s", tail(mustRead(t, serverLog), 4000))
+			t.Logf("server log (tail):\n%s", clitest.Tail(clitest.MustRead(t, serverLog), 4000))
 		}
 	})
 
@@ -115,7 +116,7 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	adm, err := client.New(base, client.WithAPIKey(admin))
 	require.NoError(t, err)
 	var def client.TaskDefinition
-	require.NoError(t, json.Unmarshal([]byte(mustRead(t, taskPath)), &def))
+	require.NoError(t, json.Unmarshal([]byte(clitest.MustRead(t, taskPath)), &def))
 	nrounds := rounds
 	// Creating a task takes a key with the federated and keys:admin scopes
 	// bound to no organization (ADMIN_TOKEN itself only issues keys).
@@ -159,44 +160,45 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 
 	// The wrong key: one clear line, and the process stops.
 	wrongKey := filepath.Join(dir, "wrong.key")
-	writeKey(t, wrongKey)
+	clitest.WriteKey(t, wrongKey)
 	wrongArgs := append(args[2][:len(args[2])-1:len(args[2])-1], wrongKey)
-	bad := startProc(t, bin, os.Environ(), filepath.Join(dir, "wrong.out"), wrongArgs...)
+	bad := clitest.StartProc(t, bin, os.Environ(), filepath.Join(dir, "wrong.out"), wrongArgs...)
 	select {
-	case err := <-bad.err:
+	case err := <-bad.Err:
 		require.Error(t, err, "a wrong key fails the participant")
 	case <-time.After(time.Minute):
 		t.Fatal("the participant with the wrong key did not stop")
 	}
-	assert.Contains(t, bad.output(), fmt.Sprintf("--key-file opens none of the %d envelopes in %s: wrong key?", nrec, records))
-	assert.Equal(t, 1, strings.Count(strings.TrimSpace(bad.output()), "\n")+1, "one line:\n%s", bad.output())
+	assert.Contains(t, bad.Output(), fmt.Sprintf("--key-file opens none of the %d envelopes in %s: wrong key?", nrec, records))
+	assert.Equal(t, 1, strings.Count(strings.TrimSpace(bad.Output()), "\n")+1, "one line:\n%s", bad.Output())
 
-	var parts []*proc
+	var parts []*clitest.Proc
 	for i, a := range args {
-		parts = append(parts, startProc(t, bin, os.Environ(), filepath.Join(dir, fmt.Sprintf("hospital-%c.out", 'a'+i)), a...))
+		parts = append(parts, clitest.StartProc(t, bin, os.Environ(), filepath.Join(dir, fmt.Sprintf("hospital-%c.out", 'a'+i)), a...))
 	}
-	parts[2].waitOutput(t, fmt.Sprintf("records: %d envelopes opened", nrec), time.Minute)
+	parts[2].WaitOutput(t, fmt.Sprintf("records: %d envelopes opened", nrec), time.Minute)
 
 	// The encrypted-records participant, killed once the statistics round
 	// closed, resumes from its state file.
-	parts[2].waitOutput(t, "round 0 closed: statistics round, scaling of 30 learned features from 3 organizations", 3*time.Minute)
-	require.NoError(t, parts[2].cmd.Process.Signal(syscall.SIGKILL))
-	<-parts[2].err
-	state, err := loadParticipantState(records + ".participant.json")
-	require.NoError(t, err)
-	require.NotNil(t, state)
+	parts[2].WaitOutput(t, "round 0 closed: statistics round, scaling of 30 learned features from 3 organizations", 3*time.Minute)
+	require.NoError(t, parts[2].Cmd.Process.Signal(syscall.SIGKILL))
+	<-parts[2].Err
+	var state struct {
+		LearnedScaling []json.RawMessage `json:"learned_scaling"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(clitest.MustRead(t, records+".participant.json")), &state))
 	assert.Len(t, state.LearnedScaling, 30, "the state file keeps the learned scaling")
-	parts[2] = startProc(t, bin, os.Environ(), parts[2].out, args[2]...)
-	parts[2].waitOutput(t, "resuming: 1 rounds joined, last round 0", time.Minute)
+	parts[2] = clitest.StartProc(t, bin, os.Environ(), parts[2].Out, args[2]...)
+	parts[2].WaitOutput(t, "resuming: 1 rounds joined, last round 0", time.Minute)
 
 	for i, p := range parts {
 		select {
-		case err := <-p.err:
-			require.NoError(t, err, "participant %d:\n%s", i, p.output())
+		case err := <-p.Err:
+			require.NoError(t, err, "participant %d:\n%s", i, p.Output())
 		case <-time.After(6 * time.Minute):
-			t.Fatalf("participant %d did not finish:\n%s", i, p.output())
+			t.Fatalf("participant %d did not finish:\n%s", i, p.Output())
 		}
-		out := p.output()
+		out := p.Output()
 		assert.Contains(t, out, "no round is open: the task has ended", "participant %d", i)
 		assert.Contains(t, out, "local held-out accuracy", "participant %d", i)
 		t.Logf("participant %d:\n%s", i, out)
@@ -237,7 +239,7 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	require.Greater(t, accC, 0.9)
 	require.InDelta(t, accC, accF, 0.02)
 
-	logs := mustRead(t, serverLog)
+	logs := clitest.MustRead(t, serverLog)
 	assert.Contains(t, logs, `"msg":"federated statistics round closed"`)
 	assert.NotContains(t, logs, `"status":429`, "the participants' polling fits the free tier")
 	// The default task ran beside it, untouched: nobody joined its rounds.
@@ -245,8 +247,8 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "1.0.0", dm.ModelVersion, "the default task's model")
 	for _, p := range parts {
-		assert.NotContains(t, p.output(), "842302", "no record content in a participant's output")
+		assert.NotContains(t, p.Output(), "842302", "no record content in a participant's output")
 	}
-	require.NoError(t, srv.cmd.Process.Signal(syscall.SIGTERM))
-	<-srv.err
+	require.NoError(t, srv.Cmd.Process.Signal(syscall.SIGTERM))
+	<-srv.Err
 }
