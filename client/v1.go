@@ -174,10 +174,7 @@ type PrescriptionWebhook struct {
 // approved. Scope webhooks.
 func (c *Client) RegisterPrescriptionWebhook(ctx context.Context, url string) (*PrescriptionWebhook, error) {
 	var out PrescriptionWebhook
-	body := struct {
-		URL    string   `json:"url"`
-		Events []string `json:"events"`
-	}{url, []string{EventPrescriptionApproved}}
+	body := WebhookCreateRequest{URL: url, Events: []string{EventPrescriptionApproved}}
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/webhooks", body: body, out: &out}); err != nil {
 		return nil, err
 	}

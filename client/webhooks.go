@@ -14,50 +14,28 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/healthagents/healthagents/api"
 )
 
-// WebhookEndpoint is a registered webhook endpoint.
-type WebhookEndpoint struct {
-	ID             string    `json:"id"`
-	URL            string    `json:"url"`
-	Events         []string  `json:"events"`
-	CreatedAt      time.Time `json:"created_at"`
-	Status         string    `json:"status"` // active or disabled
-	DisabledAt     time.Time `json:"disabled_at,omitzero"`
-	DisabledReason string    `json:"disabled_reason,omitempty"` // gone or failing
-}
-
-// WebhookCreated is a new endpoint with its signing secret, shown once.
-type WebhookCreated struct {
-	WebhookEndpoint
-	Secret string `json:"secret"`
-}
-
-// WebhookAttempt is one delivery attempt to an endpoint.
-type WebhookAttempt struct {
-	ID          string    `json:"id"`
-	MessageID   string    `json:"message_id"`
-	EndpointID  string    `json:"endpoint_id"`
-	Event       string    `json:"event"`
-	Number      int       `json:"attempt"`
-	At          time.Time `json:"timestamp"`
-	StatusCode  int       `json:"status_code"`
-	LatencyMS   int64     `json:"latency_ms"`
-	Result      string    `json:"result"` // delivered, retrying, failed, disabled
-	Error       string    `json:"error,omitempty"`
-	Response    string    `json:"response,omitempty"`
-	NextAttempt time.Time `json:"next_attempt_at,omitzero"`
-}
+// The webhook endpoints' wire types.
+type (
+	// WebhookCreateRequest is the body of POST /webhooks.
+	WebhookCreateRequest = api.WebhookCreateRequest
+	// WebhookEndpoint is a registered webhook endpoint.
+	WebhookEndpoint = api.WebhookEndpoint
+	// WebhookCreated is a new endpoint with its signing secret, shown once.
+	WebhookCreated = api.WebhookCreated
+	// WebhookAttempt is one delivery attempt to an endpoint.
+	WebhookAttempt = api.WebhookAttempt
+)
 
 // CreateWebhook calls POST /webhooks: events of the caller's requests go to
 // url, signed with the returned secret (keep it: it is shown once). An
 // unknown event or an unsafe URL is a 400 (IsInvalid).
 func (c *Client) CreateWebhook(ctx context.Context, endpointURL string, events []string) (*WebhookCreated, error) {
 	var out WebhookCreated
-	body := struct {
-		URL    string   `json:"url"`
-		Events []string `json:"events"`
-	}{endpointURL, events}
+	body := WebhookCreateRequest{URL: endpointURL, Events: events}
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/webhooks", body: body, out: &out}); err != nil {
 		return nil, err
 	}

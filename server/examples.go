@@ -269,7 +269,7 @@ func bodyExamples() []any {
 
 		// Webhooks.
 		webhook.CreateRequest{URL: endpoint.URL, Events: endpoint.Events},
-		webhook.Created{Endpoint: endpoint, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo="},
+		webhook.Created{WebhookEndpoint: endpoint, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo="},
 		WebhookList{Webhooks: []webhook.Endpoint{endpoint}, Total: 1, Offset: 0, Limit: 20},
 		WebhookAttempts{Attempts: []webhook.Attempt{attempt}, Total: 1, Offset: 0, Limit: 20},
 		WebhookDeleted{ID: endpoint.ID, Deleted: true},

@@ -34,9 +34,9 @@ var hookT0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 func hookEndpoint(t *testing.T, st *store.WebhookStore, id, owner string) {
 	t.Helper()
 	require.NoError(t, st.InsertEndpoint(t.Context(), webhook.StoredEndpoint{Endpoint: webhook.Endpoint{
-		ID: id, Owner: owner, URL: "https://hooks.example/" + id, Events: []string{healthagents.EventEligibilityVerified},
+		ID: id, URL: "https://hooks.example/" + id, Events: []string{healthagents.EventEligibilityVerified},
 		CreatedAt: hookT0, Status: webhook.StatusActive,
-	}, Secret: "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="}, 100))
+	}, Owner: owner, Secret: "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="}, 100))
 }
 
 // hookMessage enqueues a message for owner's endpoints, due at at.
@@ -168,9 +168,9 @@ func TestInsertEndpointCapIsAtomic(t *testing.T) {
 			wg.Go(func() {
 				<-start
 				errs[i] = rs.InsertEndpoint(context.Background(), webhook.StoredEndpoint{Endpoint: webhook.Endpoint{
-					ID: "ep_race" + itoa(i), Owner: "org:cap", URL: "https://hooks.example/", Events: []string{healthagents.EventEligibilityVerified},
+					ID: "ep_race" + itoa(i), URL: "https://hooks.example/", Events: []string{healthagents.EventEligibilityVerified},
 					CreatedAt: hookT0, Status: webhook.StatusActive,
-				}, Secret: "s"}, limit)
+				}, Owner: "org:cap", Secret: "s"}, limit)
 			})
 		}
 		close(start)

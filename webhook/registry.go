@@ -44,12 +44,6 @@ func NewRegistry(st Store, opts ...Option) (*Registry, error) {
 	return &Registry{store: st, opts: o, policy: policy{allowLoopback: o.allowLoopback, resolver: o.resolver}}, nil
 }
 
-// CreateRequest is the body of POST /webhooks.
-type CreateRequest struct {
-	URL    string   `json:"url" doc:"HTTPS URL events are POSTed to. It may not resolve to a loopback, private, link-local, CGNAT, multicast or metadata address." format:"uri" maxLength:"2048" example:"https://hooks.example.com/healthagents"`
-	Events []string `json:"events" doc:"Event names to subscribe to." enum:"eligibility.verified,prescription.validated,prescription.approved" minItems:"1"`
-}
-
 // Limits on registrations.
 const (
 	resolveTimeout = 5 * time.Second
@@ -101,7 +95,8 @@ func (r *Registry) Create(ctx context.Context, owner string, req CreateRequest) 
 		return nil, err
 	}
 	e := StoredEndpoint{
-		Endpoint: Endpoint{ID: id, URL: u, Events: events, CreatedAt: r.opts.now().UTC().Truncate(time.Microsecond), Status: StatusActive, Owner: owner},
+		Endpoint: Endpoint{ID: id, URL: u, Events: events, CreatedAt: r.opts.now().UTC().Truncate(time.Microsecond), Status: StatusActive},
+		Owner:    owner,
 		Secret:   stored,
 	}
 	// The store counts and inserts atomically: concurrent registrations
@@ -113,7 +108,7 @@ func (r *Registry) Create(ctx context.Context, owner string, req CreateRequest) 
 		}
 		return nil, unavailable("storing the endpoint", err)
 	}
-	return &Created{Endpoint: e.Endpoint, Secret: secret}, nil
+	return &Created{WebhookEndpoint: e.Endpoint, Secret: secret}, nil
 }
 
 func (r *Registry) checkURL(ctx context.Context, raw string) (string, error) {
