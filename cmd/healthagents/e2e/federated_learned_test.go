@@ -191,18 +191,7 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	parts[2] = clitest.StartProc(t, bin, os.Environ(), parts[2].Out, args[2]...)
 	parts[2].WaitOutput(t, "resuming: 1 rounds joined, last round 0", time.Minute)
 
-	for i, p := range parts {
-		select {
-		case err := <-p.Err:
-			require.NoError(t, err, "participant %d:\n%s", i, p.Output())
-		case <-time.After(6 * time.Minute):
-			t.Fatalf("participant %d did not finish:\n%s", i, p.Output())
-		}
-		out := p.Output()
-		assert.Contains(t, out, "no round is open: the task has ended", "participant %d", i)
-		assert.Contains(t, out, "local held-out accuracy", "participant %d", i)
-		t.Logf("participant %d:\n%s", i, out)
-	}
+	waitTaskEnded(t, parts, 6*time.Minute)
 
 	m, err := reader.FederatedModel(ctx)
 	require.NoError(t, err)

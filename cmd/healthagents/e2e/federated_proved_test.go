@@ -170,15 +170,7 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	require.ErrorAs(t, err, &ce, "a shape the run cannot have")
 	assert.Equal(t, 400, ce.StatusCode)
 
-	for i, p := range parts {
-		select {
-		case err := <-p.Err:
-			require.NoError(t, err, "participant %d:\n%s", i, p.Output())
-		case <-time.After(8 * time.Minute):
-			t.Fatalf("participant %d did not finish:\n%s", i, p.Output())
-		}
-		out := p.Output()
-		t.Logf("participant %d:\n%s", i, out)
+	for _, out := range waitTaskEnded(t, parts, 8*time.Minute) {
 		assert.Contains(t, out, "proved rounds true")
 		assert.Contains(t, out, "fetching the proving key of shape w31-e5-p3-b25")
 		assert.Contains(t, out, fmt.Sprintf("final model 1.0.%d (round %d, 4 organizations)", rounds, rounds-1), "hospital-d counted in round 2")

@@ -48,6 +48,27 @@ func centralizedAccuracy(t *testing.T, tf *federated.TaskFile, csvs []string, st
 	return federated.Evaluate(m, upd.Delta, test).Accuracy(), federated.Evaluate(m, w, test).Accuracy(), test.Len()
 }
 
+// waitTaskEnded waits for each participant to exit cleanly after seeing
+// the task end, having printed the held-out accuracy of the models it got,
+// and returns their outputs.
+func waitTaskEnded(t *testing.T, parts []*clitest.Proc, within time.Duration) []string {
+	t.Helper()
+	outs := make([]string, len(parts))
+	for i, p := range parts {
+		select {
+		case err := <-p.Err:
+			require.NoError(t, err, "participant %d:\n%s", i, p.Output())
+		case <-time.After(within):
+			t.Fatalf("participant %d did not finish:\n%s", i, p.Output())
+		}
+		outs[i] = p.Output()
+		t.Logf("participant %d:\n%s", i, outs[i])
+		assert.Contains(t, outs[i], "no round is open: the task has ended", "participant %d", i)
+		assert.Contains(t, outs[i], "local held-out accuracy", "participant %d", i)
+	}
+	return outs
+}
+
 // The issue's "done when", over real processes: the binary serves a task
 // file (WDBC, DP off); three `healthagents participant` processes, each with
 // its own CSV, train over HTTP with keys of the default (free) tier; one
@@ -138,18 +159,7 @@ func TestFederatedEndToEnd(t *testing.T) {
 	srv = clitest.StartProc(t, bin, serverEnv, serverLog, "serve")
 	clitest.WaitHealthy(t, base+"/health")
 
-	for i, p := range parts {
-		select {
-		case err := <-p.Err:
-			require.NoError(t, err, "participant %d:\n%s", i, p.Output())
-		case <-time.After(5 * time.Minute):
-			t.Fatalf("participant %d did not finish:\n%s", i, p.Output())
-		}
-		out := p.Output()
-		assert.Contains(t, out, "no round is open: the task has ended", "participant %d", i)
-		assert.Contains(t, out, "local held-out accuracy", "participant %d", i)
-		t.Logf("participant %d:\n%s", i, out)
-	}
+	waitTaskEnded(t, parts, 5*time.Minute)
 
 	m, err := reader.FederatedModel(ctx)
 	require.NoError(t, err)
