@@ -55,14 +55,24 @@ type Eligibility struct {
 	// ProofTransaction is the hash of the transaction that verified the
 	// decision's proof (MSG), empty without a proof.
 	ProofTransaction string
+
+	// Rejection, when set, is the AAA segment of a request that got no
+	// answer (ForProblem maps the service's error answers); the 271 then
+	// carries no EB segment and the fields of the answer above are unused.
+	Rejection *Rejection
+	// Inactive says the member has no coverage in force on the service
+	// date: one EB*6 (inactive) and no procedure answer.
+	Inactive bool
 }
 
 var hcpcsLike = regexp.MustCompile(`^[0-9A-Z][0-9]{3}[0-9A-Z]$`)
 
 // Render271 writes e as one interchange holding one 271 transaction set:
 // ISA, GS, ST, BHT, the three HL levels (source, receiver, subscriber) with
-// their NM1, DTP*307, the EB segments, MSG, SE, GE, IEA (docs/x12.md). SE01
-// counts the segments from ST to SE; GE01 and IEA01 count one.
+// their NM1, DTP*307, the EB segments, MSG, SE, GE, IEA (docs/x12.md). A
+// rejected request has an AAA after its level's NM1 instead of EB
+// segments; inactive coverage one EB*6. SE01 counts the segments from ST
+// to SE; GE01 and IEA01 count one.
 func Render271(ic Interchange, e Eligibility) ([]byte, error) {
 	if err := check271(ic, e); err != nil {
 		return nil, err
@@ -81,13 +91,38 @@ func Render271(ic Interchange, e Eligibility) ([]byte, error) {
 	w.counting = true
 	w.seg("ST", "271", stCtl, Version)
 	w.seg("BHT", "0022", "11", e.Reference, at.Format("20060102"), at.Format("1504"))
+	rejectAt := func(l Level) {
+		if e.Rejection != nil && e.Rejection.Level == l {
+			w.seg("AAA", e.Rejection.segment()...)
+		}
+	}
 	w.seg("HL", "1", "", "20", "1")
 	w.seg("NM1", "PR", "2", e.SourceName, "", "", "", "", "PI", e.SourceID)
+	rejectAt(SourceLevel)
 	w.seg("HL", "2", "1", "21", "1")
 	w.seg("NM1", "1P", "2", "", "", "", "", "", "XX", e.ProviderNPI)
+	rejectAt(ReceiverLevel)
 	w.seg("HL", "3", "2", "22", "0")
 	w.seg("NM1", "IL", "1", "", "", "", "", "", "MI", e.MemberID)
+	rejectAt(SubscriberLevel)
 	w.seg("DTP", "307", "D8", e.ServiceDate.UTC().Format("20060102"))
+	switch {
+	case e.Rejection == nil && e.Inactive:
+		// No coverage in force (health benefit plan coverage, service type 30).
+		w.seg("EB", "6", "IND", "30")
+	case e.Rejection == nil:
+		w.benefits(e)
+	}
+	w.seg("SE", strconv.Itoa(w.inSet+1), stCtl)
+	w.counting = false
+	w.seg("GE", "1", strconv.Itoa(ic.Control))
+	w.seg("IEA", "1", isaCtl)
+	return w.buf.Bytes(), nil
+}
+
+// benefits writes the 2110C loops of an answer: the plan, the procedure,
+// the patient's share, the copay, the deductible and the proof.
+func (w *writer) benefits(e Eligibility) {
 	// The plan: active coverage (health benefit plan coverage, service type 30).
 	w.seg("EB", "1", "IND", "30")
 	proc := procedureID(e.ProcedureCode)
@@ -119,11 +154,6 @@ func Render271(ic Interchange, e Eligibility) ([]byte, error) {
 	if e.ProofTransaction != "" {
 		w.seg("MSG", "DECISION PROOF TRANSACTION "+e.ProofTransaction)
 	}
-	w.seg("SE", strconv.Itoa(w.inSet+1), stCtl)
-	w.counting = false
-	w.seg("GE", "1", strconv.Itoa(ic.Control))
-	w.seg("IEA", "1", isaCtl)
-	return w.buf.Bytes(), nil
 }
 
 func check271(ic Interchange, e Eligibility) error {
@@ -132,6 +162,14 @@ func check271(ic Interchange, e Eligibility) error {
 	}
 	if ic.Time.IsZero() || e.ServiceDate.IsZero() {
 		return fmt.Errorf("%w: the interchange time and the service date are required", ErrInvalid)
+	}
+	if e.Rejection != nil {
+		if err := e.Rejection.check(); err != nil {
+			return err
+		}
+		if e.Inactive {
+			return fmt.Errorf("%w: a rejected request has no coverage status", ErrInvalid)
+		}
 	}
 	if e.CoveragePercentage < 0 || e.CoveragePercentage > 100 {
 		return fmt.Errorf("%w: the coverage percentage must be 0 to 100", ErrInvalid)

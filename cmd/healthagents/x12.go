@@ -12,17 +12,11 @@ import (
 	"github.com/healthagents/healthagents/x12"
 )
 
-// x12Input is what `healthagents x12 271` reads: the v1 eligibility
-// answer, alone or with the request it answers.
-type x12Input struct {
-	Request  *healthagents.V1EligibilityRequest `json:"request"`
-	Response *healthagents.V1EligibilityResult  `json:"response"`
-}
-
 // x12Command is `healthagents x12 271 [flags] < response.json`: it renders
 // a v1 eligibility answer (POST /api/v1/eligibility/verify's JSON, alone or
 // as {"request": ..., "response": ...}) as an X12 005010X279A1 271 on
-// standard output (docs/x12.md).
+// standard output (docs/x12.md). An error answer (the problem JSON of a 4xx
+// or 5xx) becomes a 271 with an AAA rejection, or EB*6 for no coverage.
 func x12Command(args []string, now func() time.Time, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "271" {
 		return errors.New("usage: healthagents x12 271 [flags] < response.json (flags: -h)")
@@ -50,17 +44,30 @@ func x12Command(args []string, now func() time.Time, stdin io.Reader, stdout, st
 	if err != nil {
 		return fmt.Errorf("x12 271: %w", err)
 	}
-	var in x12Input
+	var in struct {
+		Request  *healthagents.V1EligibilityRequest `json:"request"`
+		Response json.RawMessage                    `json:"response"`
+	}
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return fmt.Errorf("x12 271: standard input is not JSON: %w", err)
 	}
 	if in.Response == nil {
-		// The bare answer.
-		var res healthagents.V1EligibilityResult
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return fmt.Errorf("x12 271: standard input is not an eligibility answer: %w", err)
-		}
-		in.Response = &res
+		in.Response = raw // the bare answer
+	}
+	// An error answer is an RFC 9457 problem: a status and a detail, and
+	// no "eligible".
+	var answer struct {
+		healthagents.V1EligibilityResult
+		Eligible *bool  `json:"eligible"`
+		Status   int    `json:"status"`
+		Detail   string `json:"detail"`
+	}
+	if err := json.Unmarshal(in.Response, &answer); err != nil {
+		return fmt.Errorf("x12 271: standard input is not an eligibility answer: %w", err)
+	}
+	problem := answer.Eligible == nil
+	if problem && (answer.Status < 400 || answer.Status > 599) {
+		return errors.New("x12 271: standard input is neither an eligibility answer (no \"eligible\") nor an error answer (a problem with a 4xx or 5xx \"status\")")
 	}
 	req := healthagents.V1EligibilityRequest{}
 	if in.Request != nil {
@@ -99,14 +106,18 @@ func x12Command(args []string, now func() time.Time, stdin io.Reader, stdout, st
 		}
 	}
 	e.ServiceDate = t
-	res := in.Response
-	e.Eligible, e.CoveragePercentage, e.RequiresAuthorization = res.Eligible, res.CoveragePercentage, res.RequiresAuthorization
-	e.DeductibleMet, e.CopayAmount = res.DeductibleMet, res.CopayAmount
-	if res.Reason != nil {
-		e.Reason = *res.Reason
-	}
-	if res.VerificationProof != nil {
-		e.ProofTransaction = res.VerificationProof.BlockchainTx
+	if problem {
+		e.Rejection, e.Inactive = x12.ForProblem(answer.Status, answer.Detail)
+	} else {
+		res := answer.V1EligibilityResult
+		e.Eligible, e.CoveragePercentage, e.RequiresAuthorization = *answer.Eligible, res.CoveragePercentage, res.RequiresAuthorization
+		e.DeductibleMet, e.CopayAmount = res.DeductibleMet, res.CopayAmount
+		if res.Reason != nil {
+			e.Reason = *res.Reason
+		}
+		if res.VerificationProof != nil {
+			e.ProofTransaction = res.VerificationProof.BlockchainTx
+		}
 	}
 	out, err := x12.Render271(x12.Interchange{SenderID: *sender, ReceiverID: *receiver, Control: *control, Time: t, Production: *production}, e)
 	if err != nil {

@@ -37,6 +37,17 @@ func TestX12Command(t *testing.T) {
 	assert.Contains(t, out.String(), "BHT*0022*11*PT-000123-70551*20261125*0900~")
 	assert.Contains(t, out.String(), "HC:70551")
 
+	// An error answer, as the API's problem JSON: an AAA, no benefits.
+	out.Reset()
+	notFound := `{"request":{"patient_id":"PT-000999","member_id":"W123456789","procedure_code":"70551","provider_npi":"1234567893"},
+"response":{"type":"about:blank","title":"Not Found","status":404,"detail":"PATIENT_NOT_FOUND: no record registered under this id"}}`
+	require.NoError(t, run(t.Context(), []string{"x12", "271", "-time", "2026-11-25T09:00:00Z"}, env(nil), strings.NewReader(notFound), &out, io.Discard))
+	assert.Contains(t, out.String(), "NM1*IL*1******MI*W123456789~\nAAA*Y**75*C~")
+	assert.NotContains(t, out.String(), "EB*")
+	err = run(t.Context(), []string{"x12", "271", "-member", "W1", "-npi", "1234567893", "-procedure", "70551"}, env(nil),
+		strings.NewReader(`{"status":200,"title":"OK"}`), io.Discard, io.Discard)
+	require.ErrorContains(t, err, "neither an eligibility answer")
+
 	err = run(t.Context(), []string{"x12", "271"}, env(nil), strings.NewReader(answer), io.Discard, io.Discard)
 	require.ErrorContains(t, err, "no member: give -member")
 	err = run(t.Context(), []string{"x12", "270"}, env(nil), strings.NewReader(answer), io.Discard, io.Discard)
