@@ -2,6 +2,7 @@ package x12_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,4 +102,45 @@ func TestRender271RefusesBadRejections(t *testing.T) {
 	if _, err := x12.Render271(ic, e); !errors.Is(err, x12.ErrInvalid) {
 		t.Fatalf("rejected and inactive: got %v", err)
 	}
+}
+
+// Whatever error answer and member id arrive, Render271 refuses them with
+// ErrInvalid or writes an interchange that reads back with SE01 counting
+// its segments and no AAA outside the three levels.
+func FuzzRender271ErrorAnswer(f *testing.F) {
+	f.Add(404, "PATIENT_NOT_FOUND: no record", "W123456789")
+	f.Add(422, "NO_INSURANCE: member_id does not match", "W1~AAA*Y")
+	f.Add(503, "NETWORK_ERROR: x", "")
+	f.Fuzz(func(t *testing.T, status int, detail, member string) {
+		ic := x12.Interchange{SenderID: "S", ReceiverID: "R", Control: 7, Time: at}
+		e := sample(true)
+		e.MemberID = member
+		e.Rejection, e.Inactive = x12.ForProblem(status, detail)
+		out, err := x12.Render271(ic, e)
+		if err != nil {
+			if !errors.Is(err, x12.ErrInvalid) {
+				t.Fatalf("error %v is not ErrInvalid", err)
+			}
+			return
+		}
+		segs, err := x12.Split(out)
+		if err != nil {
+			t.Fatalf("cannot read back: %v\n%s", err, out)
+		}
+		n, aaa := 0, 0
+		for i, s := range segs {
+			if s[0] == "ST" {
+				n = i
+			}
+			if s[0] == "AAA" {
+				aaa++
+			}
+			if s[0] == "SE" && s[1] != strconv.Itoa(i-n+1) {
+				t.Fatalf("SE01 %s, %d segments", s[1], i-n+1)
+			}
+		}
+		if aaa != 1 && e.Rejection != nil || aaa != 0 && e.Rejection == nil {
+			t.Fatalf("%d AAA segments for %+v", aaa, e.Rejection)
+		}
+	})
 }
