@@ -2,7 +2,6 @@ package x12
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 )
 
@@ -81,9 +80,9 @@ func (r *Rejection) segment() []string {
 func ForProblem(status int, detail string) (rej *Rejection, inactive bool) {
 	code, rest, _ := strings.Cut(detail, ": ")
 	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+	case status == 401 || status == 403:
 		return &Rejection{Level: SourceLevel, ValidRequest: false, Reason: "41", FollowUp: "C"}, false
-	case status == http.StatusTooManyRequests:
+	case status == 429:
 		return &Rejection{Level: SourceLevel, ValidRequest: true, Reason: "04", FollowUp: "R"}, false
 	case status >= 500:
 		return &Rejection{Level: SourceLevel, ValidRequest: true, Reason: "42", FollowUp: "R"}, false

@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"crypto/ecdh"
-	crand "crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -21,24 +18,6 @@ import (
 	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 	"github.com/healthagents/healthagents/federated"
 )
-
-// federatedOrg creates org's key (scope federated, default tier) and
-// registers the organization; it returns the key.
-func federatedOrg(t *testing.T, adm *client.Client, base, org string) string {
-	t.Helper()
-	ctx := t.Context()
-	k, err := adm.CreateKey(ctx, &client.CreateKeyRequest{Name: org, Scopes: []string{"federated"}, Organization: org})
-	require.NoError(t, err)
-	oc, err := client.New(base, client.WithAPIKey(k.APIKey))
-	require.NoError(t, err)
-	pub, err := ecdh.X25519().GenerateKey(crand.Reader)
-	require.NoError(t, err)
-	_, err = oc.RegisterFederatedOrganization(ctx, client.OrganizationRequest{
-		OrganizationName: org, Endpoint: "https://" + org + ".example", EncryptionKey: hex.EncodeToString(pub.PublicKey().Bytes()),
-	})
-	require.NoError(t, err)
-	return k.APIKey
-}
 
 // pooledCSVScaling is the mean and population standard deviation of each
 // learned feature over the training records of every CSV (the held-out
@@ -80,13 +59,7 @@ func pooledCSVScaling(t *testing.T, tf *federated.TaskFile, csvs []string) []fed
 // training with those statistics. Run with the wrong key, the participant
 // stops with one clear line.
 func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	t.Parallel()
-	bin := clitest.Binary(t)
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	require.NoError(t, err)
+	bin, root := setUp(t)
 	taskPath := filepath.Join(root, "testdata", "wdbc", "task-learned.json")
 	tf, err := federated.ParseTaskFile(strings.NewReader(clitest.MustRead(t, taskPath)))
 	require.NoError(t, err)
@@ -98,19 +71,9 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 
 	const rounds = 6 // the statistics round and five training rounds
 	const admin = "federated-learned-admin-token-0123456789abcdef"
-	port := clitest.FreePort(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	serverEnv := append(os.Environ(), "DATA_DIR="+filepath.Join(dir, "data"), "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
-		"ADMIN_TOKEN="+admin, "LOG_LEVEL=info", "FEDERATED_TASK="+filepath.Join(root, "testdata", "wdbc", "task.json"), "FEDERATED_DP=off",
+	srv := startServer(t, bin, dir, admin, "FEDERATED_TASK="+filepath.Join(root, "testdata", "wdbc", "task.json"), "FEDERATED_DP=off",
 		"FEDERATED_ROUNDS=2", "FEDERATED_ROUND_TIMEOUT=2m")
-	serverLog := filepath.Join(dir, "server.log")
-	srv := clitest.StartProc(t, bin, serverEnv, serverLog, "serve")
-	clitest.WaitHealthy(t, base+"/health")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("server log (tail):\n%s", clitest.Tail(clitest.MustRead(t, serverLog), 4000))
-		}
-	})
+	base := srv.base
 
 	ctx := t.Context()
 	adm, err := client.New(base, client.WithAPIKey(admin))
@@ -148,7 +111,7 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	var args [][]string
 	for i, path := range csvs {
 		org := fmt.Sprintf("hospital-%c", 'a'+i)
-		key := federatedOrg(t, adm, base, org)
+		key := federatedOrg(t, adm, base, org).APIKey
 		a := []string{"participant", "--server", base, "--api-key", key, "--task", tf.ID}
 		if i == 2 {
 			a = append(a, "--records", records, "--key-file", keyFile)
@@ -228,7 +191,7 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	require.Greater(t, accC, 0.9)
 	require.InDelta(t, accC, accF, 0.02)
 
-	logs := clitest.MustRead(t, serverLog)
+	logs := clitest.MustRead(t, srv.log)
 	assert.Contains(t, logs, `"msg":"federated statistics round closed"`)
 	assert.NotContains(t, logs, `"status":429`, "the participants' polling fits the free tier")
 	// The default task ran beside it, untouched: nobody joined its rounds.

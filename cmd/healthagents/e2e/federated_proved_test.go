@@ -2,9 +2,6 @@ package e2e
 
 import (
 	"context"
-	"crypto/ecdh"
-	crand "crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,13 +79,7 @@ func (a *cheatingRoundAPI) Submit(ctx context.Context, org string, s federated.S
 // round timeout is six hours: no phase may wait for its deadline); in
 // round 2 it sends what it proved and is counted.
 func TestFederatedEndToEndProved(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	t.Parallel()
-	bin := clitest.Binary(t)
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	require.NoError(t, err)
+	bin, root := setUp(t)
 	dir := t.TempDir()
 	csvs := clitest.SplitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 4)
 	taskPath := filepath.Join(root, "testdata", "wdbc", "task.json")
@@ -96,19 +87,9 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	require.NoError(t, err)
 	const rounds = 3
 	const admin = "federated-proved-admin-token-0123456789abcdef"
-	port := clitest.FreePort(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	dataDir := filepath.Join(dir, "data")
-	serverLog := filepath.Join(dir, "server.log")
-	clitest.StartProc(t, bin, append(os.Environ(), "DATA_DIR="+dataDir, "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
-		"ADMIN_TOKEN="+admin, "LOG_LEVEL=info", "FEDERATED_TASK="+taskPath, "FEDERATED_TARGET_PARTICIPANTS=4",
-		"FEDERATED_DP=off", "FEDERATED_PROOFS=on", fmt.Sprintf("FEDERATED_ROUNDS=%d", rounds), "FEDERATED_ROUND_TIMEOUT=6h"), serverLog, "serve")
-	clitest.WaitHealthy(t, base+"/health")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("server log (tail):\n%s", clitest.Tail(clitest.MustRead(t, serverLog), 4000))
-		}
-	})
+	srv := startServer(t, bin, dir, admin, "FEDERATED_TASK="+taskPath, "FEDERATED_TARGET_PARTICIPANTS=4",
+		"FEDERATED_DP=off", "FEDERATED_PROOFS=on", fmt.Sprintf("FEDERATED_ROUNDS=%d", rounds), "FEDERATED_ROUND_TIMEOUT=6h")
+	base := srv.base
 	ctx := t.Context()
 	adm, err := client.New(base, client.WithAPIKey(admin))
 	require.NoError(t, err)
@@ -116,17 +97,10 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	var reader *client.Client
 	for i, path := range csvs[:3] {
 		org := fmt.Sprintf("hospital-%c", 'a'+i)
-		k, err := adm.CreateKey(ctx, &client.CreateKeyRequest{Name: org, Scopes: []string{"federated"}, Organization: org})
-		require.NoError(t, err)
+		k := federatedOrg(t, adm, base, org)
 		oc, err := client.New(base, client.WithAPIKey(k.APIKey))
 		require.NoError(t, err)
 		reader = oc
-		pub, err := ecdh.X25519().GenerateKey(crand.Reader)
-		require.NoError(t, err)
-		_, err = oc.RegisterFederatedOrganization(ctx, client.OrganizationRequest{
-			OrganizationName: org, Endpoint: "https://" + org + ".example", EncryptionKey: hex.EncodeToString(pub.PublicKey().Bytes()),
-		})
-		require.NoError(t, err)
 		parts = append(parts, clitest.StartProc(t, bin, os.Environ(), filepath.Join(dir, org+".out"),
 			"participant", "--server", base, "--api-key", k.APIKey, "--data", path))
 	}
@@ -139,7 +113,7 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	require.NoError(t, err)
 
 	// hospital-d, the cheater, proves with the same keys in this process.
-	dKey := federatedOrg(t, adm, base, "hospital-d")
+	dKey := federatedOrg(t, adm, base, "hospital-d").APIKey
 	dc, err := client.New(base, client.WithAPIKey(dKey))
 	require.NoError(t, err)
 	recs := clitest.ReadCSV(t, tf, csvs[3])
@@ -176,7 +150,7 @@ func TestFederatedEndToEndProved(t *testing.T) {
 		assert.Contains(t, out, fmt.Sprintf("final model 1.0.%d (round %d, 4 organizations)", rounds, rounds-1), "hospital-d counted in round 2")
 	}
 	for _, ext := range []string{".pk", ".vk"} {
-		_, err := os.Stat(filepath.Join(dataDir, "federated-proofs", "w31-e5-p3-b25"+ext))
+		_, err := os.Stat(filepath.Join(dir, "data", "federated-proofs", "w31-e5-p3-b25"+ext))
 		assert.NoError(t, err, "the keys are kept under DATA_DIR")
 	}
 	stopCheater()
@@ -188,7 +162,7 @@ func TestFederatedEndToEndProved(t *testing.T) {
 		assert.Contains(t, ce.Error(), "not proved within its bounds", "round %d", round)
 	}
 	assert.NoError(t, capi.refusals[2], "the honest submission of round 2 is taken")
-	logs := clitest.MustRead(t, serverLog)
+	logs := clitest.MustRead(t, srv.log)
 	assert.Equal(t, 2, strings.Count(logs, `"msg":"federated masked input refused"`), "one refusal in each of rounds 0 and 1")
 	closed := map[int]int{} // round: contributors
 	for _, line := range strings.Split(logs, "\n") {

@@ -69,6 +69,72 @@ func waitTaskEnded(t *testing.T, parts []*clitest.Proc, within time.Duration) []
 	return outs
 }
 
+// setUp skips the run under -short, runs it beside the others, and
+// returns the built binary and the repository's root.
+func setUp(t *testing.T) (bin, root string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	require.NoError(t, err)
+	return clitest.Binary(t), root
+}
+
+// server is a `healthagents serve` process of an end-to-end run.
+type server struct {
+	*clitest.Proc
+	bin, base, log string
+	env            []string
+}
+
+// startServer starts bin's server on a free loopback port, its data in
+// dir/data and its log in dir/server.log (shown, the tail, when the test
+// fails), with ADMIN_TOKEN admin and the given settings, and waits until
+// it is healthy.
+func startServer(t *testing.T, bin, dir, admin string, settings ...string) *server {
+	t.Helper()
+	port := clitest.FreePort(t)
+	s := &server{bin: bin, base: fmt.Sprintf("http://127.0.0.1:%d", port), log: filepath.Join(dir, "server.log"),
+		env: append(append(os.Environ(), "DATA_DIR="+filepath.Join(dir, "data"), "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
+			"ADMIN_TOKEN="+admin, "LOG_LEVEL=info"), settings...)}
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(s.log)
+			t.Logf("server log (tail):\n%s", clitest.Tail(string(b), 4000))
+		}
+	})
+	s.restart(t)
+	return s
+}
+
+// restart starts the server (again) with the same settings and data,
+// appending to the same log, and waits until it is healthy.
+func (s *server) restart(t *testing.T) {
+	t.Helper()
+	s.Proc = clitest.StartProc(t, s.bin, s.env, s.log, "serve")
+	clitest.WaitHealthy(t, s.base+"/health")
+}
+
+// federatedOrg creates org's key (scope federated, default tier) and
+// registers the organization.
+func federatedOrg(t *testing.T, adm *client.Client, base, org string) *client.KeyCreated {
+	t.Helper()
+	ctx := t.Context()
+	k, err := adm.CreateKey(ctx, &client.CreateKeyRequest{Name: org, Scopes: []string{"federated"}, Organization: org})
+	require.NoError(t, err)
+	oc, err := client.New(base, client.WithAPIKey(k.APIKey))
+	require.NoError(t, err)
+	pub, err := ecdh.X25519().GenerateKey(crand.Reader)
+	require.NoError(t, err)
+	_, err = oc.RegisterFederatedOrganization(ctx, client.OrganizationRequest{
+		OrganizationName: org, Endpoint: "https://" + org + ".example", EncryptionKey: hex.EncodeToString(pub.PublicKey().Bytes()),
+	})
+	require.NoError(t, err)
+	return k
+}
+
 // The issue's "done when", over real processes: the binary serves a task
 // file (WDBC, DP off); three `healthagents participant` processes, each with
 // its own CSV, train over HTTP with keys of the default (free) tier; one
@@ -76,32 +142,15 @@ func waitTaskEnded(t *testing.T, parts []*clitest.Proc, within time.Duration) []
 // still ends with every round's model, no 429, and the model's held-out
 // accuracy is within 0.02 of centralized training on the same records.
 func TestFederatedEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	t.Parallel()
-	bin := clitest.Binary(t)
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	require.NoError(t, err)
+	bin, root := setUp(t)
 	taskPath := filepath.Join(root, "testdata", "wdbc", "task.json")
 	dir := t.TempDir()
 	csvs := clitest.SplitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 3)
 	const rounds = 6
 	const admin = "federated-e2e-admin-token-0123456789abcdef"
-	port := clitest.FreePort(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	serverEnv := append(os.Environ(), "DATA_DIR="+filepath.Join(dir, "data"), "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
-		"ADMIN_TOKEN="+admin, "LOG_LEVEL=info", "FEDERATED_TASK="+taskPath, "FEDERATED_DP=off",
+	srv := startServer(t, bin, dir, admin, "FEDERATED_TASK="+taskPath, "FEDERATED_DP=off",
 		fmt.Sprintf("FEDERATED_ROUNDS=%d", rounds), "FEDERATED_ROUND_TIMEOUT=2m")
-	serverLog := filepath.Join(dir, "server.log")
-	srv := clitest.StartProc(t, bin, serverEnv, serverLog, "serve")
-	clitest.WaitHealthy(t, base+"/health")
-	t.Cleanup(func() {
-		if t.Failed() {
-			b, _ := os.ReadFile(serverLog)
-			t.Logf("server log (tail):\n%s", clitest.Tail(string(b), 4000))
-		}
-	})
+	base := srv.base
 
 	ctx := t.Context()
 	adm, err := client.New(base, client.WithAPIKey(admin))
@@ -122,17 +171,8 @@ func TestFederatedEndToEnd(t *testing.T) {
 	var args [][]string
 	for i, path := range csvs {
 		org := fmt.Sprintf("hospital-%c", 'a'+i)
-		k, err := adm.CreateKey(ctx, &client.CreateKeyRequest{Name: org, Scopes: []string{"federated"}, Organization: org})
-		require.NoError(t, err)
+		k := federatedOrg(t, adm, base, org)
 		assert.Equal(t, "free", k.Tier, "the default tier")
-		oc, err := client.New(base, client.WithAPIKey(k.APIKey))
-		require.NoError(t, err)
-		pub, err := ecdh.X25519().GenerateKey(crand.Reader)
-		require.NoError(t, err)
-		_, err = oc.RegisterFederatedOrganization(ctx, client.OrganizationRequest{
-			OrganizationName: org, Endpoint: "https://" + org + ".example", EncryptionKey: hex.EncodeToString(pub.PublicKey().Bytes()),
-		})
-		require.NoError(t, err)
 		a := []string{"participant", "--server", base, "--api-key", k.APIKey, "--data", path}
 		if i > 0 {
 			// Named, the default task is trained through its own endpoints
@@ -155,8 +195,8 @@ func TestFederatedEndToEnd(t *testing.T) {
 	parts[1].WaitOutput(t, "round 3 closed", 3*time.Minute)
 	require.NoError(t, srv.Cmd.Process.Signal(syscall.SIGKILL), "the run must still be going")
 	<-srv.Err
-	before := strings.Count(clitest.MustRead(t, serverLog), `"msg":"federated round closed"`)
-	srv = clitest.StartProc(t, bin, serverEnv, serverLog, "serve")
+	before := strings.Count(clitest.MustRead(t, srv.log), `"msg":"federated round closed"`)
+	srv.restart(t)
 	clitest.WaitHealthy(t, base+"/health")
 
 	waitTaskEnded(t, parts, 5*time.Minute)
@@ -181,7 +221,7 @@ func TestFederatedEndToEnd(t *testing.T) {
 	require.Greater(t, accC, 0.9)
 	require.InDelta(t, accC, accF, 0.02)
 
-	logs := clitest.MustRead(t, serverLog)
+	logs := clitest.MustRead(t, srv.log)
 	assert.Greater(t, strings.Count(logs, `"msg":"federated round closed"`), before, "rounds closed after the coordinator's restart")
 	assert.Less(t, before, rounds, "the coordinator was killed mid-run")
 	assert.Contains(t, logs, `"route":"GET /api/v1/federated/rounds/current"`, "the requests are in the log")
