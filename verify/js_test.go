@@ -1,53 +1,139 @@
 package verify_test
 
 import (
+	"encoding/json"
 	"errors"
-	"math/big"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/healthagents/healthagents/verify/verifytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/verify/verifytest"
+	"github.com/healthagents/healthagents/zkp"
+	"github.com/healthagents/healthagents/zkp/statement"
 )
 
-// TestVerifyJS runs docs/verify.md's script (examples/verify-js, ethers and
-// @iden3/js-crypto only) against a real decision: the same checks without Go.
-// .ci/run installs the script's packages and sets HEALTHAGENTS_TEST_VERIFYJS;
-// without it the test skips.
-func TestVerifyJS(t *testing.T) {
+var update = flag.Bool("update", false, "rewrite examples/verify-js/schema.json from the circuits")
+
+const jsSchemaFile = "../examples/verify-js/schema.json"
+
+// TestJSSchemaIsCurrent: the JavaScript verifier's schema.json is the Go
+// circuits' statement schemas (zkp.Schemas), so the two checkers refuse the
+// same statements. Regenerate with `go test ./verify -run
+// TestJSSchemaIsCurrent -update`.
+func TestJSSchemaIsCurrent(t *testing.T) {
+	t.Parallel()
+	schemas, err := zkp.Schemas()
+	require.NoError(t, err)
+	want, err := json.MarshalIndent(map[string][]statement.Schema{"circuits": schemas}, "", "  ")
+	require.NoError(t, err)
+	want = append(want, '\n')
+	if *update {
+		require.NoError(t, os.WriteFile(jsSchemaFile, want, 0o644))
+	}
+	have, err := os.ReadFile(jsSchemaFile)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(have), "examples/verify-js/schema.json is stale: go test ./verify -run TestJSSchemaIsCurrent -update")
+
+	var back struct{ Circuits []statement.Schema }
+	require.NoError(t, json.Unmarshal(have, &back))
+	assert.Equal(t, schemas, back.Circuits)
+}
+
+// runJS runs docs/verify.md's script (examples/verify-js/verify.mjs) and
+// returns its output and exit status. .ci/run installs the script's packages
+// and sets HEALTHAGENTS_TEST_VERIFYJS; without it the test skips.
+func runJS(t *testing.T, args ...string) (string, int) {
+	t.Helper()
 	if os.Getenv("HEALTHAGENTS_TEST_VERIFYJS") == "" {
 		t.Skip("HEALTHAGENTS_TEST_VERIFYJS unset (needs node and `npm ci` in examples/verify-js)")
 	}
 	dir, err := filepath.Abs("../examples/verify-js")
 	require.NoError(t, err)
+	cmd := exec.CommandContext(t.Context(), "node", append([]string{"verify.mjs"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return string(out), ee.ExitCode()
+	}
+	require.NoError(t, err, string(out))
+	return string(out), 0
+}
+
+func writeStatement(t *testing.T, st statement.Statement) string {
+	t.Helper()
+	b, err := json.Marshal(st)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "statement.json")
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	return path
+}
+
+// TestVerifyJS runs the JavaScript verifier (ethers and @iden3/js-crypto
+// only) against real statements recorded on chain: every check passes and
+// it exits 0; without a statement it says what was not checked and exits 3;
+// every doctored decision of issue 25 is refused (exit 1) with exactly the
+// failing lines the Go checker prints.
+func TestVerifyJS(t *testing.T) {
+	if os.Getenv("HEALTHAGENTS_TEST_VERIFYJS") == "" {
+		t.Skip("HEALTHAGENTS_TEST_VERIFYJS unset (needs node and `npm ci` in examples/verify-js)")
+	}
 	f := verifytest.New(t)
-	tx := f.Record(t, big.NewInt(3003))
-	endpoint := f.Endpoint
-
-	run := func(registry common.Address, tx common.Hash) (string, int) {
-		cmd := exec.CommandContext(t.Context(), "node", "verify.mjs", "--rpc", endpoint, "--registry", registry.Hex(), "--tx", tx.Hex())
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return string(out), ee.ExitCode()
+	st, tx := f.Decision(t)
+	run := func(t *testing.T, registry common.Address, tx common.Hash, st *statement.Statement) (string, int) {
+		args := []string{"--rpc", f.Endpoint, "--registry", registry.Hex(), "--tx", tx.Hex()}
+		if st != nil {
+			args = append(args, "--statement", writeStatement(t, *st))
 		}
-		require.NoError(t, err, string(out))
-		return string(out), 0
+		return runJS(t, args...)
 	}
-	out, code := run(f.Gov.Address(), tx)
-	assert.Equal(t, 0, code, out)
-	for _, name := range []string{"receipt", "registry", "event", "inputs", "verifier", "proof", "issuer"} {
-		assert.Contains(t, out, "ok   "+name, out)
-	}
-	assert.NotContains(t, out, "FAIL")
 
-	out, code = run(f.Verifier, tx)
-	assert.Equal(t, 1, code, out)
-	assert.True(t, strings.Contains(out, "FAIL registry"), out)
+	t.Run("ok/eligibility", func(t *testing.T) {
+		out, code := run(t, f.Gov.Address(), tx, &st)
+		assert.Equal(t, 0, code, out)
+		for _, name := range everyCheck {
+			assert.Contains(t, out, "ok   "+name+" ", out)
+		}
+		assert.NotContains(t, out, "FAIL")
+		assert.Contains(t, out, "verified: all 16 checks passed")
+	})
+	t.Run("ok/prescription", func(t *testing.T) {
+		rx := verifytest.PrescriptionStatement(t, 12)
+		out, code := run(t, f.Gov.Address(), f.RecordStatement(t, rx), &rx)
+		assert.Equal(t, 0, code, out)
+		assert.Contains(t, out, "ok   text          every text is the rendering of its value (prescription-v2's renderings)")
+		assert.NotContains(t, out, "FAIL")
+	})
+	t.Run("unverified/no statement", func(t *testing.T) {
+		out, code := run(t, f.Gov.Address(), tx, nil)
+		assert.Equal(t, 3, code, out)
+		assert.Equal(t, []string{"statement"}, verifytest.FailedChecks(out), out)
+		assert.Contains(t, out, "FAIL statement     not checked: no statement was given")
+		assert.Contains(t, out, "NOT VERIFIED")
+	})
+	t.Run("fail/not a statement", func(t *testing.T) {
+		bad := filepath.Join(t.TempDir(), "bad.json")
+		require.NoError(t, os.WriteFile(bad, []byte(`{"digest":"1","opening":{"circuit":"x","fields":[{"name":"a","value":"1"}]},"verdict":"approved"}`), 0o600))
+		out, code := runJS(t, "--rpc", f.Endpoint, "--registry", f.Gov.Address().Hex(), "--tx", tx.Hex(), "--statement", bad)
+		assert.Equal(t, 1, code, out)
+		assert.Contains(t, out, `FAIL statement`)
+		assert.Contains(t, out, `unknown field "verdict"`)
+	})
+	for _, c := range f.Cases(t, st, tx) {
+		t.Run("fail/"+c.Name, func(t *testing.T) {
+			out, code := run(t, c.Registry, c.Tx, &c.Statement)
+			assert.Equal(t, 1, code, out)
+			assert.Equal(t, c.Failed, verifytest.FailedChecks(out), out)
+			for _, line := range c.Lines {
+				assert.Contains(t, out, line)
+			}
+			assert.Contains(t, out, "REFUSED")
+		})
+	}
 }

@@ -6,8 +6,13 @@
 // Every check reads the chain as of the decision's block: the receipt and its
 // StatementRecorded event, the record call's proof and public inputs, the
 // verifier bound to the circuit id (re-run with an eth_call), the issuer's
-// registration, and — given the statement the caller was handed — the digest
-// recomputed from its opening and the credential nonce's revocation.
+// registration, and then the statement the caller was handed, part by part
+// (statement.go): its stated digest against its values, that digest against
+// the recorded one, its circuit name and id, its field names and order
+// against the recorded circuit's schema (zkp.Schemas), every text against
+// its value, its issuer key hash and revocation nonce, and that nonce's
+// revocation. A part that cannot be checked fails; so does a report made
+// without a statement.
 package verify
 
 import (
@@ -15,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum"
@@ -22,6 +28,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/zkp/statement"
 )
 
 // Chain is the read-only part of an Ethereum JSON-RPC client the checks use;
@@ -34,22 +41,16 @@ type Chain interface {
 	CodeAt(ctx context.Context, account common.Address, block *big.Int) ([]byte, error)
 }
 
-// Claim is what the holder of a statement asserts about the decision: the
-// digest recomputed from the statement's opening and, when the opening names
-// them, the issuer key hash, circuit id and credential revocation nonce.
-type Claim struct {
-	Digest          *big.Int
-	IssuerKeyHash   *big.Int // nil: not claimed
-	CircuitID       *big.Int // nil: not claimed
-	RevocationNonce *uint64  // nil: not claimed
-}
-
 // Options says what to check the transaction against.
 type Options struct {
 	// Registry is the GovernedRegistry the decision must come from (required).
 	Registry common.Address
-	// Claim, when set, must match the recorded statement.
-	Claim *Claim
+	// Statement is the statement the decision's holder was given (the
+	// response's "statement"). Every part of it must be bound to what the
+	// chain recorded (docs/statement.md). Without it the report ends with a
+	// failed "statement" check that says what was not checked: a recorded
+	// transaction alone says nothing about what was decided.
+	Statement *statement.Statement
 	// Confirmations is how many blocks (the decision's own included) must be
 	// on top of the chain; 0 or 1 only asks that it is mined.
 	Confirmations uint64
@@ -60,6 +61,9 @@ type Check struct {
 	Name   string
 	OK     bool
 	Detail string
+	// Unchecked marks a check that could not be made (no statement was
+	// given): it is not OK, and says what was not checked.
+	Unchecked bool
 }
 
 func (c Check) String() string {
@@ -77,14 +81,35 @@ type Report struct {
 	Recorded *chain.Recorded
 }
 
-// OK reports whether every check passed (and at least one ran).
+// OK reports whether every check passed (and at least one ran). A check
+// that could not be made is not a pass.
 func (r Report) OK() bool {
+	return len(r.Checks) > 0 && len(r.Failed()) == 0
+}
+
+// Failed names the checks that did not pass, in order (a name once).
+func (r Report) Failed() []string {
+	var names []string
 	for _, c := range r.Checks {
-		if !c.OK {
-			return false
+		if !c.OK && !slices.Contains(names, c.Name) {
+			names = append(names, c.Name)
 		}
 	}
-	return len(r.Checks) > 0
+	return names
+}
+
+// Incomplete reports whether the only checks not passed are ones that
+// could not be made: the chain's record holds, but what it records was
+// not compared with any statement.
+func (r Report) Incomplete() bool {
+	unchecked := false
+	for _, c := range r.Checks {
+		if !c.OK && !c.Unchecked {
+			return false
+		}
+		unchecked = unchecked || c.Unchecked
+	}
+	return unchecked
 }
 
 func (r Report) String() string {
@@ -94,6 +119,12 @@ func (r Report) String() string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// add appends a check and returns ok.
+func (r *Report) add(name string, ok bool, format string, args ...any) bool {
+	r.Checks = append(r.Checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
+	return ok
 }
 
 // ErrRegistryRequired means Options.Registry is the zero address.
@@ -108,20 +139,16 @@ func Decision(ctx context.Context, c Chain, tx common.Hash, o Options) (Report, 
 	if o.Registry == (common.Address{}) {
 		return rep, ErrRegistryRequired
 	}
-	add := func(name string, ok bool, format string, args ...any) bool {
-		rep.Checks = append(rep.Checks, Check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
-		return ok
-	}
 
 	r, err := c.TransactionReceipt(ctx, tx)
 	if errors.Is(err, ethereum.NotFound) {
-		add("receipt", false, "transaction %s not found on this chain", tx.Hex())
+		rep.add("receipt", false, "transaction %s not found on this chain", tx.Hex())
 		return rep, nil
 	}
 	if err != nil {
 		return rep, fmt.Errorf("verify: receipt: %w", err)
 	}
-	if !add("receipt", r.Status == types.ReceiptStatusSuccessful, "mined in block %d, status %d", r.BlockNumber, r.Status) {
+	if !rep.add("receipt", r.Status == types.ReceiptStatusSuccessful, "mined in block %d, status %d", r.BlockNumber, r.Status) {
 		return rep, nil
 	}
 	block := r.BlockNumber
@@ -130,13 +157,13 @@ func Decision(ctx context.Context, c Chain, tx common.Hash, o Options) (Report, 
 	if err != nil {
 		return rep, fmt.Errorf("verify: transaction: %w", err)
 	}
-	if !add("registry", t.To() != nil && *t.To() == o.Registry, "transaction sent to %s, expected registry %s", addrOf(t.To()), o.Registry.Hex()) {
+	if !rep.add("registry", t.To() != nil && *t.To() == o.Registry, "transaction sent to %s, expected registry %s", addrOf(t.To()), o.Registry.Hex()) {
 		return rep, nil
 	}
 
 	gov := chain.NewGoverned(nil, o.Registry)
 	ev, err := gov.DecodeRecorded(r)
-	if !add("event", err == nil, "%s", eventDetail(ev, err)) {
+	if !rep.add("event", err == nil, "%s", eventDetail(ev, err)) {
 		return rep, nil
 	}
 	rep.Recorded = &ev
@@ -144,7 +171,7 @@ func Decision(ctx context.Context, c Chain, tx common.Hash, o Options) (Report, 
 	call, err := chain.DecodeRecordCall(t.Data())
 	matches := err == nil && len(call.Inputs) == 3 && call.CircuitID.Cmp(ev.CircuitID) == 0 &&
 		call.Inputs[0].Cmp(ev.IssuerKeyHash) == 0 && call.Inputs[1].Cmp(ev.Digest) == 0 && call.Inputs[2].Cmp(ev.CircuitID) == 0
-	if !add("inputs", matches, "public inputs [issuerKeyHash, digest, circuitId] of the call equal the event's") {
+	if !rep.add("inputs", matches, "public inputs [issuerKeyHash, digest, circuitId] of the call equal the event's") {
 		return rep, nil
 	}
 
@@ -157,7 +184,7 @@ func Decision(ctx context.Context, c Chain, tx common.Hash, o Options) (Report, 
 	if err != nil {
 		return rep, fmt.Errorf("verify: verifier code: %w", err)
 	}
-	if !add("verifier", verifier == ev.Verifier && len(code) > 0, "circuit %s is bound to %s at block %d (event names %s)",
+	if !rep.add("verifier", verifier == ev.Verifier && len(code) > 0, "circuit %s is bound to %s at block %d (event names %s)",
 		short(ev.CircuitID), verifier.Hex(), block, ev.Verifier.Hex()) {
 		return rep, nil
 	}
@@ -165,16 +192,17 @@ func Decision(ctx context.Context, c Chain, tx common.Hash, o Options) (Report, 
 	if err != nil {
 		return rep, err
 	}
-	add("proof", ok, "Groth16 verification re-run by eth_call at block %d: %s", block, accepted(ok))
+	rep.add("proof", ok, "Groth16 verification re-run by eth_call at block %d: %s", block, accepted(ok))
 
 	iss, err := view.Issuer(ctx, ev.IssuerKeyHash)
 	if err != nil {
 		return rep, err
 	}
-	add("issuer", iss.ActiveAt(block.Uint64()), "%s", issuerDetail(ev.IssuerKeyHash, iss, block.Uint64()))
+	rep.add("issuer", iss.ActiveAt(block.Uint64()), "%s", issuerDetail(ev.IssuerKeyHash, iss, block.Uint64()))
 
-	if o.Claim != nil {
-		claimChecks(ctx, view, ev, *o.Claim, block.Uint64(), add)
+	rec := anchor{Digest: ev.Digest, IssuerKeyHash: ev.IssuerKeyHash, CircuitID: ev.CircuitID, Block: block.Uint64()}
+	if err := statementChecks(ctx, view, rec, o.Statement, &rep); err != nil {
+		return rep, err
 	}
 
 	if o.Confirmations > 1 {
@@ -183,36 +211,9 @@ func Decision(ctx context.Context, c Chain, tx common.Hash, o Options) (Report, 
 			return rep, fmt.Errorf("verify: head: %w", err)
 		}
 		have := new(big.Int).Sub(h.Number, block).Uint64() + 1
-		add("confirmations", have >= o.Confirmations, "%d of %d", have, o.Confirmations)
+		rep.add("confirmations", have >= o.Confirmations, "%d of %d", have, o.Confirmations)
 	}
 	return rep, nil
-}
-
-func claimChecks(ctx context.Context, view *chain.RegistryView, ev chain.Recorded, cl Claim, block uint64,
-	add func(string, bool, string, ...any) bool) {
-	add("statement", cl.Digest != nil && cl.Digest.Cmp(ev.Digest) == 0,
-		"digest recomputed from the opening %s the recorded digest %s", equalWord(cl.Digest, ev.Digest), short(ev.Digest))
-	if cl.IssuerKeyHash != nil {
-		add("statement", cl.IssuerKeyHash.Cmp(ev.IssuerKeyHash) == 0, "issuer key hash of the opening %s the recorded one",
-			equalWord(cl.IssuerKeyHash, ev.IssuerKeyHash))
-	}
-	if cl.CircuitID != nil {
-		add("statement", cl.CircuitID.Cmp(ev.CircuitID) == 0, "circuit id of the opening %s the recorded one",
-			equalWord(cl.CircuitID, ev.CircuitID))
-	}
-	if cl.RevocationNonce != nil {
-		at, err := view.RevokedIn(ctx, ev.IssuerKeyHash, *cl.RevocationNonce)
-		switch {
-		case err != nil:
-			add("revocation", false, "could not read the revocation of nonce %d: %v", *cl.RevocationNonce, err)
-		case at != 0 && at <= block:
-			add("revocation", false, "credential nonce %d was revoked in block %d, at or before the decision's block %d", *cl.RevocationNonce, at, block)
-		case at != 0:
-			add("revocation", true, "credential nonce %d was valid at block %d (revoked later, in block %d)", *cl.RevocationNonce, block, at)
-		default:
-			add("revocation", true, "credential nonce %d is not revoked", *cl.RevocationNonce)
-		}
-	}
 }
 
 func issuerDetail(h *big.Int, s chain.IssuerState, block uint64) string {

@@ -10,14 +10,18 @@ import (
 
 	"github.com/healthagents/healthagents/verify"
 	"github.com/healthagents/healthagents/verify/verifytest"
+	"github.com/healthagents/healthagents/zkp/statement"
 )
 
-func failed(r verify.Report) []string {
+// everyCheck is the report of a decision checked with its statement, in
+// order.
+var everyCheck = []string{"receipt", "registry", "event", "inputs", "verifier", "proof", "issuer",
+	"digest", "statement", "circuit", "circuit id", "schema", "text", "issuer key", "nonce", "revocation"}
+
+func checkNames(r verify.Report) []string {
 	var names []string
 	for _, c := range r.Checks {
-		if !c.OK {
-			names = append(names, c.Name)
-		}
+		names = append(names, c.Name)
 	}
 	return names
 }
@@ -25,54 +29,65 @@ func failed(r verify.Report) []string {
 func TestDecision(t *testing.T) {
 	f := verifytest.New(t)
 	ctx := t.Context()
-	digest := big.NewInt(1001)
-	tx := f.Record(t, digest)
-	nonce := uint64(5)
-	claim := &verify.Claim{Digest: digest, IssuerKeyHash: big.NewInt(verifytest.Issuer), CircuitID: f.Circuit, RevocationNonce: &nonce}
-	opts := verify.Options{Registry: f.Gov.Address(), Claim: claim, Confirmations: 1}
+	st, tx := f.Decision(t)
+	opts := verify.Options{Registry: f.Gov.Address(), Statement: &st, Confirmations: 1}
 
-	t.Run("ok/real decision", func(t *testing.T) {
+	t.Run("ok/eligibility statement", func(t *testing.T) {
 		r, err := verify.Decision(ctx, f.RPC, tx, opts)
 		require.NoError(t, err)
 		assert.True(t, r.OK(), r.String())
-		names := map[string]bool{}
-		for _, c := range r.Checks {
-			names[c.Name] = true
-		}
-		for _, n := range []string{"receipt", "registry", "event", "inputs", "verifier", "proof", "issuer", "statement", "revocation"} {
-			assert.True(t, names[n], "check %s ran:\n%s", n, r)
-		}
+		assert.False(t, r.Incomplete())
+		assert.Equal(t, everyCheck, checkNames(r), r.String())
 		require.NotNil(t, r.Recorded)
-		assert.Equal(t, 0, r.Recorded.Digest.Cmp(digest))
+		assert.Zero(t, r.Recorded.Digest.Cmp(st.Digest))
+		assert.Contains(t, r.String(), "ok   schema        the 13 field names, in order, are eligibility-v2's")
+		assert.Contains(t, r.String(), "ok   text          every text is the rendering of its value")
 	})
-	t.Run("fail/tampered statement", func(t *testing.T) {
-		bad := *claim
-		bad.Digest = new(big.Int).Add(digest, big.NewInt(1))
-		o := opts
-		o.Claim = &bad
-		r, err := verify.Decision(ctx, f.RPC, tx, o)
+	t.Run("ok/prescription statement", func(t *testing.T) {
+		rx := verifytest.PrescriptionStatement(t, 12)
+		r, err := verify.Decision(ctx, f.RPC, f.RecordStatement(t, rx), verify.Options{Registry: f.Gov.Address(), Statement: &rx})
 		require.NoError(t, err)
-		assert.False(t, r.OK())
-		assert.Equal(t, []string{"statement"}, failed(r), r.String())
+		assert.True(t, r.OK(), r.String())
+		assert.Contains(t, r.String(), "are prescription-v2's")
+	})
+	t.Run("fail/not checked without a statement", func(t *testing.T) {
+		r, err := verify.Decision(ctx, f.RPC, tx, verify.Options{Registry: f.Gov.Address()})
+		require.NoError(t, err)
+		assert.False(t, r.OK(), "a decision whose statement was not checked is not verified")
+		assert.True(t, r.Incomplete())
+		assert.Equal(t, []string{"statement"}, r.Failed(), r.String())
+		assert.Contains(t, r.String(), "FAIL statement     not checked: no statement was given")
+	})
+	t.Run("fail/a circuit with no schema", func(t *testing.T) {
+		// The same statement recorded under the fixture's own circuit,
+		// which no statement schema describes.
+		other := f.RecordAs(t, st.Opening.IssuerKeyHash, st.Digest, f.Circuit)
+		r, err := verify.Decision(ctx, f.RPC, other, opts)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"circuit", "circuit id", "schema", "text"}, r.Failed(), r.String())
+		assert.Contains(t, r.String(), "FAIL schema        no statement schema for the recorded circuit 0x")
+		assert.Contains(t, r.String(), "this verifier knows eligibility-v2 (0x")
+		assert.Contains(t, r.String(), "FAIL text          not checked: ")
+		assert.False(t, r.Incomplete(), "a refusal, not a missing statement")
 	})
 	t.Run("fail/wrong contract", func(t *testing.T) {
 		o := opts
 		o.Registry = f.Verifier
 		r, err := verify.Decision(ctx, f.RPC, tx, o)
 		require.NoError(t, err)
-		assert.Equal(t, []string{"registry"}, failed(r), r.String())
+		assert.Equal(t, []string{"registry"}, r.Failed(), r.String())
 	})
 	t.Run("fail/unknown transaction", func(t *testing.T) {
 		r, err := verify.Decision(ctx, f.RPC, common.Hash{1}, opts)
 		require.NoError(t, err)
-		assert.Equal(t, []string{"receipt"}, failed(r), r.String())
+		assert.Equal(t, []string{"receipt"}, r.Failed(), r.String())
 	})
 	t.Run("fail/not a record call", func(t *testing.T) {
 		// An owner action sent to the registry: right contract, no statement.
 		owned := f.Own(t, f.Gov.RegisterIssuer(big.NewInt(999), common.Address{}))
 		r, err := verify.Decision(ctx, f.RPC, owned, opts)
 		require.NoError(t, err)
-		assert.Equal(t, []string{"event"}, failed(r), r.String())
+		assert.Equal(t, []string{"event"}, r.Failed(), r.String())
 	})
 	t.Run("fail/no registry", func(t *testing.T) {
 		_, err := verify.Decision(ctx, f.RPC, tx, verify.Options{})
@@ -83,8 +98,26 @@ func TestDecision(t *testing.T) {
 		o.Confirmations = 1000
 		r, err := verify.Decision(ctx, f.RPC, tx, o)
 		require.NoError(t, err)
-		assert.Equal(t, []string{"confirmations"}, failed(r), r.String())
+		assert.Equal(t, []string{"confirmations"}, r.Failed(), r.String())
 	})
+}
+
+// TestDecisionTampered: every doctored decision of issue 25 fails exactly
+// the checks that name the part that does not match.
+func TestDecisionTampered(t *testing.T) {
+	f := verifytest.New(t)
+	st, tx := f.Decision(t)
+	for _, c := range f.Cases(t, st, tx) {
+		t.Run(c.Name, func(t *testing.T) {
+			r, err := verify.Decision(t.Context(), f.RPC, c.Tx, verify.Options{Registry: c.Registry, Statement: &c.Statement})
+			require.NoError(t, err)
+			assert.False(t, r.OK())
+			assert.Equal(t, c.Failed, r.Failed(), r.String())
+			for _, line := range c.Lines {
+				assert.Contains(t, r.String(), line)
+			}
+		})
+	}
 }
 
 // TestDecisionRevokedIssuer: a credential nonce revoked before a decision
@@ -93,28 +126,27 @@ func TestDecision(t *testing.T) {
 func TestDecisionRevokedIssuer(t *testing.T) {
 	f := verifytest.New(t)
 	ctx := t.Context()
-	d1 := big.NewInt(2002)
-	before := f.Record(t, d1)
-	nonce := uint64(9)
-	f.Own(t, f.Gov.RevokeNonce(big.NewInt(verifytest.Issuer), nonce))
-	d2 := big.NewInt(2003)
-	after := f.Record(t, d2)
+	const nonce = 9
+	first := verifytest.EligibilityStatement(t, nonce)
+	before := f.RecordStatement(t, first)
+	issuer := first.Opening.IssuerKeyHash
+	f.Own(t, f.Gov.RevokeNonce(issuer, nonce))
+	second := verifytest.EligibilityStatement(t, nonce)
+	after := f.RecordStatement(t, second)
 
-	check := func(tx common.Hash, d *big.Int) verify.Report {
-		r, err := verify.Decision(ctx, f.RPC, tx, verify.Options{Registry: f.Gov.Address(),
-			Claim: &verify.Claim{Digest: d, RevocationNonce: &nonce}})
+	check := func(tx common.Hash, st statement.Statement) verify.Report {
+		r, err := verify.Decision(ctx, f.RPC, tx, verify.Options{Registry: f.Gov.Address(), Statement: &st})
 		require.NoError(t, err)
 		return r
 	}
-	r := check(before, d1)
+	r := check(before, first)
 	assert.True(t, r.OK(), r.String())
 	assert.Contains(t, r.String(), "revoked later")
-	r = check(after, d2)
-	assert.Equal(t, []string{"revocation"}, failed(r), r.String())
+	r = check(after, second)
+	assert.Equal(t, []string{"revocation"}, r.Failed(), r.String())
 
-	f.Own(t, f.Gov.RetireIssuer(big.NewInt(verifytest.Issuer)))
-	r, err := verify.Decision(ctx, f.RPC, before, verify.Options{Registry: f.Gov.Address()})
-	require.NoError(t, err)
+	f.Own(t, f.Gov.RetireIssuer(issuer))
+	r = check(before, first)
 	assert.True(t, r.OK(), r.String())
 	assert.Contains(t, r.String(), "retired later")
 }

@@ -34,12 +34,22 @@ type EligibilityV2Circuit struct {
 	CircuitID     frontend.Variable `gnark:",public"`
 }
 
-// eligibilityV2Fields names the digest's fields, in order.
-var eligibilityV2Fields = []string{
-	"subject_commitment", "payer_id", "plan_id", "revocation_nonce",
-	"procedure", "procedure_class", "service_day",
-	"eligible", "coverage_pct", "requires_authorization", "deductible_met", "copay_cents",
-	"salt",
+// eligibilityV2Fields is the digest's fields, in the order Define hashes
+// them, with how each text renders (the statement's schema: Schema).
+var eligibilityV2Fields = []statement.FieldSchema{
+	{Name: "subject_commitment", Text: statement.RenderNone},
+	{Name: "payer_id", Text: statement.RenderCode},
+	{Name: "plan_id", Text: statement.RenderCode},
+	{Name: "revocation_nonce", Text: statement.RenderNumber},
+	{Name: "procedure", Text: statement.RenderCode},
+	{Name: "procedure_class", Text: statement.RenderCode},
+	{Name: "service_day", Text: statement.RenderDay},
+	{Name: "eligible", Text: statement.RenderFlag},
+	{Name: "coverage_pct", Text: statement.RenderNumber},
+	{Name: "requires_authorization", Text: statement.RenderFlag},
+	{Name: "deductible_met", Text: statement.RenderFlag},
+	{Name: "copay_cents", Text: statement.RenderCents},
+	{Name: "salt", Text: statement.RenderNone},
 }
 
 // Define implements frontend.Circuit.
@@ -172,11 +182,6 @@ func eligibilityV2Statement(in EligibilityV2Input, salt *big.Int) (*EligibilityV
 	}, op, nil
 }
 
-func dayText(day uint64) string {
-	return time.Unix(int64(day)*86400, 0).UTC().Format(time.DateOnly)
-}
+func dayText(day uint64) string { return statement.DayText(int64(day)) }
 
-func centsText(c *big.Int) string {
-	q, r := new(big.Int).QuoRem(c, big.NewInt(100), new(big.Int))
-	return fmt.Sprintf("%s.%02d", q, r.Int64())
-}
+func centsText(c *big.Int) string { return statement.CentsText(c) }

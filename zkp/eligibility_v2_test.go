@@ -73,8 +73,10 @@ func TestEligibilityV2Rules(t *testing.T) {
 		require.NoError(t, solveV2(t, a), name)
 		assert.Len(t, op.Fields, len(eligibilityV2Fields))
 		for i, f := range op.Fields {
-			assert.Equal(t, eligibilityV2Fields[i], f.Name)
+			assert.Equal(t, eligibilityV2Fields[i].Name, f.Name)
 		}
+		_, err = newStatement(op) // names, texts and nonce follow the schema
+		require.NoError(t, err, name)
 	}
 }
 

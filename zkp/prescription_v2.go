@@ -107,20 +107,25 @@ func formulary() (*drugCatalogue, error) {
 // covered, tier and the clinical findings (clinicalField) for each slot,
 // then the medications, the triggers (packed: triggersField), the drug
 // allergies and the salt.
-func prescriptionV2Fields() []string {
-	names := []string{"subject_commitment", "payer_id", "plan_id", "revocation_nonce", "service_day"}
+// Each comes with how its text renders (the statement's schema: Schema).
+func prescriptionV2Fields() []statement.FieldSchema {
+	f := func(name string, r statement.Render) statement.FieldSchema { return statement.FieldSchema{Name: name, Text: r} }
+	fields := []statement.FieldSchema{f("subject_commitment", statement.RenderNone), f("payer_id", statement.RenderCode),
+		f("plan_id", statement.RenderCode), f("revocation_nonce", statement.RenderNumber), f("service_day", statement.RenderDay)}
 	for i := range MaxDrugs {
 		n := strconv.Itoa(i + 1)
-		names = append(names, "drug_"+n, "covered_"+n, "formulary_tier_"+n, "clinical_"+n)
+		fields = append(fields, f("drug_"+n, statement.RenderCode), f("covered_"+n, statement.RenderFlag),
+			f("formulary_tier_"+n, statement.RenderNumber),
+			statement.FieldSchema{Name: "clinical_" + n, Text: statement.RenderClinical, Slot: "drug_" + n})
 	}
 	for i := range MaxMedications {
-		names = append(names, "medication_"+strconv.Itoa(i+1))
+		fields = append(fields, f("medication_"+strconv.Itoa(i+1), statement.RenderCode))
 	}
-	names = append(names, "triggers")
+	fields = append(fields, f("triggers", statement.RenderTriggers))
 	for i := range MaxAllergyDrugs {
-		names = append(names, "allergy_drug_"+strconv.Itoa(i+1))
+		fields = append(fields, f("allergy_drug_"+strconv.Itoa(i+1), statement.RenderCode))
 	}
-	return append(names, "salt")
+	return append(fields, f("salt", statement.RenderNone))
 }
 
 // Define implements frontend.Circuit.
@@ -377,7 +382,7 @@ func (p *Prover) ProvePrescriptionV2(ctx context.Context, in PrescriptionV2Input
 	if err != nil {
 		return nil, statement.Statement{}, nil, err
 	}
-	st, err := statement.New(op)
+	st, err := newStatement(op)
 	if err != nil {
 		return nil, statement.Statement{}, nil, err
 	}

@@ -33,7 +33,11 @@ func TestPrescriptionV2(t *testing.T) {
 	require.Len(t, outs, len(drugs))
 	assert.True(t, outs[0].Covered)
 	assert.False(t, outs[1].Covered, "excluded")
-	assert.Equal(t, prescriptionV2Fields(), names(op.Fields))
+	sc, err := Schema(CircuitPrescriptionV2)
+	require.NoError(t, err)
+	assert.Equal(t, sc.Names(), names(op.Fields))
+	_, err = newStatement(op) // names, texts and nonce follow the schema
+	require.NoError(t, err)
 	cat, err := formulary()
 	require.NoError(t, err)
 	for i, o := range outs {

@@ -38,7 +38,7 @@ func (p *Prover) ProveEligibilityV2(ctx context.Context, in EligibilityV2Input) 
 	if err != nil {
 		return nil, statement.Statement{}, err
 	}
-	st, err := statement.New(op)
+	st, err := newStatement(op)
 	if err != nil {
 		return nil, statement.Statement{}, err
 	}

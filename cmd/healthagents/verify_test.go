@@ -3,62 +3,27 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
-	"log/slog"
-	"math/big"
+	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/iden3/go-iden3-crypto/poseidon"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/healthagents/healthagents"
-	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/verify/verifytest"
+	"github.com/healthagents/healthagents/zkp/statement"
 )
 
-// writeStatement writes a statement file in the service's format whose
-// opening has n fields, and returns its path and the digest iden3's Poseidon
-// gives (computed here field by field, not with the command's code).
-func writeStatement(t *testing.T, circuit *big.Int, n int, nonce uint64) (string, *big.Int) {
+// writeJSON writes v as JSON to a new file and returns its path.
+func writeJSON(t *testing.T, name string, v any) string {
 	t.Helper()
-	type field struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	}
-	var fields []field
-	var values []*big.Int
-	for i := range n {
-		v := big.NewInt(int64(1000 + 7*i))
-		values = append(values, v)
-		fields = append(fields, field{Name: fmt.Sprintf("f%d", i), Value: v.String()})
-	}
-	var digest *big.Int
-	var err error
-	if n <= 16 {
-		digest, err = poseidon.Hash(values)
-	} else {
-		h1, err1 := poseidon.Hash(values[:16])
-		h2, err2 := poseidon.Hash(values[16:])
-		require.NoError(t, err1)
-		require.NoError(t, err2)
-		digest, err = poseidon.Hash([]*big.Int{h1, h2})
-	}
+	b, err := json.Marshal(v)
 	require.NoError(t, err)
-	st := map[string]any{"digest": digest.String(), "opening": map[string]any{
-		"circuit": "test", "circuit_id": circuit.String(), "issuer_key_hash": fmt.Sprint(verifytest.Issuer),
-		"revocation_nonce": nonce, "fields": fields}}
-	b, err := json.Marshal(st)
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "statement.json")
+	path := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(path, b, 0o600))
-	return path, digest
+	return path
 }
 
 func runVerify(t *testing.T, args ...string) (string, error) {
@@ -67,12 +32,37 @@ func runVerify(t *testing.T, args ...string) (string, error) {
 	return out.String() + errOut.String(), err
 }
 
-// TestVerifyDecisionCommand runs verify-decision against real recorded
-// decisions on the embedded (simulated) chain served over JSON-RPC.
+// exitCode is the status the binary exits with for err (main).
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return 1
+}
+
+// everyCheck is what verify-decision prints for a decision checked with
+// its statement, in order.
+var everyCheck = []string{"receipt", "registry", "event", "inputs", "verifier", "proof", "issuer",
+	"digest", "statement", "circuit", "circuit id", "schema", "text", "issuer key", "nonce", "revocation"}
+
+func assertEveryCheckPassed(t *testing.T, out string) {
+	t.Helper()
+	for _, name := range everyCheck {
+		assert.Contains(t, out, "ok   "+name+" ", out)
+	}
+	assert.NotContains(t, out, "FAIL")
+}
+
+// TestVerifyDecisionCommand runs verify-decision against real statements
+// recorded on the embedded (simulated) chain served over JSON-RPC.
 func TestVerifyDecisionCommand(t *testing.T) { testVerifyDecision(t, verifytest.New(t)) }
 
 // ganache's third and fourth deterministic development accounts
-// (.ci/ganache.sh starts four; chain's tests use the first two, so nonces
+// (.ci/ganache.sh starts them; chain's tests use the first two, so nonces
 // never collide): the submitting key and the registry owner.
 const (
 	ganacheKey2 = "6370fd033278c143179d81c5526140625662b8daa446c22ee2d73db3707e620c"
@@ -89,61 +79,87 @@ func TestVerifyDecisionCommandGanache(t *testing.T) {
 	testVerifyDecision(t, verifytest.NewOn(t, endpoint, ganacheKey2, ganacheKey3))
 }
 
-// testVerifyDecision: a real decision passes every check; a tampered
-// statement, a wrong contract and a revoked credential nonce each fail the
-// matching check and exit non-zero; a retired issuer leaves earlier decisions
-// valid.
+// testVerifyDecision: a real statement passes every check and exits 0;
+// without the statement the command says what was not checked and exits 3;
+// a wrong contract and a revoked credential nonce fail the matching check
+// and exit 1; a retired issuer leaves earlier decisions valid.
 func testVerifyDecision(t *testing.T, f *verifytest.Fixture) {
-	statement, digest := writeStatement(t, f.Circuit, 20, 3) // two Poseidon chunks
-	tx := f.Record(t, digest).Hex()
-	registry := f.Gov.Address().Hex()
+	st, recorded := f.Decision(t)
+	tx, registry := recorded.Hex(), f.Gov.Address().Hex()
+	file := writeJSON(t, "statement.json", st)
 
 	t.Run("ok/every check", func(t *testing.T) {
-		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--registry", registry, "--statement", statement)
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--registry", registry, "--statement", file)
 		require.NoError(t, err, out)
-		for _, name := range []string{"receipt", "registry", "event", "inputs", "verifier", "proof", "issuer", "statement", "revocation"} {
-			assert.Contains(t, out, "ok   "+name, out)
-		}
-		assert.NotContains(t, out, "FAIL")
+		assertEveryCheckPassed(t, out)
+		assert.Contains(t, out, "verified: all 16 checks passed")
 	})
 	t.Run("ok/registry not pinned says so", func(t *testing.T) {
-		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", tx)
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--statement", file)
 		require.NoError(t, err, out)
 		assert.Contains(t, out, "not pinned")
 	})
-	t.Run("fail/tampered statement", func(t *testing.T) {
-		b, err := os.ReadFile(statement)
-		require.NoError(t, err)
-		bad := filepath.Join(t.TempDir(), "bad.json")
-		require.NoError(t, os.WriteFile(bad, bytes.Replace(b, []byte(`"value":"1007"`), []byte(`"value":"1008"`), 1), 0o600))
-		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--registry", registry, "--statement", bad)
+	t.Run("ok/a prescription statement", func(t *testing.T) {
+		rx := verifytest.PrescriptionStatement(t, 12)
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", f.RecordStatement(t, rx).Hex(), "--registry", registry,
+			"--statement", writeJSON(t, "rx.json", rx))
+		require.NoError(t, err, out)
+		assertEveryCheckPassed(t, out)
+	})
+	t.Run("unverified/no statement", func(t *testing.T) {
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--registry", registry)
 		require.Error(t, err, out)
-		assert.Contains(t, out, "FAIL statement")
-		assert.Contains(t, err.Error(), "1 of")
+		assert.Equal(t, exitUnverified, exitCode(err), "exit status 3: nothing the decision states was checked")
+		assert.Equal(t, []string{"statement"}, verifytest.FailedChecks(out), out)
+		assert.Contains(t, out, "FAIL statement     not checked: no statement was given")
+		assert.Contains(t, err.Error(), "NOT VERIFIED")
+		assert.NotContains(t, out, "verified: all")
 	})
 	t.Run("fail/wrong contract", func(t *testing.T) {
-		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--registry", f.Verifier.Hex())
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--registry", f.Verifier.Hex(), "--statement", file)
 		require.Error(t, err, out)
+		assert.Equal(t, exitRefused, exitCode(err))
 		assert.Contains(t, out, "FAIL registry")
 	})
 	t.Run("fail/revoked issuer nonce", func(t *testing.T) {
-		f.Own(t, f.Gov.RevokeNonce(big.NewInt(verifytest.Issuer), 3))
+		f.Own(t, f.Gov.RevokeNonce(st.Opening.IssuerKeyHash, verifytest.TamperNonce))
 		// A decision recorded after the revocation fails; the earlier one stands.
-		revoked, d := writeStatement(t, f.Circuit, 5, 3)
-		later := f.Record(t, d).Hex()
-		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", later, "--registry", registry, "--statement", revoked)
+		later := verifytest.EligibilityStatement(t, verifytest.TamperNonce)
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", f.RecordStatement(t, later).Hex(), "--registry", registry,
+			"--statement", writeJSON(t, "later.json", later))
 		require.Error(t, err, out)
-		assert.Contains(t, out, "FAIL revocation")
-		out, err = runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--registry", registry, "--statement", statement)
+		assert.Equal(t, []string{"revocation"}, verifytest.FailedChecks(out), out)
+		out, err = runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--registry", registry, "--statement", file)
 		require.NoError(t, err, out)
 		assert.Contains(t, out, "revoked later")
 	})
 	t.Run("fail/retired issuer", func(t *testing.T) {
-		f.Own(t, f.Gov.RetireIssuer(big.NewInt(verifytest.Issuer)))
-		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--registry", registry)
+		f.Own(t, f.Gov.RetireIssuer(st.Opening.IssuerKeyHash))
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--registry", registry, "--statement", file)
 		require.NoError(t, err, "a decision made before retirement stays valid: %s", out)
 		assert.Contains(t, out, "retired later")
 	})
+}
+
+// TestVerifyDecisionTampered: verify-decision refuses every doctored
+// decision of issue 25 (verifytest.Tampers), exits 1, and fails exactly the
+// checks naming the parts that do not match.
+func TestVerifyDecisionTampered(t *testing.T) {
+	f := verifytest.New(t)
+	st, tx := f.Decision(t)
+	for _, c := range f.Cases(t, st, tx) {
+		t.Run(c.Name, func(t *testing.T) {
+			out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", c.Tx.Hex(), "--registry", c.Registry.Hex(),
+				"--statement", writeJSON(t, "statement.json", c.Statement))
+			require.Error(t, err, out)
+			assert.Equal(t, exitRefused, exitCode(err))
+			assert.Equal(t, c.Failed, verifytest.FailedChecks(out), out)
+			for _, line := range c.Lines {
+				assert.Contains(t, out, line)
+			}
+			assert.Contains(t, err.Error(), "REFUSED")
+		})
+	}
 }
 
 func TestVerifyDecisionBadArguments(t *testing.T) {
@@ -151,88 +167,63 @@ func TestVerifyDecisionBadArguments(t *testing.T) {
 	dir := t.TempDir()
 	notJSON := filepath.Join(dir, "x.json")
 	require.NoError(t, os.WriteFile(notJSON, []byte("{"), 0o600))
+	extraKey := filepath.Join(dir, "extra.json")
+	require.NoError(t, os.WriteFile(extraKey, []byte(`{"digest":"1","opening":{"circuit":"x","fields":[{"name":"a","value":"1"}]},"verdict":"approved"}`), 0o600))
 	tx := "0x" + strings.Repeat("ab", 32)
 	for _, tc := range []struct {
 		args []string
 		want string
+		code int
 	}{
-		{nil, "--rpc and --tx are required"},
-		{[]string{"--rpc", "http://127.0.0.1:1"}, "--rpc and --tx are required"},
-		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", "0x12"}, "not a 32-byte"},
-		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", tx, "--registry", "nope"}, "not an address"},
-		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", tx, "--statement", notJSON}, "not a statement JSON document"},
-		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", tx, "--statement", filepath.Join(dir, "absent")}, "no such file"},
-		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", tx, "extra"}, "unexpected argument"},
+		{nil, "--rpc and --tx are required", exitCannotRun},
+		{[]string{"--rpc", "http://127.0.0.1:1"}, "--rpc and --tx are required", exitCannotRun},
+		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", "0x12"}, "not a 32-byte", exitCannotRun},
+		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", tx, "--registry", "nope"}, "not an address", exitCannotRun},
+		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", tx, "--statement", filepath.Join(dir, "absent")}, "no such file", exitCannotRun},
+		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", tx, "extra"}, "unexpected argument", exitCannotRun},
+		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", tx, "--bogus"}, "flag provided but not defined", exitCannotRun},
+		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", tx, "--statement", notJSON}, "not a statement JSON document", exitRefused},
+		{[]string{"--rpc", "http://127.0.0.1:1", "--tx", tx, "--statement", extraKey}, `unknown field "verdict"`, exitRefused},
 	} {
 		out, err := runVerify(t, tc.args...)
 		require.Error(t, err, "%v: %s", tc.args, out)
 		assert.Contains(t, err.Error(), tc.want, "%v", tc.args)
+		assert.Equal(t, tc.code, exitCode(err), "%v", tc.args)
 	}
 }
 
-// TestVerifyDecisionOnAServiceDecision checks decisions the service made
-// (eligibility-v2 proofs recorded on the embedded chain,
-// served read-only by CHAIN_RPC_LISTEN) with verify-decision and the
-// statement the service returned: every check passes; one opening field
-// changed, or the wrong contract, fails. With HEALTHAGENTS_TEST_VERIFYJS the
-// JavaScript verifier of docs/verify.md (ethers + @iden3/js-crypto) checks
-// the same decision and statement.
-func TestVerifyDecisionOnAServiceDecision(t *testing.T) {
-	ctx := t.Context()
-	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: t.TempDir(), ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
-	require.NoError(t, err)
-	defer a.Close()
-	<-a.ZK.Warm()
-	rpc := "http://" + a.ChainRPCAddr
-	registry := a.Ledger.Registry().Hex()
-
-	res, err := a.Service.VerifyEligibility(ctx, sealedRecord(t, a), "PROC001")
-	require.NoError(t, err)
-	require.True(t, res.ZKProofVerified)
-	for _, d := range []struct {
-		name string
-		att  *healthagents.Attestation
-	}{{"eligibility", res.Proof}} {
-		t.Run(d.name, func(t *testing.T) {
-			require.NotNil(t, d.att)
-			require.NotNil(t, d.att.Statement, "the service returns the statement")
-			b, err := json.Marshal(d.att.Statement)
-			require.NoError(t, err)
-			statement := filepath.Join(t.TempDir(), "statement.json")
-			require.NoError(t, os.WriteFile(statement, b, 0o600))
-
-			out, err := runVerify(t, "--rpc", rpc, "--registry", registry, "--tx", d.att.TxHash, "--statement", statement)
-			require.NoError(t, err, out)
-			for _, name := range []string{"receipt", "registry", "event", "inputs", "verifier", "proof", "issuer", "statement", "revocation"} {
-				assert.Contains(t, out, "ok   "+name, out)
-			}
-
-			tampered := *d.att.Statement
-			tampered.Opening.Fields = slices.Clone(tampered.Opening.Fields)
-			v, _ := new(big.Int).SetString(tampered.Opening.Fields[0].Value, 10)
-			tampered.Opening.Fields[0].Value = new(big.Int).Add(v, big.NewInt(1)).String()
-			b, err = json.Marshal(&tampered)
-			require.NoError(t, err)
-			bad := filepath.Join(t.TempDir(), "tampered.json")
-			require.NoError(t, os.WriteFile(bad, b, 0o600))
-			out, err = runVerify(t, "--rpc", rpc, "--registry", registry, "--tx", d.att.TxHash, "--statement", bad)
-			require.Error(t, err, out)
-			assert.Contains(t, out, "FAIL statement")
-
-			out, err = runVerify(t, "--rpc", rpc, "--registry", "0x000000000000000000000000000000000000dEaD", "--tx", d.att.TxHash)
-			require.Error(t, err, out)
-			assert.Contains(t, out, "FAIL registry")
-
-			if os.Getenv("HEALTHAGENTS_TEST_VERIFYJS") != "" {
-				dir, err := filepath.Abs("../../examples/verify-js")
-				require.NoError(t, err)
-				cmd := exec.CommandContext(ctx, "node", "verify.mjs", "--rpc", rpc, "--registry", registry, "--tx", d.att.TxHash, "--statement", statement)
-				cmd.Dir = dir
-				js, err := cmd.CombinedOutput()
-				require.NoError(t, err, "verify.mjs: %s", js)
-				assert.Contains(t, string(js), "ok   statement", string(js))
-				assert.NotContains(t, string(js), "FAIL")
-			}
-		})
+// TestReadStatement: --statement takes the statement or the whole decision
+// response (and says that the response's other fields are not checked); it
+// reads the 19-digit nonce exactly, and a statement whose plain
+// revocation_nonce was rounded by a tool that reads numbers as floats (jq
+// 1.6: 2402863899112159179 becomes 2402863899112159000) reads, but its
+// nonce is not the committed one, which the nonce check refuses.
+func TestReadStatement(t *testing.T) {
+	t.Parallel()
+	const opening = `{"circuit":"eligibility-v2","circuit_id":"77","issuer_key_hash":"88","revocation_nonce":NONCE,
+	"fields":[{"name":"payer_id","value":"232736699700","text":"60054"},{"name":"revocation_nonce","value":"2402863899112159179"},{"name":"salt","value":"12345"}]}`
+	statementOf := func(nonce string) string {
+		return `{"digest":"1","opening":` + strings.Replace(opening, "NONCE", nonce, 1) + `}`
 	}
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		return p
+	}
+
+	plain, fromResponse, err := readStatement(write("statement.json", statementOf("2402863899112159179")))
+	require.NoError(t, err)
+	assert.False(t, fromResponse)
+	assert.Equal(t, uint64(2402863899112159179), plain.Opening.RevocationNonce)
+	require.NoError(t, plain.Opening.CheckNonce())
+
+	resp, fromResponse, err := readStatement(write("decision.json", `{"eligible":true,"verification_proof":{"blockchain_tx":"0x01"},"statement":`+statementOf("2402863899112159179")+`,"issuer":"self"}`))
+	require.NoError(t, err)
+	assert.True(t, fromResponse)
+	assert.Equal(t, plain, resp, "the response's statement is the statement")
+
+	rounded, _, err := readStatement(write("rounded.json", statementOf("2402863899112159000")))
+	require.NoError(t, err)
+	require.ErrorIs(t, rounded.Opening.CheckNonce(), statement.ErrNonce)
 }

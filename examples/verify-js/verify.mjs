@@ -1,10 +1,15 @@
 // Checks a healthagents decision with nothing but an Ethereum JSON-RPC
 // endpoint, ethers and iden3's Poseidon: no Go, no call to our service.
-// docs/verify.md walks through every step.
+// docs/verify.md walks through every step; docs/statement.md says what binds
+// each part of a statement.
 //
-//   node verify.mjs --rpc URL --registry ADDRESS --tx HASH [--statement FILE]
+//   node verify.mjs --rpc URL --registry ADDRESS --tx HASH --statement FILE
 //
-// Prints one line per check and exits 1 if any fails.
+// Prints one line per check, the same lines as `healthagents verify-decision`.
+// Exit status: 0 every check passed, the statement's included; 1 a check
+// failed (or the file is not a statement); 2 the check could not be run;
+// 3 no --statement: the transaction is a recorded decision, but nothing it
+// states was checked.
 import { readFileSync } from "node:fs";
 import { ethers } from "ethers";
 import { poseidon } from "@iden3/js-crypto";
@@ -18,6 +23,14 @@ const REGISTRY_ABI = [
 ];
 const VERIFIER_ABI = ["function verifyProof(uint256[8] proof, uint256[] input) view returns (bool)"];
 
+// BN254's scalar field: every value, digest and circuit id is below it.
+const FIELD = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+
+// The statement schema of every circuit (name, id, fields in order, how each
+// text renders, the public lists texts come from), generated from the Go
+// circuits' own definitions; verify/js_test.go checks it is current.
+const SCHEMAS = JSON.parse(readFileSync(new URL("./schema.json", import.meta.url), "utf8")).circuits;
+
 function args() {
   const a = {};
   const argv = process.argv.slice(2);
@@ -26,27 +39,237 @@ function args() {
   return a;
 }
 
-const hex32 = (x) => "0x" + BigInt(x).toString(16).padStart(64, "0");
-let failed = false;
-function check(name, ok, detail) {
+const hex32 = (x) => (x === null || x === undefined ? "(none)" : "0x" + BigInt(x).toString(16).padStart(64, "0"));
+const quote = (s) => JSON.stringify(s);
+const is = (a, b) => (a !== null && a !== undefined && a === b ? "is" : "is not");
+const equals = (a, b) => (a !== null && a !== undefined && a === b ? "equals" : "differs from");
+
+const checks = [];
+function check(name, ok, detail, unchecked = false) {
   console.log(`${ok ? "ok  " : "FAIL"} ${name.padEnd(13)} ${detail}`);
-  if (!ok) failed = true;
+  checks.push({ name, ok, unchecked });
   return ok;
 }
 
-// digestOf recomputes a statement's digest from its opening with iden3's
-// Poseidon: docs/statement.md gives the layout (fields in order, hashed in
+// digestOf recomputes a statement's digest from its values with iden3's
+// Poseidon: docs/statement.md gives the layout (values in order, hashed in
 // chunks of at most 16, then the chunk hashes together).
-export function digestOf(opening) {
-  const fields = opening.fields.map((f) => BigInt(f.value));
-  if (fields.length <= 16) return poseidon.hash(fields);
+export function digestOf(values) {
+  if (values.length <= 16) return poseidon.hash(values);
   const chunks = [];
-  for (let i = 0; i < fields.length; i += 16) chunks.push(poseidon.hash(fields.slice(i, i + 16)));
+  for (let i = 0; i < values.length; i += 16) chunks.push(poseidon.hash(values.slice(i, i + 16)));
   return poseidon.hash(chunks);
+}
+
+// readStatement reads a statement file, or a decision response holding one
+// under "statement", as strictly as the Go checker: only the keys a statement
+// has, every value a plain decimal field element. JSON.parse reads numbers as
+// floats and would round the 19-digit revocation_nonce, so that one number is
+// quoted before parsing (a key inside a JSON string is escaped, \", and does
+// not match).
+function readStatement(path) {
+  const text = readFileSync(path, "utf8").replace(/("revocation_nonce"\s*:\s*)(-?[0-9][0-9.eE+-]*)/g, '$1"$2"');
+  let doc = JSON.parse(text);
+  let fromResponse = false;
+  if (doc && typeof doc.statement === "object" && doc.statement !== null && !Array.isArray(doc.statement)) {
+    doc = doc.statement;
+    fromResponse = true;
+  }
+  const keys = (o, allowed, where) => {
+    if (typeof o !== "object" || o === null || Array.isArray(o)) throw new Error(`${where} is not an object`);
+    for (const k of Object.keys(o)) if (!allowed.includes(k)) throw new Error(`${where}: unknown field ${quote(k)}`);
+  };
+  const str = (v, where) => {
+    if (v === undefined || v === null) return "";
+    if (typeof v !== "string") throw new Error(`${where} is not a string`);
+    return v;
+  };
+  const dec = (v, where, optional = false) => {
+    const s = str(v, where);
+    if (s === "" && optional) return null;
+    if (!/^(0|[1-9][0-9]*)$/.test(s) || BigInt(s) >= FIELD) throw new Error(`${where} ${quote(s)} is not a decimal field element`);
+    return BigInt(s);
+  };
+  keys(doc, ["digest", "opening"], "statement");
+  keys(doc.opening, ["circuit", "circuit_id", "issuer_key_hash", "revocation_nonce", "fields"], "opening");
+  const o = doc.opening;
+  const nonceText = o.revocation_nonce === undefined || o.revocation_nonce === null ? "0" : String(o.revocation_nonce);
+  if (!/^[0-9]+$/.test(nonceText) || BigInt(nonceText) >= 1n << 64n) throw new Error(`opening.revocation_nonce ${nonceText} is not a 64-bit nonce`);
+  if (!Array.isArray(o.fields) || o.fields.length === 0 || o.fields.length > 256) throw new Error("the opening has no fields, or more than 256");
+  const fields = o.fields.map((f, i) => {
+    keys(f, ["name", "value", "text"], `opening.fields[${i}]`);
+    return { name: str(f.name, `opening.fields[${i}].name`), value: dec(f.value, `opening.fields[${i}] (${f.name})`), text: str(f.text, `opening.fields[${i}].text`) };
+  });
+  return {
+    fromResponse,
+    digest: dec(doc.digest, "digest"),
+    circuit: str(o.circuit, "opening.circuit"),
+    circuitId: dec(o.circuit_id, "opening.circuit_id", true),
+    issuerKeyHash: dec(o.issuer_key_hash, "opening.issuer_key_hash", true),
+    revocationNonce: BigInt(nonceText),
+    fields,
+  };
+}
+
+// circuitIdOf is a circuit's id: uint256(keccak256(name)) mod r.
+const circuitIdOf = (name) => BigInt(ethers.keccak256(ethers.toUtf8Bytes(name))) % FIELD;
+
+// The renderings of docs/statement.md ("Encodings"): what each text must be.
+const LAST_DAY = 2932896n; // 9999-12-31
+function render(schema, values, i) {
+  const f = schema.fields[i];
+  const v = values[i];
+  if (f.slot) {
+    const j = schema.fields.findIndex((g) => g.name === f.slot);
+    if (j < 0) throw new Error(`the schema names no slot field ${quote(f.slot)}`);
+    if (values[j] === 0n) {
+      if (v !== 0n) throw new Error(`value ${v} in an empty slot (${f.slot} is 0)`);
+      return "";
+    }
+  }
+  switch (f.text) {
+    case "none":
+      return "";
+    case "code": {
+      if (v === 0n) return "";
+      let h = v.toString(16);
+      if (h.length % 2) h = "0" + h;
+      const bytes = ethers.getBytes("0x" + h);
+      try {
+        if (bytes.length > 31) throw new Error();
+        return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+      } catch {
+        throw new Error(`value ${v} is not the field of a 1-31 byte UTF-8 code`);
+      }
+    }
+    case "number":
+      return v.toString();
+    case "day":
+      if (v > LAST_DAY) throw new Error(`value ${v} is not a day number before 10000-01-01`);
+      return new Date(Number(v) * 86400000).toISOString().slice(0, 10);
+    case "flag":
+      if (v > 1n) throw new Error(`value ${v} is not a flag (0 or 1)`);
+      return v === 1n ? "true" : "false";
+    case "cents":
+      return `${v / 100n}.${(v % 100n).toString().padStart(2, "0")}`;
+    case "clinical": {
+      const n = BigInt(schema.ranks.length);
+      if (v >= 128n || v % 8n >= n || (v / 8n) % 8n >= n) {
+        throw new Error(`value ${v} is not interaction + 8·contraindication + 64·valid with ranks 0-${n - 1n}`);
+      }
+      return `interaction=${schema.ranks[v % 8n]} contraindication=${schema.ranks[(v / 8n) % 8n]} valid=${v / 64n === 1n}`;
+    }
+    case "triggers": {
+      const base = BigInt(schema.trigger_base || 0);
+      if (base < 2n) throw new Error("the schema has no trigger packing");
+      let rest = v;
+      const names = [];
+      for (let k = 0; k < schema.trigger_slots; k++) {
+        const t = rest % base;
+        rest /= base;
+        if (t === 0n) continue;
+        if (t > BigInt(schema.triggers.length)) throw new Error(`value ${v} names trigger ${t} of a list of ${schema.triggers.length}`);
+        names.push(schema.triggers[Number(t) - 1]);
+      }
+      if (rest !== 0n) throw new Error(`value ${v} packs more than ${schema.trigger_slots} triggers`);
+      return names.join(" ");
+    }
+  }
+  throw new Error(`unknown rendering ${quote(f.text)}`);
+}
+
+// statementChecks checks every part of the statement against what the chain
+// recorded (rec: the StatementRecorded event's digest, issuer key hash and
+// circuit id at the decision's block), as package verify does: the same
+// checks, in the same order, with the same lines.
+async function statementChecks(registry, st, rec, block) {
+  const values = st.fields.map((f) => f.value);
+  const recomputed = digestOf(values);
+  check("digest", st.digest === recomputed,
+    `the stated digest ${hex32(st.digest)} ${equals(st.digest, recomputed)} the digest recomputed from the opening's values ${hex32(recomputed)}`);
+  check("statement", recomputed === rec.digest,
+    `the digest recomputed from the opening ${equals(recomputed, rec.digest)} the recorded digest ${hex32(rec.digest)}`);
+
+  const schema = SCHEMAS.find((s) => BigInt(s.circuit_id) === rec.circuitId);
+  const named = circuitIdOf(st.circuit);
+  check("circuit", named === rec.circuitId,
+    `opening.circuit ${quote(st.circuit)} (id ${hex32(named)}) ${is(named, rec.circuitId)} the recorded circuit ${hex32(rec.circuitId)} (${schema ? schema.circuit : "an unknown circuit"})`);
+  check("circuit id", st.circuitId === rec.circuitId,
+    `opening.circuit_id ${hex32(st.circuitId)} ${is(st.circuitId, rec.circuitId)} the recorded circuit id`);
+
+  if (!schema) {
+    const why = `no statement schema for the recorded circuit ${hex32(rec.circuitId)}: this verifier knows ${SCHEMAS.map((s) => `${s.circuit} (${hex32(s.circuit_id)})`).join(", ")}`;
+    check("schema", false, why);
+    check("text", false, `not checked: ${why}`);
+  } else {
+    const want = schema.fields, have = st.fields;
+    let problem = null;
+    for (let i = 0; i < want.length && problem === null; i++) {
+      if (i >= have.length) problem = `the opening has ${have.length} fields, ${schema.circuit} has ${want.length} (field ${i} is ${want[i].name})`;
+      else if (have[i].name !== want[i].name) problem = `field ${i} is named ${quote(have[i].name)}, ${schema.circuit}'s field ${i} is ${quote(want[i].name)}`;
+    }
+    if (problem === null && have.length > want.length) {
+      problem = `the opening has ${have.length} fields, ${schema.circuit} has ${want.length} (field ${want.length} ${quote(have[want.length].name)} is extra)`;
+    }
+    check("schema", problem === null, problem ?? `the ${want.length} field names, in order, are ${schema.circuit}'s`);
+    if (have.length !== want.length) {
+      check("text", false, `not checked: the opening has ${have.length} fields, ${schema.circuit} has ${want.length}`);
+    } else {
+      let bad = 0;
+      for (let i = 0; i < have.length; i++) {
+        let text;
+        try {
+          text = render(schema, values, i);
+        } catch (err) {
+          bad++;
+          check("text", false, `field ${i} ${want[i].name}: ${err.message}`);
+          continue;
+        }
+        if (have[i].text !== text) {
+          bad++;
+          check("text", false, `field ${i} ${want[i].name}: text ${quote(have[i].text)} is not ${quote(text)}, the rendering of its value ${have[i].value}`);
+        }
+      }
+      if (bad === 0) check("text", true, `every text is the rendering of its value (${schema.circuit}'s renderings)`);
+    }
+  }
+
+  check("issuer key", st.issuerKeyHash === rec.issuerKeyHash,
+    `opening.issuer_key_hash ${hex32(st.issuerKeyHash)} ${is(st.issuerKeyHash, rec.issuerKeyHash)} the recorded issuer key hash`);
+
+  // The nonce checked is the committed revocation_nonce field: the plain
+  // copy must agree with it.
+  const field = st.fields.find((f) => f.name === "revocation_nonce");
+  if (field === undefined || field.value >= 1n << 64n) {
+    check("nonce", false, field === undefined ? "the opening has no revocation_nonce field" : `the revocation_nonce field ${field.value} is not a 64-bit nonce`);
+    check("revocation", false, "not checked: the opening commits to no revocation nonce");
+    return;
+  }
+  const nonce = field.value;
+  check("nonce", st.revocationNonce === nonce,
+    `opening.revocation_nonce ${st.revocationNonce} ${is(st.revocationNonce, nonce)} the committed revocation_nonce field ${nonce}`);
+  const at = await registry.revokedIn(rec.issuerKeyHash, nonce);
+  if (at !== 0n && at <= BigInt(block)) check("revocation", false, `credential nonce ${nonce} was revoked in block ${at}, at or before the decision's block ${block}`);
+  else if (at !== 0n) check("revocation", true, `credential nonce ${nonce} was valid at block ${block} (revoked later, in block ${at})`);
+  else check("revocation", true, `credential nonce ${nonce} is not revoked`);
 }
 
 async function main() {
   const a = args();
+  // The statement first: a file that is not a statement is refused before
+  // the chain is asked anything.
+  let st = null;
+  if (a.statement) {
+    try {
+      st = readStatement(a.statement);
+    } catch (err) {
+      check("statement", false, `${a.statement}: not a statement JSON document: ${err.message}`);
+      return;
+    }
+    if (st.fromResponse) {
+      console.log(`note statement     read from a decision response: only its "statement" is checked; the response's other fields are the service's words, bound to nothing on chain — read the decision from the statement`);
+    }
+  }
   const provider = new ethers.JsonRpcProvider(a.rpc, undefined, { staticNetwork: true });
   const registryAddr = ethers.getAddress(a.registry);
   const registry = new ethers.Contract(registryAddr, REGISTRY_ABI, provider);
@@ -54,7 +277,7 @@ async function main() {
   // 1. The transaction was mined and succeeded, and it called our registry.
   const receipt = await provider.getTransactionReceipt(a.tx);
   if (!check("receipt", receipt !== null && receipt.status === 1,
-    receipt ? `mined in block ${receipt.blockNumber}, status ${receipt.status}` : `transaction ${a.tx} not found`)) return;
+    receipt ? `mined in block ${receipt.blockNumber}, status ${receipt.status}` : `transaction ${a.tx} not found on this chain`)) return;
   const block = receipt.blockNumber;
   const tx = await provider.getTransaction(a.tx);
   if (!check("registry", tx.to !== null && ethers.getAddress(tx.to) === registryAddr,
@@ -80,7 +303,8 @@ async function main() {
 
   // 4. The verifier bound to the circuit at that block, and its answer, re-run.
   const verifier = await registry.verifierOf(ev.circuitId, { blockTag: block });
-  if (!check("verifier", verifier === ev.verifier, `circuit ${hex32(ev.circuitId)} is bound to ${verifier} at block ${block}`)) return;
+  const code = await provider.getCode(verifier, block);
+  if (!check("verifier", verifier === ev.verifier && code !== "0x", `circuit ${hex32(ev.circuitId)} is bound to ${verifier} at block ${block}`)) return;
   const v = new ethers.Contract(verifier, VERIFIER_ABI, provider);
   const ok = await v.verifyProof([...call.proof], [...call.publicInputs], { blockTag: block });
   check("proof", ok, `Groth16 verification re-run by eth_call at block ${block}: ${ok ? "accepted" : "REJECTED"}`);
@@ -90,21 +314,29 @@ async function main() {
   const active = iss.registeredAt !== 0n && iss.registeredAt <= block && (iss.retiredAt === 0n || block < iss.retiredAt);
   check("issuer", active, `issuer ${hex32(ev.issuerKeyHash)} registered in block ${iss.registeredAt}, retired ${iss.retiredAt || "never"}`);
 
-  // 6. Given the statement the caller was handed: the digest from its opening.
-  if (a.statement) {
-    const st = JSON.parse(readFileSync(a.statement, "utf8"));
-    const d = digestOf(st.opening);
-    check("statement", d === ev.digest, `digest recomputed from the opening ${d === ev.digest ? "equals" : "differs from"} the recorded digest`);
-    // The nonce is the opening's committed "revocation_nonce" field, a
-    // decimal string: JSON.parse rounds the plain revocation_nonce number
-    // (19 digits, above 2^53) and would look up another nonce.
-    const field = (st.opening.fields || []).find((f) => f.name === "revocation_nonce");
-    if (field !== undefined || st.opening.revocation_nonce !== undefined) {
-      const nonce = field !== undefined ? BigInt(field.value) : BigInt(st.opening.revocation_nonce);
-      const at = await registry.revokedIn(ev.issuerKeyHash, nonce);
-      check("revocation", at === 0n || at > BigInt(block), at === 0n ? "credential nonce not revoked" : `credential nonce revoked in block ${at}`);
-    }
+  // 6. Every part of the statement the caller was handed. Without one,
+  // nothing the decision states is verified: that is a failure, not a pass.
+  if (st === null) {
+    check("statement", false, "not checked: no statement was given, so nothing this decision states is verified — not the payer, plan, " +
+      "codes, day or outcome, not the circuit's schema or texts, not the credential's revocation; only that the transaction recorded some statement", true);
+    return;
   }
+  await statementChecks(registry, st, { digest: ev.digest, issuerKeyHash: ev.issuerKeyHash, circuitId: ev.circuitId }, block);
 }
 
-main().then(() => process.exit(failed ? 1 : 0), (err) => { console.error(err.message); process.exit(2); });
+function exitStatus() {
+  const failed = checks.filter((c) => !c.ok);
+  if (checks.length > 0 && failed.length === 0) {
+    console.log(`verified: all ${checks.length} checks passed`);
+    return 0;
+  }
+  if (failed.length > 0 && failed.every((c) => c.unchecked)) {
+    console.error("NOT VERIFIED: the transaction is a recorded decision, but no statement was given, so nothing it states was checked (pass --statement)");
+    return 3;
+  }
+  const names = [...new Set(failed.map((c) => c.name))];
+  console.error(`REFUSED: ${names.length} of ${checks.length} checks failed (${names.join(", ")})`);
+  return 1;
+}
+
+main().then(() => process.exit(exitStatus()), (err) => { console.error(err.message); process.exit(2); });

@@ -1,8 +1,12 @@
 // Package verifytest is a test fixture for checkers of recorded decisions: a
 // GovernedRegistry on a simulated chain served over JSON-RPC, with one
-// registered issuer, one circuit and a real Groth16 verifier, on which a test
-// records statements with any digest. It is used by package verify's tests
-// and by the verify-decision command's; it is not part of the API.
+// registered issuer and a real Groth16 verifier of a small circuit bound to
+// three circuit ids (its own Kind, and eligibility-v2's and
+// prescription-v2's), on which a test records statements with any digest —
+// in particular real statements of the service's circuits
+// (EligibilityStatement, PrescriptionStatement), made without their
+// seconds-long proofs. It is used by package verify's tests and by the
+// verify-decision command's; it is not part of the API.
 package verifytest
 
 import (
@@ -24,6 +28,8 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/zkp"
+	"github.com/healthagents/healthagents/zkp/statement"
 )
 
 // Issuer is the fixture's registered issuer key hash.
@@ -107,6 +113,8 @@ type Fixture struct {
 	Endpoint string            // the chain's JSON-RPC URL
 	Verifier common.Address    // the verifier bound to Circuit
 	Circuit  *big.Int          // the circuit id of Kind
+
+	spare [2]string // funded keys for Other (New only)
 }
 
 func must(t testing.TB, err error, what string) {
@@ -128,12 +136,35 @@ func New(t testing.TB) *Fixture {
 	must(t, err, "key")
 	owner, err := crypto.GenerateKey()
 	must(t, err, "owner key")
+	var spare [2]string
+	var funded []common.Address
+	for i := range spare {
+		k, err := crypto.GenerateKey()
+		must(t, err, "spare key")
+		spare[i], funded = hex.EncodeToString(crypto.FromECDSA(k)), append(funded, crypto.PubkeyToAddress(k.PublicKey))
+	}
 	l, err := chain.NewSimulated(t.Context(), chain.WithHTTP(addr), chain.WithKey(sk),
-		chain.WithFunded(crypto.PubkeyToAddress(owner.PublicKey)))
+		chain.WithFunded(append(funded, crypto.PubkeyToAddress(owner.PublicKey))...))
 	must(t, err, "simulated chain")
 	t.Cleanup(func() { _ = l.Close() })
 	endpoint, _ := l.Network()
-	return NewOn(t, endpoint, hex.EncodeToString(crypto.FromECDSA(sk)), hex.EncodeToString(crypto.FromECDSA(owner)))
+	f := NewOn(t, endpoint, hex.EncodeToString(crypto.FromECDSA(sk)), hex.EncodeToString(crypto.FromECDSA(owner)))
+	f.spare = spare
+	return f
+}
+
+// Other deploys a second, independent GovernedRegistry on the same chain
+// (its own submitting and owner accounts, the same verifiers), as another
+// deployment would: a decision it records is not one of f's. Only a
+// fixture made by New has the funded accounts; call it once.
+func (f *Fixture) Other(t testing.TB) *Fixture {
+	t.Helper()
+	if f.spare[0] == "" {
+		t.Fatal("verifytest: Other needs a fixture made by New")
+	}
+	o := NewOn(t, f.Endpoint, f.spare[0], f.spare[1])
+	f.spare = [2]string{}
+	return o
 }
 
 // NewOn deploys a GovernedRegistry owned by ownerKey's account on the node
@@ -150,7 +181,11 @@ func NewOn(t testing.TB, endpoint, key, ownerKey string) *Fixture {
 	must(t, err, "key")
 	ok, err := crypto.HexToECDSA(strings.TrimPrefix(ownerKey, "0x"))
 	must(t, err, "owner key")
-	addrs, err := chain.Deploy(ctx, endpoint, sk, chain.DeployConfig{OwnerKey: ok, Verifiers: map[chain.Kind]chain.VerifyingKey{Kind: k.vk}},
+	verifiers := map[chain.Kind]chain.VerifyingKey{Kind: k.vk}
+	for _, name := range zkp.CircuitNames() {
+		verifiers[chain.Kind(name)] = k.vk
+	}
+	addrs, err := chain.Deploy(ctx, endpoint, sk, chain.DeployConfig{OwnerKey: ok, Verifiers: verifiers},
 		chain.WithPollInterval(20*time.Millisecond))
 	must(t, err, "deploy")
 	// A shared node on a loaded CI machine can take long to answer: the
@@ -187,10 +222,32 @@ func (f *Fixture) Own(t testing.TB, a chain.OwnerAction) common.Hash {
 // f.Circuit, and returns its transaction.
 func (f *Fixture) Record(t testing.TB, digest *big.Int) common.Hash {
 	t.Helper()
-	proof, inputs := Prove(t, big.NewInt(Issuer), digest, f.Circuit)
-	data, err := f.Gov.Record(f.Circuit, proof, inputs)
+	return f.RecordAs(t, big.NewInt(Issuer), digest, f.Circuit)
+}
+
+// RecordAs proves and records a statement with these public inputs (the
+// issuer must be registered, the circuit one of the fixture's) and returns
+// its transaction.
+func (f *Fixture) RecordAs(t testing.TB, issuer, digest, circuit *big.Int) common.Hash {
+	t.Helper()
+	proof, inputs := Prove(t, issuer, digest, circuit)
+	data, err := f.Gov.Record(circuit, proof, inputs)
 	must(t, err, "record call")
 	rc, err := f.Gov.Apply(t.Context(), f.Ledger, chain.OwnerAction{Data: data, Summary: "record"})
 	must(t, err, "record")
 	return rc.TxHash
+}
+
+// RecordStatement records st as the registry would record its decision:
+// its issuer key hash (registered first if it is not), digest and circuit
+// id. It returns the transaction.
+func (f *Fixture) RecordStatement(t testing.TB, st statement.Statement) common.Hash {
+	t.Helper()
+	o := st.Opening
+	state, err := chain.NewRegistryView(f.RPC, f.Gov.Address()).Issuer(t.Context(), o.IssuerKeyHash)
+	must(t, err, "issuer")
+	if state.RegisteredAt == 0 {
+		f.Own(t, f.Gov.RegisterIssuer(o.IssuerKeyHash, common.Address{}))
+	}
+	return f.RecordAs(t, o.IssuerKeyHash, st.Digest, o.CircuitID)
 }

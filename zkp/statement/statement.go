@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -202,15 +203,45 @@ func dec(x *big.Int) string {
 	return x.String()
 }
 
+// parseDec reads a field element written as docs/statement.md says: plain
+// decimal digits, no sign, no leading zero, below the field modulus. Any
+// other spelling ("+7", "007", "0x1f", " 7") is refused: a value must read
+// the same to every checker and every person.
 func parseDec(what, s string, optional bool) (*big.Int, error) {
 	if s == "" && optional {
 		return nil, nil
 	}
 	v, ok := new(big.Int).SetString(s, 10)
-	if !ok || v.Sign() < 0 || v.Cmp(fieldModulus) >= 0 {
+	if !ok || !canonicalDecimal(s) || v.Cmp(fieldModulus) >= 0 {
 		return nil, fmt.Errorf("%w: %s %q is not a decimal field element", ErrMalformed, what, s)
 	}
 	return v, nil
+}
+
+func canonicalDecimal(s string) bool {
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// strict decodes b into v refusing keys v does not have: a key a checker
+// ignores would be words a person reads that nothing binds.
+func strict(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("data after the JSON value")
+	}
+	return nil
 }
 
 // MarshalJSON writes the opening with decimal field elements.
@@ -224,10 +255,10 @@ func (o Opening) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads an opening; every value must be a decimal field
-// element.
+// element, and a key the opening does not have is refused.
 func (o *Opening) UnmarshalJSON(b []byte) error {
 	var j openingJSON
-	if err := json.Unmarshal(b, &j); err != nil {
+	if err := strict(b, &j); err != nil {
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	var out Opening
@@ -259,11 +290,11 @@ func (s Statement) MarshalJSON() ([]byte, error) {
 	return json.Marshal(statementJSON{Digest: dec(s.Digest), Opening: s.Opening})
 }
 
-// UnmarshalJSON reads a statement. It does not check the digest against the
-// opening: Check does.
+// UnmarshalJSON reads a statement, refusing keys it does not have. It does
+// not check the digest against the opening: Check does.
 func (s *Statement) UnmarshalJSON(b []byte) error {
 	var j statementJSON
-	if err := json.Unmarshal(b, &j); err != nil {
+	if err := strict(b, &j); err != nil {
 		if errors.Is(err, ErrMalformed) {
 			return err
 		}

@@ -1,0 +1,96 @@
+package zkp
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/prescription"
+	"github.com/healthagents/healthagents/zkp/statement"
+)
+
+// TestSchemas: each circuit's schema is its id and the fields its opening
+// names, in order; the prescription schema carries the public lists its
+// texts come from (the rule table's triggers, the severity ranks) and its
+// per-drug part once per slot.
+func TestSchemas(t *testing.T) {
+	t.Parallel()
+	all, err := Schemas()
+	require.NoError(t, err)
+	require.Len(t, all, len(CircuitNames()))
+	for i, sc := range all {
+		assert.Equal(t, CircuitNames()[i], sc.Circuit)
+		assert.Zero(t, CircuitID(sc.Circuit).Cmp(sc.CircuitID))
+	}
+	elig, rx := all[0], all[1]
+	assert.Len(t, elig.Fields, 13)
+	assert.Equal(t, "eligible", elig.Fields[7].Name)
+	assert.Len(t, rx.Fields, 5+4*MaxDrugs+MaxMedications+1+MaxAllergyDrugs+1)
+	assert.Equal(t, statement.FieldSchema{Name: "clinical_10", Text: statement.RenderClinical, Slot: "drug_10"}, rx.Fields[5+4*9+3])
+
+	agent, err := prescription.New()
+	require.NoError(t, err)
+	rules := agent.Rules()
+	require.Len(t, rx.Triggers, len(rules.Triggers))
+	for i, tr := range rules.Triggers {
+		assert.Equal(t, tr.String(), rx.Triggers[i])
+	}
+	assert.Equal(t, []string{"none", "minor", "moderate", "major", "contraindicated"}, rx.Ranks)
+	assert.Less(t, len(rx.Triggers), int(rx.TriggerBase), "a trigger position fits its base")
+
+	_, err = Schema("eligibility-v1")
+	require.Error(t, err)
+}
+
+// TestStatementsFollowTheirSchema: the statements the prover hands out —
+// with facts that fill every kind of text (a medication, triggers, a drug
+// allergy, an interaction, an empty slot) — follow their circuit's schema,
+// and one that does not is never handed out.
+func TestStatementsFollowTheirSchema(t *testing.T) {
+	t.Parallel()
+	c := signed(t, testTerms())
+	st, err := EligibilityV2Statement(eligIn(c, "70551", june, true, 80, true))
+	require.NoError(t, err)
+	sc, err := Schema(CircuitEligibilityV2)
+	require.NoError(t, err)
+	require.NoError(t, st.CheckSchema(sc))
+
+	agent, err := prescription.New()
+	require.NoError(t, err)
+	var penicillin int
+	for i, tr := range agent.Rules().Triggers {
+		if tr.String() == "allergy:penicillin" {
+			penicillin = i
+		}
+	}
+	in := PrescriptionV2Input{Credential: c, Drugs: []string{"1191", "6809"}, ServiceDate: june,
+		Facts: prescription.Facts{Medications: []string{"11289"}, Triggers: []int{penicillin}, AllergyDrugs: []string{"723"}}}
+	rx, outs, err := PrescriptionV2Statement(in)
+	require.NoError(t, err)
+	sc, err = Schema(CircuitPrescriptionV2)
+	require.NoError(t, err)
+	require.NoError(t, rx.CheckSchema(sc))
+	assert.Equal(t, 3, outs[0].InteractionRank, "aspirin with warfarin: major")
+	texts := map[string]string{}
+	for _, f := range rx.Opening.Fields {
+		texts[f.Name] = f.Text
+	}
+	assert.Equal(t, "interaction=major contraindication=none valid=false", texts["clinical_1"])
+	assert.Equal(t, "", texts["clinical_3"], "an empty slot")
+	assert.Equal(t, "allergy:penicillin", texts["triggers"])
+	assert.Equal(t, "11289", texts["medication_1"])
+	assert.Equal(t, "723", texts["allergy_drug_1"])
+
+	// An opening whose text is not its value's rendering is refused.
+	op := rx.Opening
+	op.Fields = append([]statement.Field(nil), op.Fields...)
+	op.Fields[4].Text = "2026-06-02"
+	_, err = newStatement(op)
+	require.ErrorIs(t, err, statement.ErrText)
+	op.Fields[4].Text = rx.Opening.Fields[4].Text
+	op.Fields[4].Value = new(big.Int).Add(op.Fields[4].Value, big.NewInt(1))
+	_, err = newStatement(op)
+	require.ErrorIs(t, err, statement.ErrText)
+}
