@@ -109,7 +109,9 @@ func formulary() (*drugCatalogue, error) {
 // allergies and the salt.
 // Each comes with how its text renders (the statement's schema: Schema).
 func prescriptionV2Fields() []statement.FieldSchema {
-	f := func(name string, r statement.Render) statement.FieldSchema { return statement.FieldSchema{Name: name, Text: r} }
+	f := func(name string, r statement.Render) statement.FieldSchema {
+		return statement.FieldSchema{Name: name, Text: r}
+	}
 	fields := []statement.FieldSchema{f("subject_commitment", statement.RenderNone), f("payer_id", statement.RenderCode),
 		f("plan_id", statement.RenderCode), f("revocation_nonce", statement.RenderNumber), f("service_day", statement.RenderDay)}
 	for i := range MaxDrugs {

@@ -93,9 +93,9 @@ func TestSchemaTexts(t *testing.T) {
 		{"copay", n(100000), nil, "1000.00"},
 		{"day", n(0), nil, "1970-01-01"},
 		{"day", n(2932896), nil, "9999-12-31"},
-		{"clinical", n(0), n(0), ""},                                                         // an empty slot
-		{"clinical", n(0), nil, "interaction=none contraindication=none valid=false"},        // a drug in the slot
-		{"clinical", n(64), nil, "interaction=none contraindication=none valid=true"},        // valid
+		{"clinical", n(0), n(0), ""}, // an empty slot
+		{"clinical", n(0), nil, "interaction=none contraindication=none valid=false"}, // a drug in the slot
+		{"clinical", n(64), nil, "interaction=none contraindication=none valid=true"}, // valid
 		{"clinical", n(2 + 8*4), nil, "interaction=moderate contraindication=contraindicated valid=false"},
 		{"triggers", n(0), nil, ""},
 		{"triggers", n(2), nil, "condition:I21"},
