@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -55,7 +58,10 @@ func runJS(t *testing.T, args ...string) (string, int) {
 	}
 	dir, err := filepath.Abs("../examples/verify-js")
 	require.NoError(t, err)
-	cmd := exec.CommandContext(t.Context(), "node", append([]string{"verify.mjs"}, args...)...)
+	if len(args) == 0 || !strings.HasPrefix(args[0], "--input-type") {
+		args = append([]string{"verify.mjs"}, args...)
+	}
+	cmd := exec.CommandContext(t.Context(), "node", args...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
@@ -135,5 +141,89 @@ func TestVerifyJS(t *testing.T) {
 			}
 			assert.Contains(t, out, "REFUSED")
 		})
+	}
+}
+
+// TestJSRenderingsMatchGo: for values of every rendering — ordinary ones
+// and ones no statement can hold — verify.mjs's texts, and its refusals
+// with their words, are the Go schema's (statement.Schema.Text), field by
+// field of both circuits' real schemas.
+func TestJSRenderingsMatchGo(t *testing.T) {
+	if os.Getenv("HEALTHAGENTS_TEST_VERIFYJS") == "" {
+		t.Skip("HEALTHAGENTS_TEST_VERIFYJS unset (needs node and `npm ci` in examples/verify-js)")
+	}
+	n := big.NewInt
+	code := func(s string) *big.Int { return new(big.Int).SetBytes([]byte(s)) }
+	pow := func(b, e int64) *big.Int { return new(big.Int).Exp(n(b), n(e), nil) }
+	probes := map[statement.Render][]*big.Int{
+		statement.RenderNone:     {n(0), n(12345)},
+		statement.RenderCode:     {n(0), code("PROC001"), code("é-ü 名"), new(big.Int).SetBytes([]byte{0xff, 0xfe}), code(strings.Repeat("x", 31)), code(strings.Repeat("x", 32)), pow(2, 250)},
+		statement.RenderNumber:   {n(0), n(7), pow(2, 64)},
+		statement.RenderDay:      {n(0), n(20518), n(2932896), n(2932897), pow(2, 70)},
+		statement.RenderFlag:     {n(0), n(1), n(2)},
+		statement.RenderCents:    {n(0), n(5), n(100), n(123456789)},
+		statement.RenderClinical: {n(0), n(64), n(3), n(3 + 8*4), n(5), n(7 + 8*7), n(128), pow(2, 100)},
+		statement.RenderTriggers: {n(0), n(1), n(5 * 128), n(127), new(big.Int).Sub(pow(128, 8), n(1)), pow(128, 8)},
+	}
+	schemas, err := zkp.Schemas()
+	require.NoError(t, err)
+	type probe struct {
+		Schema int      `json:"schema"`
+		Field  int      `json:"field"`
+		Values []string `json:"values"`
+		Text   string   `json:"-"`
+		Err    string   `json:"-"`
+	}
+	var probesJS []probe
+	for si, sc := range schemas {
+		base := make([]*big.Int, len(sc.Fields))
+		for i := range base {
+			base[i] = code("1") // every slot holds something
+		}
+		for fi, f := range sc.Fields {
+			for _, v := range probes[f.Text] {
+				for _, emptySlot := range []bool{false, true} {
+					if emptySlot && f.Slot == "" {
+						continue
+					}
+					values := slices.Clone(base)
+					values[fi] = v
+					if emptySlot {
+						values[slices.IndexFunc(sc.Fields, func(g statement.FieldSchema) bool { return g.Name == f.Slot })] = n(0)
+					}
+					p := probe{Schema: si, Field: fi}
+					for _, x := range values {
+						p.Values = append(p.Values, x.String())
+					}
+					p.Text, err = sc.Text(values, fi)
+					if err != nil {
+						p.Err = err.Error()
+					}
+					probesJS = append(probesJS, p)
+				}
+			}
+		}
+	}
+	in, err := json.Marshal(map[string]any{"schemas": schemas, "probes": probesJS})
+	require.NoError(t, err)
+	input := filepath.Join(t.TempDir(), "probes.json")
+	require.NoError(t, os.WriteFile(input, in, 0o600))
+	script := `import { render } from "./verify.mjs";
+import { readFileSync } from "node:fs";
+const { schemas, probes } = JSON.parse(readFileSync(process.argv[1], "utf8"));
+const out = probes.map((p) => {
+  try { return { text: render(schemas[p.schema], p.values.map(BigInt), p.field) }; }
+  catch (e) { return { err: e.message }; }
+});
+console.log(JSON.stringify(out));`
+	out, code2 := runJS(t, "--input-type=module", "-e", script, input)
+	require.Equal(t, 0, code2, out)
+	var got []struct{ Text, Err string }
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+	require.Len(t, got, len(probesJS))
+	for i, p := range probesJS {
+		f := schemas[p.Schema].Fields[p.Field]
+		assert.Equal(t, p.Text, got[i].Text, "%s %s (%s) = %s", schemas[p.Schema].Circuit, f.Name, f.Text, p.Values[p.Field])
+		assert.Equal(t, p.Err, got[i].Err, "%s %s (%s) = %s", schemas[p.Schema].Circuit, f.Name, f.Text, p.Values[p.Field])
 	}
 }

@@ -11,6 +11,7 @@
 // 3 no --statement: the transaction is a recorded decision, but nothing it
 // states was checked.
 import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { ethers } from "ethers";
 import { poseidon } from "@iden3/js-crypto";
 
@@ -116,7 +117,7 @@ const circuitIdOf = (name) => BigInt(ethers.keccak256(ethers.toUtf8Bytes(name)))
 
 // The renderings of docs/statement.md ("Encodings"): what each text must be.
 const LAST_DAY = 2932896n; // 9999-12-31
-function render(schema, values, i) {
+export function render(schema, values, i) {
   const f = schema.fields[i];
   const v = values[i];
   if (f.slot) {
@@ -339,4 +340,7 @@ function exitStatus() {
   return 1;
 }
 
-main().then(() => process.exit(exitStatus()), (err) => { console.error(err.message); process.exit(2); });
+// Run as a program (not when imported, as verify/js_test.go imports render).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().then(() => process.exit(exitStatus()), (err) => { console.error(err.message); process.exit(2); });
+}
