@@ -2,7 +2,8 @@
 # and starts it with its deterministic development accounts, so chain's
 # TestGovernedOnGanache runs the governance checks against an external node
 # that is not go-ethereum, as do verify-decision's TestVerifyDecisionCommandGanache
-# (third and fourth accounts) and zkp/ceremony's TestThreePartyCeremonyOnGanache
+# and TestVerifyDecisionOnServiceDecisions (third and fourth accounts, one test
+# after the other) and zkp/ceremony's TestThreePartyCeremonyOnGanache
 # (fifth): one account per package, so nonces never collide. Without node or npm
 # the tests skip.
 if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
