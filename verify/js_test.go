@@ -124,12 +124,26 @@ func TestVerifyJS(t *testing.T) {
 		assert.Contains(t, out, "NOT VERIFIED")
 	})
 	t.Run("fail/not a statement", func(t *testing.T) {
-		bad := filepath.Join(t.TempDir(), "bad.json")
-		require.NoError(t, os.WriteFile(bad, []byte(`{"digest":"1","opening":{"circuit":"x","fields":[{"name":"a","value":"1"}]},"verdict":"approved"}`), 0o600))
-		out, code := runJS(t, "--rpc", f.Endpoint, "--registry", f.Gov.Address().Hex(), "--tx", tx.Hex(), "--statement", bad)
-		assert.Equal(t, 1, code, out)
-		assert.Contains(t, out, `FAIL statement`)
-		assert.Contains(t, out, `unknown field "verdict"`)
+		// What the Go reader refuses (zkp/statement TestStrictJSON), the
+		// JavaScript one refuses too.
+		const opening = `"opening":{"circuit":"x","revocation_nonce":7,"fields":[{"name":"a","value":"1"}]}`
+		for doc, want := range map[string]string{
+			`{"digest":"1",` + opening + `,"verdict":"approved"}`:                                                 `unknown field "verdict"`,
+			`{"digest":"1","opening":{"circuit":"x","note":"ok","fields":[{"name":"a","value":"1"}]}}`:            `unknown field "note"`,
+			`{"digest":"007",` + opening + `}`:                                                                    `"007" is not a decimal field element`,
+			`{"digest":"+7",` + opening + `}`:                                                                     `"+7" is not a decimal field element`,
+			`{"digest":"1","opening":{"circuit":"x","revocation_nonce":"7","fields":[{"name":"a","value":"1"}]}}`: "revocation_nonce is not a number",
+			`{"digest":"1","opening":{"circuit":"x","revocation_nonce":7.5,"fields":[{"name":"a","value":"1"}]}}`: "is not a 64-bit nonce",
+		} {
+			bad := filepath.Join(t.TempDir(), "bad.json")
+			require.NoError(t, os.WriteFile(bad, []byte(doc), 0o600))
+			_, err := statement.Parse([]byte(doc))
+			require.ErrorIs(t, err, statement.ErrMalformed, "the Go reader refuses %s", doc)
+			out, code := runJS(t, "--rpc", f.Endpoint, "--registry", f.Gov.Address().Hex(), "--tx", tx.Hex(), "--statement", bad)
+			assert.Equal(t, 1, code, out)
+			assert.Contains(t, out, `FAIL statement`)
+			assert.Contains(t, out, want)
+		}
 	})
 	for _, c := range f.Cases(t, st, tx) {
 		t.Run("fail/"+c.Name, func(t *testing.T) {

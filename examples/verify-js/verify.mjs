@@ -69,7 +69,7 @@ export function digestOf(values) {
 // quoted before parsing (a key inside a JSON string is escaped, \", and does
 // not match).
 function readStatement(path) {
-  const text = readFileSync(path, "utf8").replace(/("revocation_nonce"\s*:\s*)(-?[0-9][0-9.eE+-]*)/g, '$1"$2"');
+  const text = readFileSync(path, "utf8").replace(/("revocation_nonce"\s*:\s*)(-?[0-9][0-9.eE+-]*)/g, '$1"#number:$2"');
   let doc = JSON.parse(text);
   let fromResponse = false;
   if (doc && typeof doc.statement === "object" && doc.statement !== null && !Array.isArray(doc.statement)) {
@@ -94,7 +94,12 @@ function readStatement(path) {
   keys(doc, ["digest", "opening"], "statement");
   keys(doc.opening, ["circuit", "circuit_id", "issuer_key_hash", "revocation_nonce", "fields"], "opening");
   const o = doc.opening;
-  const nonceText = o.revocation_nonce === undefined || o.revocation_nonce === null ? "0" : String(o.revocation_nonce);
+  let nonceText = "0";
+  if (o.revocation_nonce !== undefined && o.revocation_nonce !== null) {
+    // Only a JSON number was quoted above: a string is refused, as in Go.
+    if (typeof o.revocation_nonce !== "string" || !o.revocation_nonce.startsWith("#number:")) throw new Error("opening.revocation_nonce is not a number");
+    nonceText = o.revocation_nonce.slice("#number:".length);
+  }
   if (!/^[0-9]+$/.test(nonceText) || BigInt(nonceText) >= 1n << 64n) throw new Error(`opening.revocation_nonce ${nonceText} is not a 64-bit nonce`);
   if (!Array.isArray(o.fields) || o.fields.length === 0 || o.fields.length > 256) throw new Error("the opening has no fields, or more than 256");
   const fields = o.fields.map((f, i) => {
