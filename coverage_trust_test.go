@@ -20,11 +20,11 @@ func TestCoverageRefusal(t *testing.T) {
 		code   healthagents.Code
 		detail string
 	}{
-		"fail/expired":          {credential.ErrExpired, healthagents.CodeInvalid, "Eligibility check failed: Invalid patient record: the payer's coverage credential has expired"},
-		"fail/revoked":          {fmt.Errorf("wrapped: %w", trust.ErrRevoked), healthagents.CodeInvalid, "Eligibility check failed: Invalid patient record: " + trust.ErrRevoked.Error()},
-		"fail/unknown issuer":   {trust.ErrUnknownIssuer, healthagents.CodeInvalid, "Eligibility check failed: Invalid patient record: " + trust.ErrUnknownIssuer.Error()},
+		"fail/expired":          {credential.ErrExpired, healthagents.CodeUnprocessable, "Eligibility check failed: Untrusted coverage credential: the payer's coverage credential has expired"},
+		"fail/revoked":          {fmt.Errorf("wrapped: %w", trust.ErrRevoked), healthagents.CodeUnprocessable, "Eligibility check failed: Untrusted coverage credential: " + trust.ErrRevoked.Error()},
+		"fail/unknown issuer":   {trust.ErrUnknownIssuer, healthagents.CodeUnprocessable, "Eligibility check failed: Untrusted coverage credential: " + trust.ErrUnknownIssuer.Error()},
 		"fail/subject mismatch": {credential.ErrSubjectMismatch, healthagents.CodeInvalid, "Eligibility check failed: Invalid patient record: the coverage credential's subject is not the coverage's member"},
-		"fail/no credential":    {trust.ErrNoCredential, healthagents.CodeInvalid, "Eligibility check failed: Invalid patient record: " + trust.ErrNoCredential.Error()},
+		"fail/no credential":    {trust.ErrNoCredential, healthagents.CodeUnprocessable, "Eligibility check failed: Untrusted coverage credential: " + trust.ErrNoCredential.Error()},
 		"fail/unsupported":      {fmt.Errorf("%w: %w", trust.ErrUnsupported, credential.ErrEncoding), healthagents.CodeUnprocessable, "Eligibility check failed: Invalid patient record: " + trust.ErrUnsupported.Error()},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -15,7 +15,8 @@ import (
 // TestCoverageCredentialChecked: the service decides on a record whose
 // coverage carries a valid payer credential, and refuses one whose terms
 // were changed after signing or whose credential expired before the service
-// date, with a clear 400 before any decision.
+// date before any decision: 400 for the tampered terms, 422 for the
+// expired credential.
 func TestCoverageCredentialChecked(t *testing.T) {
 	t.Parallel()
 	svc, kr := newService(t) // service date 2026-11-21
@@ -44,7 +45,8 @@ func TestCoverageCredentialChecked(t *testing.T) {
 	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
 	assert.Equal(t, "Eligibility check failed: Invalid patient record: record field 'coverage.credential.signature' does not verify over the signed terms", healthagents.ErrorDetail(err))
 
+	// Expired: an untrusted credential, 422 as a revoked one (CoverageRefusal).
 	_, err = svc.VerifyEligibility(t.Context(), seal("2026-11-20", false), "PROC001")
-	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
-	assert.Equal(t, "Eligibility check failed: Invalid patient record: the payer's coverage credential has expired", healthagents.ErrorDetail(err))
+	assert.Equal(t, healthagents.CodeUnprocessable, healthagents.ErrorCode(err))
+	assert.Equal(t, "Eligibility check failed: Untrusted coverage credential: the payer's coverage credential has expired", healthagents.ErrorDetail(err))
 }

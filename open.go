@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/credential"
 	"github.com/healthagents/healthagents/eligibility"
 	"github.com/healthagents/healthagents/fhir"
 	"github.com/healthagents/healthagents/prescription"
@@ -21,7 +22,32 @@ import (
 // the envelope's. prefix starts the detail of errors that the
 // API words per operation (e.g. "Eligibility check failed"; the errors
 // table of docs/decisions.md).
+//
+// A record whose coverage credential expired before the service date is
+// refused as CoverageRefusal words it (422, an untrusted credential).
 func (s *Service) OpenRecord(ctx context.Context, env *PatientData, prefix string) (*record.Record, error) {
+	rec, err := s.openRecord(ctx, env, prefix)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.credentialExpired(rec); err != nil {
+		return nil, CoverageRefusal(prefix, err)
+	}
+	return rec, nil
+}
+
+// credentialExpired returns credential.ErrExpired when rec's coverage
+// credential expired before the service date: a check that needs no chain,
+// made before any decision (the proof path's trust.Policy makes it again).
+func (s *Service) credentialExpired(rec *record.Record) error {
+	if rec.Coverage.CredentialExpired(s.serviceTime()) {
+		return credential.ErrExpired
+	}
+	return nil
+}
+
+// openRecord is OpenRecord before the credential's expiry.
+func (s *Service) openRecord(ctx context.Context, env *PatientData, prefix string) (*record.Record, error) {
 	if env == nil {
 		return nil, Errorf(CodeInvalid, "Invalid request format: missing field 'patient_data'")
 	}
@@ -47,9 +73,6 @@ func (s *Service) OpenRecord(ctx context.Context, env *PatientData, prefix strin
 	}
 	if rec.PatientID != env.PatientID {
 		return nil, Errorf(CodeInvalid, "%s: patient_id does not match the encrypted record", prefix)
-	}
-	if rec.Coverage.CredentialExpired(s.serviceTime()) {
-		return nil, Errorf(CodeInvalid, "%s: Invalid patient record: the payer's coverage credential has expired", prefix)
 	}
 	return rec, nil
 }

@@ -43,6 +43,7 @@ func (s *Service) VerifyEligibility(ctx context.Context, env *PatientData, proce
 	if att != nil {
 		res.Proof = att
 		res.ZKProofVerified = att.Verified
+		res.DecisionRecord = decisionRecord(att)
 	}
 	// No code or day in the event: webhooks are not where the decision's
 	// content goes (the caller has the result; a third party the statement).

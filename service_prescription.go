@@ -45,6 +45,7 @@ func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, dr
 	if att != nil {
 		res.Proof = att
 		res.ZKProofVerified = att.Verified && att.Covered
+		res.DecisionRecord = decisionRecord(att)
 	}
 	// No drug code in the event (see VerifyEligibility).
 	data := map[string]any{"valid": res.Valid, "zk_proof_verified": res.ZKProofVerified}

@@ -22,10 +22,36 @@ type EligibilityResult struct {
 	ZKProofVerified       bool    `json:"zk_proof_verified" doc:"A Groth16 proof of this decision was verified by EVM code in a mined transaction."`
 	Reason                *string `json:"reason" doc:"Why the patient is not eligible; null when eligible."`
 
+	// DecisionRecord (blockchain_tx, statement, issuer) is what a third
+	// party needs to check the decision from the chain alone
+	// (docs/verify.md); the spec's fields above are unchanged.
+	DecisionRecord
+
 	// Proof is the proof and chain record behind ZKProofVerified, nil when
-	// no Attestor is configured. It is not part of the root family's wire
-	// format; the v1 family returns it.
+	// no Attestor is configured: the in-process detail (circuit, proof
+	// bytes, public inputs, block) behind DecisionRecord. The answer
+	// carries DecisionRecord instead: the proof bytes and inputs are in the
+	// transaction it names.
 	Proof *Attestation `json:"-"`
+}
+
+// DecisionRecord is the chain record of a root-family decision, beside the
+// spec's fields: the transaction in which the registry verified its proof
+// and recorded its statement, and the statement. Empty (and absent from
+// the JSON) without proofs.
+type DecisionRecord struct {
+	BlockchainTx string     `json:"blockchain_tx,omitempty" doc:"Hash of the mined transaction in which the registry verified this decision's proof and recorded its statement; absent when the service runs without proofs. healthagents verify-decision --tx takes it." example:"0xf308ec7a9ef3bad3cae65bd3359f5dee2d17955df41fbd670a070f545bbc8704"`
+	Statement    *Statement `json:"statement,omitempty" doc:"What the proof states: the digest recorded on chain and its opening. Show it to whoever should check this decision (healthagents verify-decision --statement takes this whole answer); it is never logged or sent in events."`
+	Issuer       string     `json:"issuer,omitempty" doc:"Who vouches for the coverage the proof was made from: \"self\" (the service's own issuer key) or the registered payer's name." example:"self"`
+}
+
+// decisionRecord is the DecisionRecord of a verified attestation (zero for
+// nil or unverified).
+func decisionRecord(a *Attestation) DecisionRecord {
+	if a == nil || !a.Verified {
+		return DecisionRecord{}
+	}
+	return DecisionRecord{BlockchainTx: a.TxHash, Statement: a.Statement, Issuer: a.Issuer}
 }
 
 // PrescriptionRequest is the body of POST /validate-prescription.
@@ -41,6 +67,11 @@ type PrescriptionResult struct {
 	InteractionsChecked bool   `json:"interactions_checked" doc:"Interactions with the patient's current medications were checked."`
 	ZKProofVerified     bool   `json:"zk_proof_verified" doc:"Eligibility was verified cryptographically: a Groth16 proof that the patient's plan covers this drug on the service date (coverage active, date within the policy window, drug not excluded) was verified by EVM code in a mined transaction. False when there is no such proof, including when the proof shows the drug is not covered (e.g. a lapsed policy); valid is decided by the clinical checks and does not depend on it."`
 	CrossChainOracle    string `json:"cross_chain_oracle" doc:"Pharmacy-availability statement. Never a made-up confirmation."`
+
+	// DecisionRecord: see EligibilityResult. A proof verified on chain that
+	// the drug is not covered is recorded too (its statement says so), so
+	// blockchain_tx can be present with zk_proof_verified false.
+	DecisionRecord
 
 	// Proof is the proof and chain record behind ZKProofVerified; see
 	// EligibilityResult.Proof. It can be a proof verified on chain that the

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/healthagents/healthagents/npi"
-	"github.com/healthagents/healthagents/trust"
 )
 
 // The v1 family's error codes, with the HTTP status each answers (docs/decisions/v1.md).
@@ -17,15 +16,20 @@ import (
 // Error keeps one Code and one Detail for both families; V1Code reads them
 // back.
 const (
-	V1PatientNotFound  = "PATIENT_NOT_FOUND" // 404
-	V1NoInsurance      = "NO_INSURANCE"      // 422
-	V1ProofInvalid     = "PROOF_INVALID"     // 500
-	V1NetworkError     = "NETWORK_ERROR"     // 503
-	V1InteractionFound = "INTERACTION_FOUND" // finding in a 200 result
-	V1Contraindicated  = "CONTRAINDICATED"   // finding in a 200 result
-	V1Ineligible       = "INELIGIBLE"        // finding in a 200 result
-	V1PharmacyError    = "PHARMACY_ERROR"    // 503
-	V1ProofFailed      = "PROOF_FAILED"      // 500 (503 when the chain is unreachable)
+	V1PatientNotFound = "PATIENT_NOT_FOUND" // 404
+	V1NoInsurance     = "NO_INSURANCE"      // 422
+	// V1UntrustedCredential: the record's coverage credential is not
+	// trusted for the decision (issuer not registered or retired, nonce
+	// revoked by the payer, expired; none under COVERAGE_TRUST=registered).
+	// The root family answers the same status.
+	V1UntrustedCredential = "UNTRUSTED_CREDENTIAL" // 422
+	V1ProofInvalid        = "PROOF_INVALID"        // 500
+	V1NetworkError        = "NETWORK_ERROR"        // 503
+	V1InteractionFound    = "INTERACTION_FOUND"    // finding in a 200 result
+	V1Contraindicated     = "CONTRAINDICATED"      // finding in a 200 result
+	V1Ineligible          = "INELIGIBLE"           // finding in a 200 result
+	V1PharmacyError       = "PHARMACY_ERROR"       // 503
+	V1ProofFailed         = "PROOF_FAILED"         // 500 (503 when the chain is unreachable)
 )
 
 // V1Code returns the uppercase v1 code in front of err's detail, or "".
@@ -103,15 +107,13 @@ func (v *V1) unavailable(ctx context.Context, op string, err error) error {
 
 // proofError maps an Attestor error to the v1 codes: proof failures are
 // 500 with proofCode, an unreachable chain is 503 with netCode, a record
-// beyond the circuit's bounds 422 with proofCode.
-func (v *V1) proofError(ctx context.Context, proofCode, netCode string, err error) error {
-	if detail, ok := trust.Detail(err); ok {
+// beyond the circuit's bounds 422 with proofCode, a credential refusal as
+// credentialRefusal says. prefix words a malformed record as OpenRecord
+// does.
+func (v *V1) proofError(ctx context.Context, prefix, proofCode, netCode string, err error) error {
+	if err := v.credentialRefusal(prefix, proofCode, err); err != nil {
 		// The payer's credential, not the service, is the problem.
-		code := CodeInvalid
-		if errors.Is(err, trust.ErrUnsupported) {
-			code = CodeUnprocessable
-		}
-		return v1Error(code, V1NoInsurance, err, "Invalid patient record: %s", detail)
+		return err
 	}
 	switch {
 	case errors.Is(err, ErrProofTimeout):
@@ -126,6 +128,24 @@ func (v *V1) proofError(ctx context.Context, proofCode, netCode string, err erro
 	}
 	v.svc.logError(ctx, "proof failed", "err", err)
 	return v1Error(CodeInternal, proofCode, err, "internal error")
+}
+
+// credentialRefusal is the v1 form of CoverageRefusal (nil when err is not
+// a refusal): an untrusted credential is 422 UNTRUSTED_CREDENTIAL, the same
+// status as the root family's; terms a credential cannot encode are 422
+// with proofCode, as a record beyond the circuit's bounds; a malformed
+// credential is the root family's 400 "Invalid patient record".
+func (v *V1) credentialRefusal(prefix, proofCode string, err error) error {
+	r, ok := refusalOf(err)
+	switch {
+	case !ok:
+		return nil
+	case r.untrusted:
+		return v1Error(r.code, V1UntrustedCredential, err, "%s", r.reason)
+	case r.code == CodeUnprocessable:
+		return v1Error(r.code, proofCode, err, "the record cannot be proven: %s", r.reason)
+	}
+	return CoverageRefusal(prefix, err)
 }
 
 func checkNPI(field, s string) error {

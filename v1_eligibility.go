@@ -75,7 +75,7 @@ func (v *V1) VerifyEligibility(ctx context.Context, owner string, req V1Eligibil
 	res := eligibilityResult(rec, d)
 	att, err := v.svc.proveEligibility(ctx, rec, d)
 	if err != nil {
-		return nil, v.proofError(ctx, V1ProofInvalid, V1NetworkError, err)
+		return nil, v.proofError(ctx, eligibilityPrefix, V1ProofInvalid, V1NetworkError, err)
 	}
 	verified := false
 	if att != nil {

@@ -94,5 +94,12 @@ func (v *V1) registeredRecord(ctx context.Context, owner, patientID, prefix stri
 	if err != nil {
 		return nil, v.unavailable(ctx, prefix, err)
 	}
-	return v.svc.OpenRecord(ctx, &env, prefix)
+	rec, err := v.svc.openRecord(ctx, &env, prefix)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.svc.credentialExpired(rec); err != nil {
+		return nil, v.credentialRefusal(prefix, "", err)
+	}
+	return rec, nil
 }

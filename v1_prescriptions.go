@@ -135,7 +135,7 @@ func (v *V1) proveCoverage(ctx context.Context, rec *record.Record, ds []prescri
 	}
 	att, err := v.svc.provePrescription(ctx, rec, ds, now)
 	if err != nil {
-		return nil, nil, false, v.proofError(ctx, V1ProofFailed, V1ProofFailed, err)
+		return nil, nil, false, v.proofError(ctx, prescriptionPrefix, V1ProofFailed, V1ProofFailed, err)
 	}
 	p := v1Proof(att)
 	if p == nil {

@@ -146,6 +146,7 @@ const (
 
 type v1Fixture struct {
 	v1     *healthagents.V1
+	svc    *healthagents.Service
 	kr     *cipher.Keyring
 	sink   *recordingSink
 	oracle *memOracle
@@ -155,7 +156,7 @@ func newV1(t *testing.T, opts ...healthagents.Option) *v1Fixture {
 	t.Helper()
 	f := &v1Fixture{sink: &recordingSink{}, oracle: &memOracle{}}
 	svc, kr := newService(t, append([]healthagents.Option{healthagents.WithEvents(f.sink)}, opts...)...)
-	f.kr = kr
+	f.kr, f.svc = kr, svc
 	var err error
 	f.v1, err = healthagents.NewV1(svc, &memPatients{}, &memPrescriptions{}, healthagents.WithPharmacyOracle(f.oracle))
 	require.NoError(t, err)

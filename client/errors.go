@@ -60,15 +60,18 @@ func (e *Error) Unwrap() error {
 
 // V1 error codes the API puts at the front of a detail.
 const (
-	V1PatientNotFound  = "PATIENT_NOT_FOUND"
-	V1NoInsurance      = "NO_INSURANCE"
-	V1ProofInvalid     = "PROOF_INVALID"
-	V1NetworkError     = "NETWORK_ERROR"
-	V1InteractionFound = "INTERACTION_FOUND"
-	V1Contraindicated  = "CONTRAINDICATED"
-	V1Ineligible       = "INELIGIBLE"
-	V1PharmacyError    = "PHARMACY_ERROR"
-	V1ProofFailed      = "PROOF_FAILED"
+	V1PatientNotFound = "PATIENT_NOT_FOUND"
+	V1NoInsurance     = "NO_INSURANCE"
+	// V1UntrustedCredential: 422, the record's coverage credential is not
+	// trusted (revoked nonce, expired, issuer not registered or retired).
+	V1UntrustedCredential = "UNTRUSTED_CREDENTIAL"
+	V1ProofInvalid        = "PROOF_INVALID"
+	V1NetworkError        = "NETWORK_ERROR"
+	V1InteractionFound    = "INTERACTION_FOUND"
+	V1Contraindicated     = "CONTRAINDICATED"
+	V1Ineligible          = "INELIGIBLE"
+	V1PharmacyError       = "PHARMACY_ERROR"
+	V1ProofFailed         = "PROOF_FAILED"
 )
 
 // codeOf maps an HTTP status back to the service's code. It is the inverse of

@@ -37,8 +37,9 @@ func (c *Client) DeletePatient(ctx context.Context, patientID string) error {
 // VerifyEligibilityV1 calls POST /api/v1/eligibility/verify for a patient
 // registered with PutPatient by the caller's organization. Scope
 // eligibility. V1 codes: PATIENT_NOT_FOUND (404), NO_INSURANCE (422),
-// PROOF_INVALID (500; 422 for a record beyond the ZK circuit's bounds),
-// NETWORK_ERROR (503).
+// UNTRUSTED_CREDENTIAL (422: the payer's credential is revoked, expired or
+// from an issuer not registered), PROOF_INVALID (500; 422 for a record
+// beyond the ZK circuit's bounds), NETWORK_ERROR (503).
 // VerificationProof.BlockchainTx is the hash of the transaction that
 // verified the proof on chain.
 func (c *Client) VerifyEligibilityV1(ctx context.Context, req healthagents.V1EligibilityRequest) (*healthagents.V1EligibilityResult, error) {

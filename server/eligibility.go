@@ -19,7 +19,7 @@ func (s *srv) eligibilityRoutes() []route {
 		{Method: "POST", Path: "/verify-eligibility", Scope: apikey.ScopeEligibility, Class: ratelimit.ClassEligibility, Gate: classProof, Body: bodySingleRecord, Audit: &auditSpec{action: audit.ActionEligibilityVerify},
 			Handler: http.HandlerFunc(s.verifyEligibility), Doc: openapi.Operation{
 				OperationID: "verifyEligibility", Tags: []string{"eligibility"}, Summary: "Check insurance eligibility for a procedure",
-				Description: "Opens the encrypted record, decides eligibility for the procedure today, proves the decision in zero knowledge and has the proof verified by EVM code in a mined transaction. An unknown procedure is a 404.",
+				Description: "Opens the encrypted record, decides eligibility for the procedure today, proves the decision in zero knowledge and has the proof verified by EVM code in a mined transaction. Beside the spec's fields the answer carries that transaction (blockchain_tx), the statement the proof makes (statement) and its issuer: pass the whole answer to `healthagents verify-decision --statement` to check it from the chain alone (docs/verify.md). An unknown procedure is a 404; a coverage credential the service does not trust (issuer unknown or retired, nonce revoked, expired; no credential under COVERAGE_TRUST=registered) is a 422 `Eligibility check failed: Untrusted coverage credential: ...`.",
 				Request:     eligibilityRequest, Responses: ok("The eligibility decision; no medical data.", eligibilityResult),
 				Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503}, RateLimited: true, Auth: openapi.AuthOptional,
 			}},

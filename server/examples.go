@@ -71,6 +71,41 @@ var exampleStatement = healthagents.Statement{
 	},
 }
 
+// exampleRxStatement is the statement of a real root-family prescription
+// decision (PT-000123, metformin 6809), as POST /validate-prescription
+// answered it: every slot of the prescription-v2 opening, unused ones 0.
+var exampleRxStatement = healthagents.Statement{
+	Digest: "6914710386431862286686714816675154909537250283571487508863775830761328098415",
+	Opening: healthagents.StatementOpening{
+		Circuit: "prescription-v2", CircuitID: "14147819094786669240983858639380435536069551626574724517389824899642471718741",
+		IssuerKeyHash:   "4002803404836251463291069294238916188237238979992664917585951602464482097093",
+		RevocationNonce: 6198251752343862,
+		Fields: []healthagents.StatementField{
+			{Name: "subject_commitment", Value: "20851365383198694061786979648457922021736449913951222379061760069406359021185"},
+			{Name: "payer_id", Value: "232736699700", Text: "60054"},
+			{Name: "plan_id", Value: "5787212577059589188", Text: "PPO-GOLD"},
+			{Name: "revocation_nonce", Value: "6198251752343862", Text: "6198251752343862"},
+			{Name: "service_day", Value: "20785", Text: "2026-11-28"},
+			{Name: "drug_1", Value: "909652025", Text: "6809"}, {Name: "covered_1", Value: "1", Text: "true"}, {Name: "formulary_tier_1", Value: "1", Text: "1"}, {Name: "clinical_1", Value: "64", Text: "interaction=none contraindication=none valid=true"},
+			{Name: "drug_2", Value: "0"}, {Name: "covered_2", Value: "0", Text: "false"}, {Name: "formulary_tier_2", Value: "0", Text: "0"}, {Name: "clinical_2", Value: "0"},
+			{Name: "drug_3", Value: "0"}, {Name: "covered_3", Value: "0", Text: "false"}, {Name: "formulary_tier_3", Value: "0", Text: "0"}, {Name: "clinical_3", Value: "0"},
+			{Name: "drug_4", Value: "0"}, {Name: "covered_4", Value: "0", Text: "false"}, {Name: "formulary_tier_4", Value: "0", Text: "0"}, {Name: "clinical_4", Value: "0"},
+			{Name: "drug_5", Value: "0"}, {Name: "covered_5", Value: "0", Text: "false"}, {Name: "formulary_tier_5", Value: "0", Text: "0"}, {Name: "clinical_5", Value: "0"},
+			{Name: "drug_6", Value: "0"}, {Name: "covered_6", Value: "0", Text: "false"}, {Name: "formulary_tier_6", Value: "0", Text: "0"}, {Name: "clinical_6", Value: "0"},
+			{Name: "drug_7", Value: "0"}, {Name: "covered_7", Value: "0", Text: "false"}, {Name: "formulary_tier_7", Value: "0", Text: "0"}, {Name: "clinical_7", Value: "0"},
+			{Name: "drug_8", Value: "0"}, {Name: "covered_8", Value: "0", Text: "false"}, {Name: "formulary_tier_8", Value: "0", Text: "0"}, {Name: "clinical_8", Value: "0"},
+			{Name: "drug_9", Value: "0"}, {Name: "covered_9", Value: "0", Text: "false"}, {Name: "formulary_tier_9", Value: "0", Text: "0"}, {Name: "clinical_9", Value: "0"},
+			{Name: "drug_10", Value: "0"}, {Name: "covered_10", Value: "0", Text: "false"}, {Name: "formulary_tier_10", Value: "0", Text: "0"}, {Name: "clinical_10", Value: "0"},
+			{Name: "medication_1", Value: "211278772281", Text: "11289"}, {Name: "medication_2", Value: "0"}, {Name: "medication_3", Value: "0"}, {Name: "medication_4", Value: "0"},
+			{Name: "medication_5", Value: "0"}, {Name: "medication_6", Value: "0"}, {Name: "medication_7", Value: "0"}, {Name: "medication_8", Value: "0"},
+			{Name: "medication_9", Value: "0"}, {Name: "medication_10", Value: "0"}, {Name: "medication_11", Value: "0"}, {Name: "medication_12", Value: "0"},
+			{Name: "triggers", Value: "1", Text: "allergy:penicillin"},
+			{Name: "allergy_drug_1", Value: "0"}, {Name: "allergy_drug_2", Value: "0"}, {Name: "allergy_drug_3", Value: "0"}, {Name: "allergy_drug_4", Value: "0"},
+			{Name: "salt", Value: "14814072231016246713439985380011902565723236918843535609512278494462279236356"},
+		},
+	},
+}
+
 // ExampleDecision is the document's example v1 eligibility decision: a real
 // one, with its proof and statement.
 func ExampleDecision() healthagents.V1EligibilityResult {
@@ -199,9 +234,12 @@ func bodyExamples() []any {
 			Issuer: "self", SelfIssuerKeyHash: "20798638768457414661854865514315291338517721271540350325324351324378071794036", ZKSetup: "development",
 		},
 		healthagents.EligibilityRequest{PatientData: &ExampleEnvelope, ProcedureCode: "70551"},
-		healthagents.EligibilityResult{Eligible: true, CoveragePct: 80, PrivacyPreserved: true, ProcedureCode: "70551", RequiresAuthorization: true, ZKProofVerified: true},
+		healthagents.EligibilityResult{Eligible: true, CoveragePct: 80, PrivacyPreserved: true, ProcedureCode: "70551", RequiresAuthorization: true, ZKProofVerified: true,
+			DecisionRecord: healthagents.DecisionRecord{BlockchainTx: exampleProof.BlockchainTx, Statement: &exampleStatement, Issuer: "self"}},
 		healthagents.PrescriptionRequest{PatientData: &ExampleEnvelope, DrugCode: "6809"},
-		healthagents.PrescriptionResult{Valid: true, DrugCode: "6809", InteractionsChecked: true, ZKProofVerified: true, CrossChainOracle: "0x41D8b2651c52B869E5d17099e292a3bFaB936d48"},
+		healthagents.PrescriptionResult{Valid: true, DrugCode: "6809", InteractionsChecked: true, ZKProofVerified: true,
+			CrossChainOracle: "unconfirmed: no pharmacy availability attestation is published for this drug",
+			DecisionRecord:   healthagents.DecisionRecord{BlockchainTx: "0xc66d716adacf5f81bbc02ad52653cc56bd412ac195f167b3c14ab0d6df0b1bee", Statement: &exampleRxStatement, Issuer: "self"}},
 		FederatedUpdateRequest{PatientDataList: []*healthagents.PatientData{&ExampleEnvelope}, RoundNumber: 3},
 		api.FederatedUpdateResult{Round: 3, Participants: 2, ModelHash: exampleHex("model-1.0.3", 32), ModelVersion: "1.0.3", Phase: "advertise_keys", Records: 1},
 		ErrorBody{Detail: "Validation error: field 'procedure_code' is required"},

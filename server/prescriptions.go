@@ -39,7 +39,7 @@ func (s *srv) prescriptionRoutes() []route {
 		{Method: "POST", Path: "/validate-prescription", Scope: apikey.ScopePrescription, Class: ratelimit.ClassPrescription, Gate: classProof, Body: bodySingleRecord, Audit: &auditSpec{action: audit.ActionPrescriptionValidate},
 			Handler: http.HandlerFunc(s.validatePrescription), Doc: openapi.Operation{
 				OperationID: "validatePrescription", Tags: []string{"prescription"}, Summary: "Validate a prescription",
-				Description: "Checks the drug against the patient's current medications, allergies and conditions, and proves coverage. A major or contraindicated finding gives 422 `Prescription validation failed: Drug interaction detected with <drug_name>`.",
+				Description: "Checks the drug against the patient's current medications, allergies and conditions, and proves coverage. Beside the spec's fields the answer carries the transaction that recorded the proof (blockchain_tx), its statement and issuer, as /verify-eligibility does. A major or contraindicated finding gives 422 `Prescription validation failed: Drug interaction detected with <drug_name>`; an untrusted coverage credential 422 `Prescription validation failed: Untrusted coverage credential: ...`.",
 				Request:     prescriptionRequest, Responses: ok("The prescription is valid.", prescriptionResult),
 				Errors: []int{400, 401, 403, 404, 413, 422, 429, 500, 503}, RateLimited: true, Auth: openapi.AuthOptional,
 			}},
