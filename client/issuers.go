@@ -13,6 +13,9 @@ type (
 	Issuer              = api.Issuer
 	IssuerList          = api.IssuerList
 	UnsignedTransaction = api.UnsignedTransaction
+	RevocationRequest   = api.RevocationRequest
+	Revocation          = api.Revocation
+	Nonce               = api.Nonce
 )
 
 // RegisterIssuer calls POST /api/v1/issuers: the payer is kept and
@@ -51,6 +54,25 @@ func (c *Client) GetIssuer(ctx context.Context, id string) (*Issuer, error) {
 func (c *Client) RetireIssuer(ctx context.Context, id string) (*Issuer, error) {
 	var out Issuer
 	if err := c.do(ctx, call{method: http.MethodDelete, path: "/api/v1/issuers/" + escape(id), out: &out}); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RevokeCredential calls POST /api/v1/issuers/{issuer_id}/revocations: the
+// payer's credential revocation nonce req.Nonce is revoked on chain from
+// the next block on, so decisions on that credential are refused (422,
+// V1Code UNTRUSTED_CREDENTIAL) while earlier ones stay valid. A keys:admin
+// key bound to no organization (the registry's owner) sends it as it is;
+// any other key needs req.AdminSignature, the payer's admin_address's
+// EIP-712 signature of the revocation (docs/credentials.md shows it with
+// ethers; Go programs can use chain.RevocationTypedData). Status "revoked"
+// (TxHash, RevokedInBlock) when the service sent it or it was revoked
+// before; "awaiting_signature" with WalletAction, the unsigned transaction
+// for the caller's wallet, when the service does not hold the owner's key.
+func (c *Client) RevokeCredential(ctx context.Context, issuerID string, req RevocationRequest) (*Revocation, error) {
+	var out Revocation
+	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/issuers/" + escape(issuerID) + "/revocations", body: req, out: &out}); err != nil {
 		return nil, err
 	}
 	return &out, nil

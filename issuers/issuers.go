@@ -52,6 +52,12 @@ type Chain interface {
 	Issuer(ctx context.Context, keyHash *big.Int) (chain.IssuerStatus, error)
 	RegisterIssuer(ctx context.Context, keyHash *big.Int, admin common.Address) (chain.Governance, error)
 	RetireIssuer(ctx context.Context, keyHash *big.Int) (chain.Governance, error)
+	// RevokeNonce and RevokedIn: revocations.go.
+	RevokeNonce(ctx context.Context, keyHash *big.Int, nonce uint64, wallet common.Address) (chain.Governance, error)
+	RevokedIn(ctx context.Context, keyHash *big.Int, nonce uint64) (uint64, error)
+	ChainID() *big.Int
+	Registry() common.Address
+	Owner() common.Address
 }
 
 // Registry registers, lists and retires issuers.
@@ -207,7 +213,12 @@ func attach(out *api.Issuer, gov chain.Governance) {
 		out.TxHash = gov.Receipt.TxHash.Hex()
 	}
 	if u := gov.Unsigned; u != nil {
-		out.OwnerAction = &api.UnsignedTransaction{Summary: u.Summary, ChainID: u.ChainID.String(), From: u.From.Hex(),
-			To: u.To.Hex(), Nonce: u.Nonce, Gas: u.Gas, Data: u.Data, RLP: u.RLPHex}
+		out.OwnerAction = unsignedView(u)
 	}
+}
+
+// unsignedView is the wire form of an unsigned transaction.
+func unsignedView(u *chain.UnsignedTx) *api.UnsignedTransaction {
+	return &api.UnsignedTransaction{Summary: u.Summary, ChainID: u.ChainID.String(), From: u.From.Hex(),
+		To: u.To.Hex(), Nonce: u.Nonce, Gas: u.Gas, Data: u.Data, RLP: u.RLPHex}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/internal/openapi"
 )
 
@@ -26,6 +27,10 @@ func buildDocument(routes []route) ([]byte, error) {
 		Servers:   []openapi.Server{{URL: "http://localhost:8000", Description: "development"}},
 		ErrorBody: ErrorBody{},
 	})
+	// A revocation nonce reads from a JSON number or a decimal string and
+	// writes as a string (api.Nonce): exact up to 2^64-1.
+	doc.DefineType(api.Nonce(0), openapi.Schema{Type: openapi.Types{"integer", "string"}, Pattern: "^[0-9]{1,20}$", Minimum: ptrFloat(0),
+		Description: "An unsigned 64-bit integer, 0 to 18446744073709551615: a JSON number or a decimal string when sent, a decimal string when answered."})
 	for _, rt := range routes {
 		if rt.Hidden {
 			continue

@@ -277,6 +277,9 @@ func bodyExamples() []any {
 		api.IssuerRequest{PublicKey: issuer.PublicKey, Name: issuer.Name, Admin: issuer.Admin},
 		issuer,
 		api.IssuerList{Issuers: []api.Issuer{issuer}},
+		api.RevocationRequest{Nonce: 16284785698725355310, AdminSignature: "0x" + exampleHex("admin-revocation-signature", 64) + "1b"},
+		api.Revocation{IssuerID: issuer.IssuerID, KeyHash: issuer.KeyHash, Nonce: 16284785698725355310, Status: "revoked",
+			RevokedInBlock: 1187, TxHash: "0x" + exampleHex("revocation-tx", 32)},
 
 		// Federated.
 		api.OrganizationRequest{OrganizationName: org.OrganizationName, Endpoint: org.Endpoint, EncryptionKey: org.EncryptionKey},

@@ -21,6 +21,13 @@ type IssuerRegistry interface {
 	Retire(ctx context.Context, id string) (api.Issuer, error)
 }
 
+// CredentialRevoker revokes one of a payer's credential nonces (for the
+// registry's owner, or with the payer's admin's signature); the server
+// finds it on Deps.Issuers by type assertion. *issuers.Registry is one.
+type CredentialRevoker interface {
+	RevokeNonce(ctx context.Context, issuerID string, req api.RevocationRequest, byOwner bool) (api.Revocation, bool, error)
+}
+
 var issuerIDParam = []openapi.Param{{Name: "issuer_id", Description: "The issuer's public key (64 hex digits).",
 	Example: "c5f2ba5b4c8d2a2e8c0b5e1c4b3a29181716151413121110090807060504030201"}}
 
@@ -60,6 +67,18 @@ func (s *srv) issuerRoutes() []route {
 				PathParams:  issuerIDParam, Responses: ok("The payer, retired or awaiting the owner's signature.", api.Issuer{}),
 				Errors: []int{401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
+		{Method: "POST", Path: "/api/v1/issuers/{issuer_id}/revocations", Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
+			Handler: http.HandlerFunc(s.revokeCredential), Doc: openapi.Operation{
+				OperationID: "revokeCredential", Tags: []string{"issuers"}, Summary: "Revoke one of a payer's coverage credentials",
+				Description: "Revokes the credential revocation nonce `nonce` of the payer in the chain's issuer registry from the next block on: decisions on a credential with that nonce are refused from then on (422 UNTRUSTED_CREDENTIAL on the v1 family, 422 `... Untrusted coverage credential: ...` on the root family), while decisions recorded before stay valid at their blocks (verify-decision says \"revoked later\"). " +
+					"Who may: the registry's owner (a keys:admin key bound to no organization), or any key carrying admin_signature, the payer's admin_address's EIP-712 signature of the revocation (docs/credentials.md). When the service holds the registry owner's key (the embedded chain) it sends the revocation (status revoked, tx_hash); otherwise the answer carries the unsigned transaction for the caller's wallet (wallet_action, from the owner or the payer's admin, status awaiting_signature). " +
+					"201 when revoked or prepared now, 200 when the nonce was revoked before (revoked_in_block). 403 for a caller that is neither, or a signature that is not the payer's admin's; 404 for an unknown payer.",
+				PathParams: issuerIDParam, Request: api.RevocationRequest{}, Responses: map[int]openapi.Response{
+					http.StatusCreated: {Description: "Revoked now, or prepared for the wallet.", Body: api.Revocation{}},
+					http.StatusOK:      {Description: "Revoked before.", Body: api.Revocation{}},
+				},
+				Errors: []int{400, 401, 403, 404, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+			}},
 	}
 }
 
@@ -80,6 +99,8 @@ func (s *srv) issuerCaller(w http.ResponseWriter, r *http.Request) (IssuerRegist
 
 func (s *srv) issuerError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
+	case errors.Is(err, issuers.ErrNotAdmin):
+		writeDetail(w, http.StatusForbidden, "Forbidden: "+err.Error())
 	case errors.Is(err, issuers.ErrNotFound):
 		writeDetail(w, http.StatusNotFound, "Issuer not found")
 	case errors.Is(err, issuers.ErrRetired):
@@ -153,4 +174,44 @@ func (s *srv) retireIssuer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, iss)
+}
+
+// revokeCredential revokes one credential nonce of a payer. Any key may ask;
+// the registry's owner (keys:admin, no organization) as it is, anyone else
+// only with the payer's admin's signature, which the registry checks.
+func (s *srv) revokeCredential(w http.ResponseWriter, r *http.Request) {
+	caller := requestKey(r)
+	if caller == nil {
+		writeDetail(w, http.StatusForbidden, detailForbidden)
+		return
+	}
+	revoker, ok := s.deps.Issuers.(CredentialRevoker)
+	if !ok {
+		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
+		return
+	}
+	var req api.RevocationRequest
+	if err := read(w, r, SmallBodyBytes, &req, "nonce"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := req.Validate(); err != nil {
+		writeDetail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	byOwner := caller.HasScope(apikey.ScopeKeysAdmin) && caller.Organization == ""
+	if !byOwner && req.AdminSignature == "" {
+		writeDetail(w, http.StatusForbidden, detailForbidden)
+		return
+	}
+	rev, created, err := revoker.RevokeNonce(r.Context(), r.PathValue("issuer_id"), req, byOwner)
+	if err != nil {
+		s.issuerError(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, rev)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 )
 
 // writeJSON encodes v with status. Encoding errors of our own types cannot
@@ -111,6 +112,11 @@ func missing(field string) error {
 }
 
 func syntaxError(err error) error {
+	var ve *api.ValidationError
+	if errors.As(err, &ve) {
+		// A field type's own reader refused the value (api.Nonce).
+		return healthagents.Errorf(healthagents.CodeInvalid, "%s", ve.Detail)
+	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		field := te.Field
