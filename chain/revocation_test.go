@@ -2,6 +2,11 @@ package chain_test
 
 import (
 	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -72,4 +77,37 @@ func TestRevocationTypedData(t *testing.T) {
 		_, err := chain.RevocationSigner(td, bad)
 		assert.ErrorIs(t, err, chain.ErrBadRevocationSignature, name)
 	}
+}
+
+// TestRevocationSignedWithEthers: a payer's admin signing with ethers'
+// signTypedData (examples/verify-js/sign-revocation.mjs, the snippet of
+// docs/credentials.md) makes a signature the service recovers to that
+// admin, for a nonce above 2^53. Runs with HEALTHAGENTS_TEST_VERIFYJS
+// (.ci/verifyjs.sh installs ethers).
+func TestRevocationSignedWithEthers(t *testing.T) {
+	if os.Getenv("HEALTHAGENTS_TEST_VERIFYJS") == "" {
+		t.Skip("HEALTHAGENTS_TEST_VERIFYJS unset (needs node and `npm ci` in examples/verify-js)")
+	}
+	t.Parallel()
+	dir, err := filepath.Abs("../examples/verify-js")
+	require.NoError(t, err)
+	key, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	chainID := big.NewInt(31337)
+	registry := common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
+	keyHash, _ := new(big.Int).SetString("17063043621571865318069703813770687471913562274320151421266649409155294856737", 10)
+	const nonce = uint64(1)<<53 + 1
+	cmd := exec.CommandContext(t.Context(), "node", "sign-revocation.mjs", "--key", hexutil.Encode(crypto.FromECDSA(key)),
+		"--chain-id", chainID.String(), "--registry", registry.Hex(), "--issuer-key-hash", keyHash.String(), "--nonce", strconv.FormatUint(nonce, 10))
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	sig, err := hexutil.Decode(strings.TrimSpace(string(out)))
+	require.NoError(t, err, "%s", out)
+	signer, err := chain.RevocationSigner(chain.RevocationTypedData(chainID, registry, keyHash, nonce), sig)
+	require.NoError(t, err)
+	assert.Equal(t, crypto.PubkeyToAddress(key.PublicKey), signer)
+	ours, err := chain.SignRevocation(chain.RevocationTypedData(chainID, registry, keyHash, nonce), key)
+	require.NoError(t, err)
+	assert.Equal(t, ours, strings.TrimSpace(string(out)), "RFC 6979: the same key and message, the same signature")
 }

@@ -26,6 +26,10 @@ func TestRender271ErrorAnswers(t *testing.T) {
 			"HL NM1 HL NM1 HL NM1 AAA DTP SE", "AAA*Y**72*C"},
 		"no coverage on the date": {422, "NO_INSURANCE: no active coverage on 2026-11-25",
 			"HL NM1 HL NM1 HL NM1 DTP EB SE", ""},
+		// A revoked, expired or unregistered payer credential: not
+		// "inactive coverage" (no one said so), a request to correct.
+		"untrusted credential": {422, "UNTRUSTED_CREDENTIAL: the payer revoked this coverage credential (its revocation nonce is revoked on chain)",
+			"HL NM1 HL NM1 HL NM1 AAA DTP SE", "AAA*N**15*C"},
 		"NPI": {400, "Validation error: field 'provider_npi' is not a valid NPI: check digit",
 			"HL NM1 HL NM1 AAA HL NM1 DTP SE", "AAA*N**43*C"},
 		"unknown procedure": {404, "Procedure code PROC999 not found",
