@@ -9,11 +9,15 @@ import (
 // segment says why.
 type Level string
 
-// The three levels of a 271 (the HL hierarchy).
+// The levels of a 271 that carry an AAA: the HL hierarchy's name loops,
+// and the benefit loops under a member.
 const (
-	SourceLevel     Level = "2100A" // the information source: the service could not answer
-	ReceiverLevel   Level = "2100B" // the information receiver: the provider
-	SubscriberLevel Level = "2100C" // the subscriber: the member asked about
+	SourceLevel            Level = "2100A" // the information source: the service could not answer
+	ReceiverLevel          Level = "2100B" // the information receiver: the provider
+	SubscriberLevel        Level = "2100C" // the subscriber: the member asked about
+	DependentLevel         Level = "2100D" // a dependent of the subscriber
+	SubscriberBenefitLevel Level = "2110C" // one benefit inquiry (EQ) of the subscriber
+	DependentBenefitLevel  Level = "2110D" // one benefit inquiry (EQ) of a dependent
 )
 
 // Rejection is an AAA segment: the request could not be answered, and why.
@@ -42,18 +46,54 @@ var reasons = map[Level]map[string]string{
 	ReceiverLevel: {
 		"15": "Required application data missing",
 		"43": "Invalid/Missing Provider Identification",
+		"51": "Provider Not on File",
 	},
 	SubscriberLevel: {
 		"15": "Required application data missing",
+		"42": "Unable to Respond at Current Time",
+		"62": "Date of Service Not Within Allowable Inquiry Period",
+		"63": "Date of Service in Future",
+		"71": "Patient Birth Date Does Not Match That for the Patient on the Database",
 		"72": "Invalid/Missing Subscriber/Insured ID",
+		"73": "Invalid/Missing Subscriber/Insured Name",
 		"75": "Subscriber/Insured Not Found",
+		"76": "Duplicate Subscriber/Insured ID Number",
 	},
+	DependentLevel: {
+		"15": "Required application data missing",
+		"42": "Unable to Respond at Current Time",
+		"62": "Date of Service Not Within Allowable Inquiry Period",
+		"63": "Date of Service in Future",
+		"65": "Invalid/Missing Patient Name",
+		"67": "Patient Not Found",
+		"68": "Duplicate Patient ID Number",
+		"71": "Patient Birth Date Does Not Match That for the Patient on the Database",
+	},
+	SubscriberBenefitLevel: benefitReasons,
+	DependentBenefitLevel:  benefitReasons,
+}
+
+// benefitReasons are the AAA03 codes of a 2110C/2110D loop this package
+// writes.
+var benefitReasons = map[string]string{
+	"15": "Required application data missing",
+	"54": "Inappropriate Product/Service ID Qualifier",
+	"62": "Date of Service Not Within Allowable Inquiry Period",
+	"63": "Date of Service in Future",
+	"AG": "Invalid/Missing Procedure Code",
+}
+
+// Reason returns the meaning of AAA03 code at level l, and whether this
+// package writes it there.
+func Reason(l Level, code string) (string, bool) {
+	m, ok := reasons[l][code]
+	return m, ok
 }
 
 func (r *Rejection) check() error {
 	codes, ok := reasons[r.Level]
 	if !ok {
-		return fmt.Errorf("%w: rejection level %q is not 2100A, 2100B or 2100C", ErrInvalid, r.Level)
+		return fmt.Errorf("%w: rejection level %q is not 2100A, 2100B, 2100C, 2100D, 2110C or 2110D", ErrInvalid, r.Level)
 	}
 	if _, ok := codes[r.Reason]; !ok {
 		return fmt.Errorf("%w: reject reason %q is not one this package writes at %s", ErrInvalid, r.Reason, r.Level)

@@ -89,7 +89,8 @@ func TestRender271RefusesBadRejections(t *testing.T) {
 	ic := x12.Interchange{SenderID: "S", ReceiverID: "R", Control: 1, Time: at}
 	for name, r := range map[string]x12.Rejection{
 		"level":              {Level: "2000C", Reason: "75", FollowUp: "C"},
-		"reason":             {Level: x12.SubscriberLevel, Reason: "42", FollowUp: "C"},
+		"reason":             {Level: x12.SubscriberLevel, Reason: "04", FollowUp: "C"},
+		"level not rendered": {Level: x12.DependentLevel, Reason: "67", FollowUp: "C"},
 		"follow-up":          {Level: x12.SourceLevel, Reason: "42", FollowUp: "Q"},
 		"follow-up too long": {Level: x12.SourceLevel, Reason: "42", FollowUp: "RC"},
 	} {

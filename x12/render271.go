@@ -78,18 +78,11 @@ func Render271(ic Interchange, e Eligibility) ([]byte, error) {
 		return nil, err
 	}
 	at := ic.Time.UTC()
-	isaCtl := fmt.Sprintf("%09d", ic.Control)
 	stCtl := fmt.Sprintf("%04d", ic.Control)
-	usage := "T"
-	if ic.Production {
-		usage = "P"
-	}
 	w := &writer{}
-	w.seg("ISA", "00", pad("", 10), "00", pad("", 10), "ZZ", pad(ic.SenderID, 15), "ZZ", pad(ic.ReceiverID, 15),
-		at.Format("060102"), at.Format("1504"), string(RepetitionSep), "00501", isaCtl, "0", usage, string(SubElementSep))
-	w.seg("GS", "HB", ic.SenderID, ic.ReceiverID, at.Format("20060102"), at.Format("1504"), strconv.Itoa(ic.Control), "X", Version)
-	w.counting = true
-	w.seg("ST", "271", stCtl, Version)
+	w.header(parties{senderQual: "ZZ", sender: ic.SenderID, receiverQual: "ZZ", receiver: ic.ReceiverID,
+		appSender: ic.SenderID, appReceiver: ic.ReceiverID, production: ic.Production}, ic.Control, at, "HB", Version)
+	w.startSet("271", stCtl, Version)
 	w.seg("BHT", "0022", "11", e.Reference, at.Format("20060102"), at.Format("1504"))
 	rejectAt := func(l Level) {
 		if e.Rejection != nil && e.Rejection.Level == l {
@@ -113,10 +106,8 @@ func Render271(ic Interchange, e Eligibility) ([]byte, error) {
 	case e.Rejection == nil:
 		w.benefits(e)
 	}
-	w.seg("SE", strconv.Itoa(w.inSet+1), stCtl)
-	w.counting = false
-	w.seg("GE", "1", strconv.Itoa(ic.Control))
-	w.seg("IEA", "1", isaCtl)
+	w.endSet(stCtl)
+	w.trailer(ic.Control, 1)
 	return w.buf.Bytes(), nil
 }
 
@@ -133,10 +124,8 @@ func (w *writer) benefits(e Eligibility) {
 	if e.Eligible {
 		// The procedure: covered, with its authorization indicator.
 		w.seg("EB", "1", "IND", "", "", "", "", "", "", "", "", auth, "", proc)
-		// The patient's share (co-insurance, EB08 as a decimal fraction).
-		w.seg("EB", "A", "IND", "", "", "", "", "", decimal(float64(100-e.CoveragePercentage)/100), "", "", "", "", proc)
-		// The copay (EB07), per visit (EB06 27).
-		w.seg("EB", "B", "IND", "", "", "", "27", decimal(e.CopayAmount), "", "", "", "", "", proc)
+		// The patient's share and the copay.
+		w.shares("", proc, e.CoveragePercentage, e.CopayAmount)
 	} else {
 		// The procedure: not covered.
 		w.seg("EB", "I", "IND", "", "", "", "", "", "", "", "", auth, "", proc)
@@ -144,16 +133,8 @@ func (w *writer) benefits(e Eligibility) {
 			w.seg("MSG", r)
 		}
 	}
-	if e.DeductibleMet {
-		// Deductible remaining (EB06 29): nothing.
-		w.seg("EB", "C", "IND", "30", "", "", "29", "0")
-	} else {
-		w.seg("EB", "C", "IND", "30")
-		w.seg("MSG", "DEDUCTIBLE NOT MET")
-	}
-	if e.ProofTransaction != "" {
-		w.seg("MSG", "DECISION PROOF TRANSACTION "+e.ProofTransaction)
-	}
+	w.deductible(e.DeductibleMet)
+	w.proofMessage(e.ProofTransaction)
 }
 
 func check271(ic Interchange, e Eligibility) error {
@@ -166,6 +147,11 @@ func check271(ic Interchange, e Eligibility) error {
 	if e.Rejection != nil {
 		if err := e.Rejection.check(); err != nil {
 			return err
+		}
+		switch e.Rejection.Level {
+		case SourceLevel, ReceiverLevel, SubscriberLevel:
+		default:
+			return fmt.Errorf("%w: a one-member 271 rejects at 2100A, 2100B or 2100C, not %s", ErrInvalid, e.Rejection.Level)
 		}
 		if e.Inactive {
 			return fmt.Errorf("%w: a rejected request has no coverage status", ErrInvalid)
