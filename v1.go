@@ -70,6 +70,8 @@ type V1 struct {
 	rx       PrescriptionStore
 	oracle   PharmacyOracle
 	newID    func() (string, error)
+	members  MemberIndex       // finds an X12 270's members (v1_x12_members.go)
+	controls X12ControlNumbers // the X12 answers' control numbers (v1_x12.go)
 }
 
 // V1Option configures a V1.
@@ -88,6 +90,9 @@ func NewV1(svc *Service, patients PatientRegistry, prescriptions PrescriptionSto
 		return nil, errors.New("healthagents: NewV1 needs a Service, a PatientRegistry and a PrescriptionStore")
 	}
 	v := &V1{svc: svc, patients: patients, rx: prescriptions, newID: newPrescriptionID}
+	if idx, ok := patients.(MemberIndex); ok {
+		v.members = idx
+	}
 	for _, o := range opts {
 		if err := o(v); err != nil {
 			return nil, err

@@ -36,7 +36,9 @@ const registryPrefix = "Patient registration failed"
 // chain>" over HTTP; "" for in-process callers without keys). The envelope
 // is opened and checked like any envelope (hash, CID, decryption, record,
 // patient_id inside) and then stored exactly as received: the plaintext is
-// not kept.
+// not kept. The member index (MemberIndex) gets keyed hashes of the
+// record's payer, member id, name and birth date, so an X12 270 finds the
+// patient.
 func (v *V1) PutPatient(ctx context.Context, owner, patientID string, env *PatientData) error {
 	if err := checkCode("patient_id", patientID); err != nil {
 		return err
@@ -47,11 +49,18 @@ func (v *V1) PutPatient(ctx context.Context, owner, patientID string, env *Patie
 	if env.PatientID != patientID {
 		return Errorf(CodeInvalid, "%s: patient_id in the path and in the envelope differ", registryPrefix)
 	}
-	if _, err := v.svc.OpenRecord(ctx, env, registryPrefix); err != nil {
+	rec, err := v.svc.OpenRecord(ctx, env, registryPrefix)
+	if err != nil {
 		return err
 	}
 	sctx, end := v.svc.step(ctx, "store")
-	err := v.patients.PutPatient(sctx, owner, *env)
+	err = v.patients.PutPatient(sctx, owner, *env)
+	if err == nil {
+		// The keys an X12 270 finds the patient by, bound to this
+		// envelope: if this fails, the envelope is stored but the old keys
+		// no longer match it, and a retry of the PUT fills the index.
+		err = v.indexPatient(sctx, owner, patientID, env.DataHash, rec)
+	}
 	end(err)
 	if err != nil {
 		// A registry that refuses the envelope itself (an IPFS node that

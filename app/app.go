@@ -342,5 +342,12 @@ func openV1(ctx context.Context, svc *healthagents.Service, db *store.DB, hooks 
 	if err != nil {
 		return nil, err
 	}
+	controls, err := store.NewX12Controls(db)
+	if err != nil {
+		return nil, err
+	}
+	// The X12 route finds a 270's members through the store's keyed index,
+	// which registering a patient fills.
+	opts = append(opts, healthagents.WithMemberIndex(ps), healthagents.WithX12ControlNumbers(controls))
 	return healthagents.NewV1(svc, patients, prescriptions, opts...)
 }

@@ -220,7 +220,31 @@ func (m *mapper) patient(i int, path string, p *r4.Patient) error {
 	if p.Gender != nil {
 		m.rec.Sex = p.Gender.Code()
 	}
+	m.rec.Name = patientName(p.Name)
 	return nil
+}
+
+// patientName is the record's name from Patient.name: the official name,
+// else the first, when it has a family and a given name; else none.
+func patientName(names []r4.HumanName) *record.Name {
+	pick := -1
+	for i, n := range names {
+		if n.Use != nil && *n.Use == r4.NameUseOfficial {
+			pick = i
+			break
+		}
+		if pick < 0 {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return nil
+	}
+	n := names[pick]
+	if n.Family == nil || strings.TrimSpace(*n.Family) == "" || len(n.Given) == 0 || strings.TrimSpace(n.Given[0]) == "" {
+		return nil
+	}
+	return &record.Name{Family: *n.Family, Given: n.Given[0]}
 }
 
 func (m *mapper) finish() (*record.Record, error) {

@@ -20,6 +20,9 @@ func TestParsePublishedExamples(t *testing.T) {
 	if rec.PatientID != "example" || rec.BirthDate != "1974-12-25" || rec.Sex != "male" {
 		t.Errorf("patient: %q %q %q", rec.PatientID, rec.BirthDate, rec.Sex)
 	}
+	if rec.Name == nil || *rec.Name != (record.Name{Family: "Chalmers", Given: "Peter"}) {
+		t.Errorf("the official name: %+v", rec.Name)
+	}
 	c := rec.Coverage
 	if c == nil {
 		t.Fatal("no coverage")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/healthagents/healthagents/credential"
 )
@@ -23,9 +24,14 @@ const MaxSize = 64 << 10
 
 // Record is the plaintext patient record.
 type Record struct {
-	Schema       string             `json:"schema"`
-	PatientID    string             `json:"patient_id"`
-	BirthDate    string             `json:"birth_date,omitempty"`
+	Schema    string `json:"schema"`
+	PatientID string `json:"patient_id"`
+	BirthDate string `json:"birth_date,omitempty"`
+	// Name is the patient's name as the payer knows it, optional: an X12
+	// 270 finds its member by member id and name or birth date. It stays
+	// inside the envelope; the service keeps only keyed hashes of it
+	// (docs/x12.md, "Who is the subscriber").
+	Name         *Name              `json:"name,omitempty"`
 	Sex          string             `json:"sex,omitempty"`
 	Coverage     *Coverage          `json:"coverage,omitempty"`
 	Conditions   []string           `json:"conditions,omitempty"`
@@ -34,6 +40,15 @@ type Record struct {
 	Observations map[string]float64 `json:"observations,omitempty"`
 	Diagnosis    string             `json:"diagnosis,omitempty"`
 }
+
+// Name is a patient's family and given (first) name.
+type Name struct {
+	Family string `json:"family"`
+	Given  string `json:"given"`
+}
+
+// MaxNameLength bounds each part of a Name, in characters.
+const MaxNameLength = 100
 
 // Coverage is the insurance part of a record.
 type Coverage struct {
@@ -139,6 +154,16 @@ func (r *Record) Validate() error {
 	if r.BirthDate != "" {
 		if _, err := time.Parse(DateLayout, r.BirthDate); err != nil {
 			return malformed("birth_date", "must be a date YYYY-MM-DD")
+		}
+	}
+	if r.Name != nil {
+		for field, v := range map[string]string{"name.family": r.Name.Family, "name.given": r.Name.Given} {
+			if strings.TrimSpace(v) == "" {
+				return malformed(field, "is required when name is given")
+			}
+			if utf8.RuneCountInString(v) > MaxNameLength {
+				return malformed(field, fmt.Sprintf("must be at most %d characters", MaxNameLength))
+			}
 		}
 	}
 	if r.Coverage != nil {

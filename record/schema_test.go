@@ -42,6 +42,9 @@ func TestJSONSchemaAgreesWithParser(t *testing.T) {
 		{`{"patient_id":"P1","coverage":{"status":"active","start":"2026-01-01","end":"2026-12-31"}}`, false},
 		{`{"patient_id":"P1","coverage":{"member_id":"M","status":"active","start":"2026-01-01","end":"2026-12-31","coverage_overrides":{"PROC001":101}}}`, false},
 		{`{"patient_id":"P1","observations":{"bmi":"high"}}`, false},
+		{`{"patient_id":"P1","name":{"family":"Müller-Lüdenscheidt","given":"Zoë"}}`, true},
+		{`{"patient_id":"P1","name":{"family":"Doe"}}`, false},
+		{`{"patient_id":"P1","name":{"family":"Doe","given":"  "}}`, false},
 	} {
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(tc.in)))
 		require.NoError(t, err)

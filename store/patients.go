@@ -77,11 +77,23 @@ func (s *PatientStore) DeletePatient(ctx context.Context, owner, patientID strin
 	if err != nil {
 		return err
 	}
-	res, err := s.db.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM v1_patients WHERE owner = ? AND patient_id = ? AND at_rest = 1`), owner, ref)
+	var n int64
+	err = s.db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM v1_patients WHERE owner = ? AND patient_id = ? AND at_rest = 1`), owner, ref)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		// Its member keys (members.go) go with it.
+		_, err = tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM v1_member_keys WHERE owner = ? AND patient_ref = ?`), owner, ref)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: deleting patient: %w", err)
 	}
-	if n, err := res.RowsAffected(); err == nil && n == 0 {
+	if n == 0 {
 		return fmt.Errorf("store: %w", healthagents.ErrPatientNotFound)
 	}
 	return nil

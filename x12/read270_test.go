@@ -281,3 +281,15 @@ func checkCounts(t *testing.T, segs [][]string) {
 		}
 	}
 }
+
+func TestFoldName(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Müller-Lüdenscheidt": "MULLERLUDENSCHEIDT", "MULLER LUDENSCHEIDT": "MULLERLUDENSCHEIDT",
+		"O'Brien": "OBRIEN", "Zoë": "ZOE", "  smith jr. ": "SMITHJR", "": "", "---": "",
+	} {
+		if got := x12.FoldName(in); got != want {
+			t.Errorf("FoldName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

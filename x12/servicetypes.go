@@ -63,10 +63,10 @@ func ProceduresOf(code string) ([]string, bool) {
 	return nil, false
 }
 
-// serviceTypeOf is the service type an answer about a catalogue class
-// names in EB03 when the question was service type 30: the table's most
-// specific row for the class.
-func serviceTypeOf(class string) string {
+// ServiceTypeOf is the service type an answer about a catalogue class
+// names in EB03 when the question was service type 30: the table's first
+// row, after 30, that asks about the class.
+func ServiceTypeOf(class string) string {
 	for _, st := range serviceTypes[1:] {
 		for _, p := range st.Procedures {
 			if p == class {
