@@ -271,23 +271,24 @@ func (d *x12Decider) respond(ctx context.Context, tx *x12.Transaction270, plans 
 		sa := x12.SourceAnswer{Party: src.Party, Rejection: refusal}
 		for _, rcv := range src.Receivers {
 			ra := x12.ReceiverAnswer{Party: rcv.Party, Rejection: providerRejection(rcv.Party)}
+			if refusal != nil || ra.Rejection != nil {
+				// Nothing below a refused level is answered.
+				for _, sub := range rcv.Subscribers {
+					k += 1 + len(sub.Dependents)
+				}
+				sa.Receivers = append(sa.Receivers, ra)
+				continue
+			}
 			for _, sub := range rcv.Subscribers {
 				memberID := ""
 				if sub.IDQualifier == "MI" {
 					memberID = sub.ID
 				}
-				sa := x12.SubscriberAnswer{}
-				sp := plans[k]
+				sa := x12.SubscriberAnswer{MemberAnswer: d.answer(ctx, src.ID, memberID, rcv.ID, plans[k])}
 				k++
-				if refusal == nil && ra.Rejection == nil {
-					sa.MemberAnswer = d.answer(ctx, src.ID, memberID, rcv.ID, sp)
-				}
 				for range sub.Dependents {
-					dp := plans[k]
+					sa.Dependents = append(sa.Dependents, d.answer(ctx, src.ID, memberID, rcv.ID, plans[k]))
 					k++
-					if refusal == nil && ra.Rejection == nil {
-						sa.Dependents = append(sa.Dependents, d.answer(ctx, src.ID, memberID, rcv.ID, dp))
-					}
 				}
 				ra.Subscribers = append(ra.Subscribers, sa)
 			}
