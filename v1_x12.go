@@ -65,8 +65,9 @@ type X12Options struct {
 	// Admit is asked, once the 270 is read and before anything is
 	// decided, whether the number of decisions it asks for may be made
 	// (the rate limits). An error refuses every question: its code
-	// becomes the AAA at each information source (CodeRateLimited: 04,
-	// CodeForbidden: 41, anything else: 42).
+	// becomes the AAA at each information source (CodeRateLimited: 04
+	// resubmission allowed; CodeInvalid, CodeTooLarge: 04 correct and
+	// resubmit; CodeForbidden: 41; anything else: 42).
 	Admit func(decisions int) error
 	// SenderID answers an interchange whose ISA could not be read (ISA06
 	// of the TA1, qualifier ZZ); default HEALTHAGENTS.
@@ -139,6 +140,9 @@ func admitRejection(err error) *x12.Rejection {
 	switch ErrorCode(err) {
 	case CodeRateLimited:
 		return &x12.Rejection{Level: x12.SourceLevel, ValidRequest: true, Reason: "04", FollowUp: "R"}
+	case CodeInvalid, CodeTooLarge:
+		// More than the caller may ever ask at once: split the interchange.
+		return &x12.Rejection{Level: x12.SourceLevel, ValidRequest: true, Reason: "04", FollowUp: "C"}
 	case CodeForbidden, CodeUnauthorized:
 		return &x12.Rejection{Level: x12.SourceLevel, ValidRequest: false, Reason: "41", FollowUp: "C"}
 	}

@@ -115,6 +115,15 @@ type call struct {
 	body   any        // JSON-encoded when non-nil
 	out    any        // JSON-decoded from a 2xx body when non-nil
 	accept string     // the Accept header; "" is application/json
+	// raw, when set, is the request body as is, sent with contentType
+	// (instead of body's JSON).
+	raw         []byte
+	contentType string
+	// rawOut, when set, receives the response body as is, whatever the
+	// status, when its Content-Type is rawType; it is then not parsed as
+	// an error's detail.
+	rawOut  *[]byte
+	rawType string
 	// limit bounds the response body; 0 is maxResponseBytes.
 	limit int64
 }
@@ -134,7 +143,9 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		defer cancel()
 	}
 	var payload []byte
-	if cl.body != nil {
+	if cl.raw != nil {
+		payload = cl.raw
+	} else if cl.body != nil {
 		var err error
 		if payload, err = json.Marshal(cl.body); err != nil {
 			return fmt.Errorf("healthagents: encoding %s %s request: %w", cl.method, cl.path, err)
@@ -166,7 +177,10 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		accept = "application/json"
 	}
 	h.Set("Accept", accept)
-	if payload != nil {
+	switch {
+	case cl.raw != nil:
+		h.Set("Content-Type", cl.contentType)
+	case payload != nil:
 		h.Set("Content-Type", "application/json")
 	}
 	h.Set("User-Agent", s.userAgent)
@@ -234,6 +248,13 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	}
 	if int64(len(body)) > limit {
 		return fmt.Errorf("healthagents: %s %s: response larger than %d bytes", cl.method, cl.path, limit)
+	}
+	if cl.rawOut != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), cl.rawType) {
+		*cl.rawOut = body
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return parseError(resp.StatusCode, resp.Header, nil, now)
+		}
+		return nil
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return parseError(resp.StatusCode, resp.Header, body, now)

@@ -194,6 +194,17 @@ func (s *srv) limit(w http.ResponseWriter, r *http.Request, class ratelimit.Clas
 // answerLimit sets the X-RateLimit headers of d and, when d refuses the
 // request, answers 429 with Retry-After.
 func answerLimit(w http.ResponseWriter, d ratelimit.Decision) bool {
+	if err := limitHeaders(w, d); err != nil {
+		writeDetail(w, http.StatusTooManyRequests, err.Detail)
+		return false
+	}
+	return true
+}
+
+// limitHeaders sets the X-RateLimit headers of d and, when d refuses the
+// request, Retry-After and Date; the refusal is returned (CodeRateLimited,
+// the 429's detail).
+func limitHeaders(w http.ResponseWriter, d ratelimit.Decision) *healthagents.Error {
 	if d.Limit > 0 {
 		h := w.Header()
 		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
@@ -201,7 +212,7 @@ func answerLimit(w http.ResponseWriter, d ratelimit.Decision) bool {
 		h.Set("X-RateLimit-Reset", strconv.FormatInt(d.ResetUnix(), 10))
 	}
 	if d.Allowed {
-		return true
+		return nil
 	}
 	wait, reset, date := retryInstant(d)
 	h := w.Header()
@@ -210,8 +221,7 @@ func answerLimit(w http.ResponseWriter, d ratelimit.Decision) bool {
 	if d.Limit > 0 {
 		h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
 	}
-	writeDetail(w, http.StatusTooManyRequests, rateLimitedDetail(wait))
-	return false
+	return healthagents.Errorf(healthagents.CodeRateLimited, "%s", rateLimitedDetail(wait))
 }
 
 // retryInstant is the one instant a refused caller is told to come back
@@ -250,8 +260,20 @@ func rateLimitedDetail(wait int64) string {
 // gate's unit is not given back in either case. Headers are those of this
 // final decision. A limiter failure lets the request through, as in limit.
 func (s *srv) charge(w http.ResponseWriter, r *http.Request, class ratelimit.Class, n int, field string) bool {
+	if err := s.admit(w, r, class, n, "field '"+field+"'"); err != nil {
+		writeDetail(w, StatusOf(err.Code), err.Detail)
+		return false
+	}
+	return true
+}
+
+// admit is charge for a handler that answers its refusal itself: the
+// headers are set, the refusal returned (CodeRateLimited, or CodeInvalid
+// when n is more than the caller's limits ever admit; what names the
+// request's items).
+func (s *srv) admit(w http.ResponseWriter, r *http.Request, class ratelimit.Class, n int, what string) *healthagents.Error {
 	if s.deps.Limiter == nil || n <= 1 {
-		return true
+		return nil
 	}
 	caller, ok := r.Context().Value(callerCtxKey{}).(ratelimit.Caller)
 	if !ok {
@@ -259,15 +281,14 @@ func (s *srv) charge(w http.ResponseWriter, r *http.Request, class ratelimit.Cla
 		caller = ratelimit.Caller{IP: remote}
 	}
 	if most := s.deps.Limiter.MaxN(class, caller); most > 0 && n > most {
-		writeDetail(w, http.StatusBadRequest, fmt.Sprintf("Validation error: field '%s' holds %d items; this caller's rate limit admits at most %d per minute", field, n, most))
-		return false
+		return healthagents.Errorf(healthagents.CodeInvalid, "Validation error: %s holds %d items; this caller's rate limit admits at most %d per minute", what, n, most)
 	}
 	d, err := s.deps.Limiter.AllowN(r.Context(), class, caller, n-1)
 	if err != nil {
 		s.logger.WarnContext(r.Context(), "rate limiter failed; request let through", "err", err)
-		return true
+		return nil
 	}
-	return answerLimit(w, d)
+	return limitHeaders(w, d)
 }
 
 // bearerToken reads "Authorization: Bearer <token>". present reports a

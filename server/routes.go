@@ -44,6 +44,9 @@ type route struct {
 	// Leader: the route is served by the replica coordinating its
 	// federated task; another replica forwards it there (toLeader).
 	Leader bool
+	// X12: the route answers X12 (x12.go): the JSON errors of the layers
+	// around its handler are answered in X12 too (x12Errors).
+	X12 bool
 }
 
 // routeTable lists every endpoint. Each resource file contributes its routes
@@ -52,6 +55,7 @@ func (s *srv) routeTable() ([]route, error) {
 	var rs []route
 	rs = append(rs, s.healthRoutes()...)
 	rs = append(rs, s.eligibilityRoutes()...)
+	rs = append(rs, s.x12Routes()...)
 	rs = append(rs, s.prescriptionRoutes()...)
 	rs = append(rs, s.keyRoutes()...)
 	rs = append(rs, s.patientRoutes()...)
@@ -64,7 +68,7 @@ func (s *srv) routeTable() ([]route, error) {
 	rs = append(rs, s.metricsRoutes()...)
 	rs = s.withAudit(rs) // audit.go
 	for i := range rs {
-		if rs[i].Doc.Request != nil {
+		if rs[i].Doc.Request != nil || len(rs[i].Doc.RequestMedia) > 0 {
 			rs[i].Doc.Errors = withTooLarge(rs[i].Doc.Errors) // limits.go
 		}
 	}

@@ -37,7 +37,7 @@ func TestRouteDescriptionsComplete(t *testing.T) {
 		assert.NotEmpty(t, rt.Doc.OperationID, "%s: OpenAPI operation id", pattern)
 		assert.NotEmpty(t, rt.Doc.Summary, "%s: OpenAPI summary", pattern)
 		assert.NotEmpty(t, rt.Doc.Responses, "%s: OpenAPI responses", pattern)
-		if rt.Doc.Request != nil {
+		if rt.Doc.Request != nil || len(rt.Doc.RequestMedia) > 0 {
 			assert.NotZero(t, rt.Body, "%s: body limit", pattern)
 		}
 		// Every family that holds patient data or acts for an organization

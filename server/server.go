@@ -209,6 +209,9 @@ func New(deps Deps, opts ...Option) (http.Handler, error) {
 			rt.Handler = limitBody(limit, rt.Handler) // limits.go
 		}
 		h := s.guard(rt)
+		if rt.X12 {
+			h = s.x12Errors(h) // x12.go
+		}
 		if rt.Leader {
 			if s.forwarder == nil {
 				s.forwarder = s.newForwarder()

@@ -138,12 +138,18 @@ func newV1EnvWithAttestor(t *testing.T, db *store.DB, att healthagents.Attestor,
 
 func (e *v1Env) client(t *testing.T, p apikey.CreateParams) *client.Client {
 	t.Helper()
+	c, err := client.New(e.url, client.WithAPIKey(e.key(t, p)), client.WithMaxAttempts(1))
+	require.NoError(t, err)
+	return c
+}
+
+// key creates a development key with p.
+func (e *v1Env) key(t *testing.T, p apikey.CreateParams) string {
+	t.Helper()
 	p.Env = apikey.Dev
 	key, _, err := e.keys.Create(t.Context(), p)
 	require.NoError(t, err)
-	c, err := client.New(e.url, client.WithAPIKey(key), client.WithMaxAttempts(1))
-	require.NoError(t, err)
-	return c
+	return key
 }
 
 func v1Record(id string, mut func(*record.Record)) *record.Record {

@@ -56,11 +56,11 @@ func Read270(b []byte) (*Inquiry, error) {
 			failed = true
 		}
 		for _, t := range g.sets {
-			if len(t.errors) == 0 || (len(t.errors) == 1 && t.errors[0] == "23") {
-				r := &setReader{t: t, seps: ic.env.Separators, tx: &Transaction270{Control: t.control()}}
-				r.read()
-				inq.Transactions = append(inq.Transactions, r.tx)
-			}
+			// Every set is read, whatever its trailer says, so the 999 names
+			// all that is wrong with it.
+			r := &setReader{t: t, seps: ic.env.Separators, tx: &Transaction270{Control: t.control()}}
+			r.read()
+			inq.Transactions = append(inq.Transactions, r.tx)
 			if t.rejected() {
 				if len(t.segErrs) > 0 {
 					t.errors = appendCode(t.errors, "5")

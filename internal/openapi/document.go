@@ -107,6 +107,10 @@ type Operation struct {
 
 	// Request is a zero value of the JSON request body's type, or nil.
 	Request any
+	// RequestMedia are request bodies of other media types
+	// (application/edi-x12, multipart/form-data...), each with its schema
+	// as given: alternatives to Request's JSON, or the only bodies.
+	RequestMedia map[string]*Schema
 	// Responses by status. Errors adds an error-body response for each
 	// listed status not already in Responses, described as the spec does.
 	Responses map[int]Response
@@ -393,6 +397,12 @@ func (d *Document) buildOp(op Operation, pathNames []string) (*operation, error)
 			return nil, err
 		}
 		o.RequestBody = &requestBody{Required: true, Content: jsonContent(s)}
+	}
+	for media, s := range op.RequestMedia {
+		if o.RequestBody == nil {
+			o.RequestBody = &requestBody{Required: true, Content: map[string]*mediaType{}}
+		}
+		o.RequestBody.Content[media] = &mediaType{Schema: cloneSchema(s)}
 	}
 
 	responses := maps.Clone(op.Responses)
