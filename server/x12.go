@@ -63,8 +63,8 @@ func (s *srv) x12Routes() []route {
 					"The answer is 200 whatever it holds, 429 or 503 (with Retry-After) when the service refused to decide now, still as X12. 401 and 403 answer as on every route, with {\"detail\"}. " +
 					"In the CORE envelope (ProcessingMode RealTime, PayloadType " + core.PayloadType270 + ", PayloadID, TimeStamp, SenderID, ReceiverID, CORERuleVersion, Payload) the answer is the same envelope with PayloadType " + core.PayloadType271 + ", " + core.PayloadType999 + " or " + core.PayloadTypeTA1 + ", ErrorCode Success; an envelope that cannot be processed is 400 with PayloadType CoreEnvelopeError and ErrorCode naming the field. Each decision counts against the eligibility rate limits and daily quota.",
 				RequestMedia: map[string]*openapi.Schema{X12MediaType: x12RequestSchema, "text/plain": x12RequestSchema, "multipart/form-data": coreRequestSchema},
-				Responses: x12Responses(),
-				Errors:    []int{401, 403, 415},
+				Responses:    x12Responses(),
+				Errors:       []int{401, 403, 415},
 			})},
 	}
 }
