@@ -3,6 +3,7 @@
 //	healthagents [serve]            run the HTTP service (settings from the environment)
 //	healthagents seal [--fhir] FILE print a PatientData envelope for a plaintext record or FHIR R4 Bundle
 //	healthagents x12 271 [flags]    render an eligibility answer (JSON on stdin) as an X12 271 (docs/x12.md)
+//	healthagents x12 270 --server URL   send an X12 270 (stdin) to a running service, print its 271 (docs/x12.md)
 //	healthagents keys create|list|revoke   manage API keys offline, on the service's database
 //	healthagents chain deploy       deploy the governed registry and verifiers on CHAIN_ENDPOINT
 //	healthagents chain register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit
@@ -87,7 +88,7 @@ FEDERATED_MIN_PARTICIPANTS, FEDERATED_TARGET_PARTICIPANTS,
 FEDERATED_ROUND_TIMEOUT, FEDERATED_PROOFS.`
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal [--fhir] FILE | x12 271 | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant --server URL --api-key KEY --data FILE.csv [--fhir-label SYSTEM|CODE] [--task ID] | issuer keygen|sign | ceremony init|contribute|init-phase2|verify|finalize | verify-decision --rpc URL --tx HASH [--registry ADDRESS] [--statement FILE] | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal [--fhir] FILE | x12 271|270 | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant --server URL --api-key KEY --data FILE.csv [--fhir-label SYSTEM|CODE] [--task ID] | issuer keygen|sign | ceremony init|contribute|init-phase2|verify|finalize | verify-decision --rpc URL --tx HASH [--registry ADDRESS] [--statement FILE] | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
@@ -111,6 +112,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if cmd == "ceremony" {
 		// Offline: a participant's machine needs no service settings.
 		return ceremonyCommand(ctx, zkpCeremony(), args, stdout, stderr)
+	}
+	if cmd == "x12" && len(args) > 0 && args[0] == "270" {
+		// A client of a running service (x12_270.go).
+		return x12Inquire(ctx, args[1:], getenv, stdin, stdout, stderr)
 	}
 	if cmd == "x12" {
 		// Offline: renders an answer, needs no service settings.
