@@ -36,7 +36,7 @@ func (s *recordingSink) Emit(_ context.Context, e healthagents.Event) error {
 	return nil
 }
 
-func newService(t *testing.T, opts ...healthagents.Option) (*healthagents.Service, *cipher.Keyring) {
+func newService(t testing.TB, opts ...healthagents.Option) (*healthagents.Service, *cipher.Keyring) {
 	t.Helper()
 	key, err := cipher.GenerateKey()
 	require.NoError(t, err)

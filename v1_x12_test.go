@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/eligibility"
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/x12"
@@ -359,4 +360,43 @@ func (s *recordingSink) count(typ string) int {
 		}
 	}
 	return n
+}
+
+// BenchmarkX12Layer is what the X12 layer costs in process: one
+// subscriber's 270 with one EQ answered by EligibilityX12, against the same
+// decision by VerifyEligibility; the proof is a stub here, so the
+// difference is the layer itself (reading the 270, the member lookup, the
+// 271).
+//
+//	go test . -run '^$' -bench X12Layer -benchtime 2000x -count 3
+func BenchmarkX12Layer(b *testing.B) {
+	svc, kr := newService(b, healthagents.WithEvents(&recordingSink{}), healthagents.WithAttestor(stubAttestor{}))
+	pats := &memPatients{}
+	v1, err := healthagents.NewV1(svc, pats, &memPrescriptions{}, healthagents.WithMemberIndex(&memIndex{patients: pats}))
+	require.NoError(b, err)
+	r := patient("PT-L", nil, nil)
+	r.Coverage.PayerID, r.Coverage.MemberID = "60054", "W123456789"
+	r.Name, r.BirthDate = &record.Name{Family: "Doe", Given: "Jane"}, "1968-04-02"
+	raw, err := r.Marshal()
+	require.NoError(b, err)
+	env, err := cipher.Seal(r.PatientID, raw, kr)
+	require.NoError(b, err)
+	require.NoError(b, v1.PutPatient(b.Context(), testOwner, r.PatientID, &env))
+	in := []byte(request270("HL*3*2*22*0~TRN*1*T*9CLEARHOUS~NM1*IL*1*DOE*JANE****MI*W123456789~DMG*D8*19680402~EQ**HC:70551"))
+	req := healthagents.V1EligibilityRequest{PatientID: "PT-L", MemberID: "W123456789", ProcedureCode: "70551", ProviderNPI: providerNPI}
+	b.Run("verify", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := v1.VerifyEligibility(b.Context(), testOwner, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("x12", func(b *testing.B) {
+		for b.Loop() {
+			ans, err := v1.EligibilityX12(b.Context(), testOwner, in, healthagents.X12Options{})
+			if err != nil || ans.Kind != healthagents.X12Kind271 || !strings.Contains(string(ans.Body), "EB*1*IND*********Y**HC:70551") {
+				b.Fatalf("%v %s", err, ans.Body)
+			}
+		}
+	})
 }

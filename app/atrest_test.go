@@ -51,8 +51,22 @@ func TestNothingIdentifyingAtRest(t *testing.T) {
 	c, err := client.New(ts.URL, client.WithAPIKey(key), client.WithMaxAttempts(1))
 	require.NoError(t, err)
 
-	env := sealed(t, a, func(r *record.Record) { r.Medications = nil })
+	env := sealed(t, a, func(r *record.Record) {
+		r.Medications = nil
+		r.Name = &record.Name{Family: "Doeling", Given: "Janet"} // for the X12 member index
+	})
 	require.NoError(t, c.PutPatient(ctx, env))
+	// An X12 270 finds the patient through the member index (keyed
+	// hashes only, checked below with every other cell).
+	today := time.Now().UTC()
+	x12in := fmt.Sprintf("ISA*00*          *00*          *ZZ*CLEARINGHOUSE  *ZZ*HEALTHAGENTS   *%s*0900*^*00501*000000001*0*T*:~"+
+		"GS*HS*CLEARINGHOUSE*HEALTHAGENTS*%s*0900*1*X*005010X279A1~ST*270*0001*005010X279A1~BHT*0022*13*R1*%s*0900~"+
+		"HL*1**20*1~NM1*PR*2*PAYER*****PI*60054~HL*2*1*21*1~NM1*1P*2*CLINIC*****XX*1234567893~"+
+		"HL*3*2*22*0~NM1*IL*1*DOELING*JANET****MI*W123456789~DMG*D8*19680402~EQ*4~SE*11*0001~GE*1*1~IEA*1*000000001~",
+		today.Format("060102"), today.Format("20060102"), today.Format("20060102"))
+	x12out, err := c.EligibilityX12(ctx, []byte(x12in))
+	require.NoError(t, err)
+	require.Contains(t, string(x12out), "EB*1*IND*30", "%s", x12out)
 	el, err := c.VerifyEligibilityV1(ctx, healthagents.V1EligibilityRequest{PatientID: env.PatientID, MemberID: "W123456789",
 		ProcedureCode: "PROC001", ProviderNPI: "1234567893"})
 	require.NoError(t, err)
@@ -79,7 +93,7 @@ func TestNothingIdentifyingAtRest(t *testing.T) {
 	require.NoError(t, a.Close())
 	closed = true
 
-	needles := []string{"PT-000123", "W123456789", "1968-04-02", "00071015523", "83367", "atorvastatin", "PROC001"}
+	needles := []string{"PT-000123", "W123456789", "1968-04-02", "19680402", "00071015523", "83367", "atorvastatin", "PROC001", "Doeling", "DOELING", "Janet", "JANET"}
 	days := []string{day.Format(time.DateOnly), day.Format("20060102")}
 	db, err := sql.Open("sqlite", filepath.Join(dir, "healthagents.db"))
 	require.NoError(t, err)

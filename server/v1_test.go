@@ -50,7 +50,7 @@ var (
 	v1Err  error
 )
 
-func v1SharedApp(t *testing.T) *app.App {
+func v1SharedApp(t testing.TB) *app.App {
 	t.Helper()
 	v1Once.Do(func() {
 		dir, err := os.MkdirTemp("", "healthagents-v1-test")
@@ -103,13 +103,13 @@ func (s *v1Sink) count(typ string) int {
 	return n
 }
 
-func newV1Env(t *testing.T, db *store.DB, opts ...healthagents.V1Option) *v1Env {
+func newV1Env(t testing.TB, db *store.DB, opts ...healthagents.V1Option) *v1Env {
 	t.Helper()
 	return newV1EnvWithAttestor(t, db, v1Attestor(t, v1SharedApp(t)), opts...)
 }
 
 // newV1EnvWithAttestor is newV1Env proving with att.
-func newV1EnvWithAttestor(t *testing.T, db *store.DB, att healthagents.Attestor, opts ...healthagents.V1Option) *v1Env {
+func newV1EnvWithAttestor(t testing.TB, db *store.DB, att healthagents.Attestor, opts ...healthagents.V1Option) *v1Env {
 	t.Helper()
 	a := v1SharedApp(t)
 	ks, err := store.NewKeyStore(db)
@@ -136,7 +136,7 @@ func newV1EnvWithAttestor(t *testing.T, db *store.DB, att healthagents.Attestor,
 	return &v1Env{a: a, url: ts.URL, keys: keys, events: sink}
 }
 
-func (e *v1Env) client(t *testing.T, p apikey.CreateParams) *client.Client {
+func (e *v1Env) client(t testing.TB, p apikey.CreateParams) *client.Client {
 	t.Helper()
 	c, err := client.New(e.url, client.WithAPIKey(e.key(t, p)), client.WithMaxAttempts(1))
 	require.NoError(t, err)
@@ -144,7 +144,7 @@ func (e *v1Env) client(t *testing.T, p apikey.CreateParams) *client.Client {
 }
 
 // key creates a development key with p.
-func (e *v1Env) key(t *testing.T, p apikey.CreateParams) string {
+func (e *v1Env) key(t testing.TB, p apikey.CreateParams) string {
 	t.Helper()
 	p.Env = apikey.Dev
 	key, _, err := e.keys.Create(t.Context(), p)
@@ -164,7 +164,7 @@ func v1Record(id string, mut func(*record.Record)) *record.Record {
 	return r
 }
 
-func (e *v1Env) seal(t *testing.T, r *record.Record) *healthagents.PatientData {
+func (e *v1Env) seal(t testing.TB, r *record.Record) *healthagents.PatientData {
 	t.Helper()
 	b, err := r.Marshal()
 	require.NoError(t, err)
@@ -305,7 +305,7 @@ func TestV1AuthScopesAndQuota(t *testing.T) {
 }
 
 // v1Attestor proves with the app's Groth16 keys on the app's chain.
-func v1Attestor(t *testing.T, a *app.App) healthagents.Attestor {
+func v1Attestor(t testing.TB, a *app.App) healthagents.Attestor {
 	t.Helper()
 	prover, err := zkp.NewProver(a.ZK)
 	require.NoError(t, err)

@@ -15,7 +15,7 @@ import (
 	"github.com/healthagents/healthagents/store/storetest"
 )
 
-func testKeyring(t *testing.T) *cipher.Keyring {
+func testKeyring(t testing.TB) *cipher.Keyring {
 	t.Helper()
 	var k fernet.Key
 	require.NoError(t, k.Generate())

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -123,4 +124,33 @@ func TestX12Controls(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 1, n, "after 999999999 comes 1")
 	})
+}
+
+// BenchmarkFindMembers is the member index lookup of one 270 subscriber
+// (two keys) among 1000 registered patients, SQLite.
+//
+//	go test ./store -run '^$' -bench FindMembers -benchtime 2000x
+func BenchmarkFindMembers(b *testing.B) {
+	db := storetest.Open(b, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(b)})
+	ctx := b.Context()
+	ps, err := store.NewPatientStore(db, store.WithKeySealer(testKeyring(b)))
+	require.NoError(b, err)
+	keysOf := func(i int) []healthagents.MemberKey {
+		return []healthagents.MemberKey{
+			{Kind: healthagents.MemberKeyName, Text: fmt.Sprintf("v1\x1f60054\x1fW%09d\x1fDOE\x1fJANE", i)},
+			{Kind: healthagents.MemberKeyBirth, Text: fmt.Sprintf("v1\x1f60054\x1fW%09d\x1f1968-04-02", i)},
+		}
+	}
+	for i := range 1000 {
+		id := fmt.Sprintf("PT-%d", i)
+		require.NoError(b, ps.PutPatient(ctx, "org:bench", healthagents.PatientData{PatientID: id, EncryptedData: "x", IPFSCID: "y", DataHash: "h"}))
+		require.NoError(b, ps.IndexMember(ctx, "org:bench", id, "h", keysOf(i)))
+	}
+	want := keysOf(500)
+	for b.Loop() {
+		got, err := ps.FindMembers(ctx, "org:bench", want)
+		if err != nil || len(got) != 1 || got[0].PatientID != "PT-500" {
+			b.Fatalf("%v %+v", err, got)
+		}
+	}
 }
