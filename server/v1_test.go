@@ -143,15 +143,6 @@ func (e *v1Env) client(t testing.TB, p apikey.CreateParams) *client.Client {
 	return c
 }
 
-// key creates a development key with p.
-func (e *v1Env) key(t testing.TB, p apikey.CreateParams) string {
-	t.Helper()
-	p.Env = apikey.Dev
-	key, _, err := e.keys.Create(t.Context(), p)
-	require.NoError(t, err)
-	return key
-}
-
 func v1Record(id string, mut func(*record.Record)) *record.Record {
 	r := &record.Record{PatientID: id, Coverage: &record.Coverage{
 		PayerID: "60054", PlanID: "PPO-GOLD", MemberID: "W123456789", Status: "active",

@@ -66,4 +66,3 @@ func p50ms(ds []time.Duration) float64 {
 	slices.Sort(s)
 	return float64(s[len(s)/2].Microseconds()) / 1000
 }
-
