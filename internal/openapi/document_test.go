@@ -229,3 +229,35 @@ func BenchmarkSchemaOf(b *testing.B) {
 		}
 	}
 }
+
+// TestRequestMedia: bodies of other media types, alone or beside JSON.
+func TestRequestMedia(t *testing.T) {
+	t.Parallel()
+	d := openapi.New(openapi.Info{Title: "t", Version: "1"})
+	text := &openapi.Schema{Type: openapi.Types{"string"}, Examples: []any{"ISA*..."}}
+	require.NoError(t, d.Add(openapi.Operation{Method: "POST", Path: "/x12", RequestMedia: map[string]*openapi.Schema{"application/edi-x12": text},
+		Responses: map[int]openapi.Response{200: {Description: "ok", Alternates: map[string]*openapi.Schema{"application/edi-x12": text}}}}))
+	type body struct {
+		A string `json:"a"`
+	}
+	require.NoError(t, d.Add(openapi.Operation{Method: "POST", Path: "/both", Request: body{}, RequestMedia: map[string]*openapi.Schema{"text/plain": text},
+		Responses: map[int]openapi.Response{200: {Description: "ok"}}}))
+	b, err := d.JSON()
+	require.NoError(t, err)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Required bool                       `json:"required"`
+				Content  map[string]json.RawMessage `json:"content"`
+			} `json:"requestBody"`
+		} `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal(b, &doc))
+	x := doc.Paths["/x12"]["post"].RequestBody
+	assert.True(t, x.Required)
+	assert.Len(t, x.Content, 1)
+	assert.JSONEq(t, `{"schema":{"type":"string","examples":["ISA*..."]}}`, string(x.Content["application/edi-x12"]))
+	both := doc.Paths["/both"]["post"].RequestBody.Content
+	assert.Contains(t, both, "application/json")
+	assert.Contains(t, both, "text/plain")
+}
