@@ -8,6 +8,7 @@ package healthagents
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"math/big"
 	"strings"
 	"time"
@@ -430,7 +431,26 @@ func benefitFor(q question, decided map[string]*V1EligibilityResult, dependent b
 		}
 		if res.VerificationProof != nil {
 			b.ProofTransaction = res.VerificationProof.BlockchainTx
+			b.Statement = statementText(res.Statement)
 		}
 	}
 	return b
+}
+
+// statementText is the 271's text of a decision's statement (what the
+// JSON route returns as "statement"): deflated JSON in base64url, read
+// back by verify-decision --statement answer.271.
+func statementText(st *Statement) string {
+	if st == nil {
+		return ""
+	}
+	js, err := json.Marshal(st)
+	if err != nil {
+		return ""
+	}
+	text, err := x12.EncodeStatement(js)
+	if err != nil {
+		return "" // larger than a 2110 loop's messages hold: the transaction alone
+	}
+	return text
 }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -24,8 +26,11 @@ import (
 	"github.com/healthagents/healthagents/eligibility"
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/store/storetest"
+	"github.com/healthagents/healthagents/verify"
+	"github.com/healthagents/healthagents/x12"
 	"github.com/healthagents/healthagents/x12/core"
 	"github.com/healthagents/healthagents/x12/x12test"
+	"github.com/healthagents/healthagents/zkp/statement"
 )
 
 // countedAttestor is the real attestor (Groth16 proof, mined
@@ -122,6 +127,9 @@ func TestX12RoundTrip(t *testing.T) {
 
 	// The JSON route's decisions for the same patient and procedures.
 	known := ebs(segs, "TRACE-KNOWN")
+	statements, err := x12.Statements(out)
+	require.NoError(t, err)
+	assert.Len(t, statements, 3, "a statement per decision")
 	for _, q := range []struct{ proc, stc, eb13 string }{{"PROC002", "4", "ZZ:PROC002"}, {"70551", "", "HC:70551"}, {"PROC005", "2", "ZZ:PROC005"}} {
 		res, err := c.VerifyEligibilityV1(ctx, healthagents.V1EligibilityRequest{PatientID: "PT-X12", MemberID: "W123456789", ProcedureCode: q.proc, ProviderNPI: v1Provider})
 		require.NoError(t, err)
@@ -139,6 +147,16 @@ func TestX12RoundTrip(t *testing.T) {
 		st, err := e.a.Ledger.Statement(ctx, common.HexToHash(tx))
 		require.NoError(t, err, "the 271's proof transaction is on chain")
 		assert.Equal(t, "eligibility-v2", string(st.Kind))
+		// The statement the 271 carries for it passes every check of
+		// verify-decision against the chain.
+		js, ok := statements[tx]
+		require.True(t, ok, "no statement of %s in the 271", tx)
+		var sst statement.Statement
+		require.NoError(t, json.Unmarshal(js, &sst))
+		rep, err := verify.Decision(ctx, chainOf(t, e), common.HexToHash(tx), verify.Options{Registry: e.a.Ledger.Registry(), Statement: &sst})
+		require.NoError(t, err)
+		require.True(t, rep.OK(), "%s", rep.String())
+		require.False(t, rep.Incomplete())
 		if res.Eligible {
 			assert.Contains(t, known, fmt.Sprintf("EB*A*IND*%s*****%s*****%s", q.stc, fraction(100-res.CoveragePercentage), q.eb13))
 			assert.Contains(t, known, fmt.Sprintf("EB*B*IND*%s***27*%s******%s", q.stc, strconv.FormatFloat(res.CopayAmount, 'f', -1, 64), q.eb13))
@@ -158,7 +176,7 @@ func TestX12RoundTrip(t *testing.T) {
 	noProof := func(lines []string) []string {
 		var out []string
 		for _, l := range lines {
-			if !strings.HasPrefix(l, "MSG*DECISION PROOF TRANSACTION") {
+			if !strings.HasPrefix(l, "MSG*DECISION PROOF TRANSACTION") && !strings.HasPrefix(l, "MSG*DECISION STATEMENT") {
 				out = append(out, l)
 			}
 		}
@@ -166,6 +184,14 @@ func TestX12RoundTrip(t *testing.T) {
 	}
 	assert.Equal(t, noProof(known), noProof(ebs(again, "TRACE-KNOWN")), "the same decisions through the CORE envelope")
 	assert.Equal(t, []string{"AAA*Y**75*C"}, ebs(again, "TRACE-UNKNOWN"))
+}
+
+// chainOf is the app's chain as a third party's verifier reads it.
+func chainOf(t *testing.T, e *v1Env) verify.Chain {
+	t.Helper()
+	rc, ok := e.a.Ledger.RPCClient()
+	require.True(t, ok, "the embedded chain answers JSON-RPC")
+	return ethclient.NewClient(rc)
 }
 
 func indexOf(list []string, s string) int {

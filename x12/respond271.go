@@ -7,6 +7,7 @@ package x12
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -84,6 +85,9 @@ type Benefit struct {
 	CopayAmount                     float64
 	Reason                          string
 	ProofTransaction                string
+	// Statement is the decision's statement as EncodeStatement wrote it:
+	// MSG*DECISION STATEMENT segments after the proof transaction's.
+	Statement string
 
 	// Refused: the question got no decision: EB*V (cannot process), the
 	// loop's AAA when Rejection is set, and Message.
@@ -225,6 +229,9 @@ func (w *writer) benefit(b Benefit) {
 		w.seg("MSG", r)
 	}
 	w.proofMessage(b.ProofTransaction)
+	if b.Statement != "" {
+		w.statementMessages(b.Statement)
+	}
 	if b.Eligible {
 		w.shares(b.ServiceType, proc, b.CoveragePercentage, b.CopayAmount)
 	}
@@ -250,7 +257,7 @@ func (w *writer) deductible(met bool) {
 
 func (w *writer) proofMessage(tx string) {
 	if tx != "" {
-		w.seg("MSG", "DECISION PROOF TRANSACTION "+tx)
+		w.seg("MSG", proofMessage+tx)
 	}
 }
 
@@ -347,6 +354,10 @@ func (b Benefit) check(l Level) error {
 	}
 	if err := checkValue("proof transaction", b.ProofTransaction, 0, 200); err != nil {
 		return err
+	}
+	if b.Statement != "" && (b.ProofTransaction == "" || (len(b.Statement)+statementChunk-1)/statementChunk > maxStatementMessages ||
+		strings.Trim(b.Statement, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "") {
+		return fmt.Errorf("%w: a benefit's statement is EncodeStatement's text, after a proof transaction", ErrInvalid)
 	}
 	if b.CoveragePercentage < 0 || b.CoveragePercentage > 100 || b.CopayAmount < 0 || b.CopayAmount > 1e9 || b.CopayAmount != b.CopayAmount {
 		return fmt.Errorf("%w: a benefit's coverage percentage or copay is out of range", ErrInvalid)

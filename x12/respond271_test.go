@@ -175,3 +175,52 @@ func TestParsersRefuseBrokenAnswers(t *testing.T) {
 		t.Fatalf("node-x12's rules accepted an 11-character TRN03: %+v", reports[1].NodeX12)
 	}
 }
+
+// TestStatementsRoundTrip: a decision's statement rides in MSG segments
+// after its proof transaction's, and reads back as the JSON it was; a
+// part missing or garbled is refused.
+func TestStatementsRoundTrip(t *testing.T) {
+	t.Parallel()
+	inq, resps := answers(t)
+	st := []byte(`{"digest":"1480","opening":{"circuit":"eligibility-v2","circuit_id":"7033","issuer_key_hash":"1706","revocation_nonce":7,"fields":[` +
+		strings.Repeat(`{"name":"f","value":"21888242871839275222246405745257275088548364400416034343698204186575808495616"},`, 12) + `{"name":"salt","value":"9922"}]}}`)
+	text, err := x12.EncodeStatement(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &resps[0].Sources[0].Receivers[0].Subscribers[0].Benefits[0]
+	b.Statement = text
+	out, err := x12.Render271s(inq, x12.Reply{Control: 1, Time: time.Now()}, resps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := x12.Statements(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || string(got[b.ProofTransaction]) != string(st) {
+		t.Fatalf("read back %d statements: %s", len(got), got[b.ProofTransaction])
+	}
+	x12test.RequireAccepted(t, out)
+	// A part removed, or its text changed.
+	lines := strings.Split(string(out), "\n")
+	var cut, garbled []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "MSG*DECISION STATEMENT 2/") {
+			garbled = append(garbled, strings.Replace(l, " 2/", " 2/", 1)[:len(l)-5]+"!!!!~")
+			continue
+		}
+		cut = append(cut, l)
+		garbled = append(garbled, l)
+	}
+	for name, in := range map[string]string{"a part missing": strings.Join(cut, "\n"), "a part garbled": strings.Join(garbled, "\n")} {
+		if _, err := x12.Statements([]byte(in)); !errors.Is(err, x12.ErrInvalid) {
+			t.Errorf("%s: got %v", name, err)
+		}
+	}
+	// A benefit's statement must be EncodeStatement's text.
+	b.Statement = "not*base64"
+	if _, err := x12.Render271s(inq, x12.Reply{Control: 1, Time: time.Now()}, resps); !errors.Is(err, x12.ErrInvalid) {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/healthagents/healthagents/verify"
+	"github.com/healthagents/healthagents/x12"
 	"github.com/healthagents/healthagents/zkp/statement"
 )
 
@@ -95,7 +97,7 @@ func verifyDecision(ctx context.Context, args []string, stdout, stderr io.Writer
 	tx := common.HexToHash(*txHex)
 	var st *statement.Statement
 	if *statementFile != "" {
-		s, fromResponse, err := readStatement(*statementFile)
+		s, fromResponse, err := readStatement(*statementFile, tx)
 		if errors.Is(err, errStatementUnreadable) {
 			return exitWith(exitCannotRun, "verify-decision: %w", err)
 		}
@@ -103,8 +105,11 @@ func verifyDecision(ctx context.Context, args []string, stdout, stderr io.Writer
 			fmt.Fprintf(stdout, "FAIL %-13s %v\n", "statement", err)
 			return exitWith(exitRefused, "verify-decision: the statement is refused: %w", err)
 		}
-		if fromResponse {
+		switch fromResponse {
+		case fromJSON:
 			fmt.Fprintf(stdout, "note statement     read from a decision response: only its \"statement\" is checked; the response's other fields are the service's words, bound to nothing on chain — read the decision from the statement\n")
+		case from271:
+			fmt.Fprintf(stdout, "note statement     read from an X12 271 (the MSG*DECISION STATEMENT segments after this transaction's): only the statement is checked; the EB segments are the service's words, bound to nothing on chain — read the decision from the statement\n")
 		}
 		st = &s
 	}
@@ -168,21 +173,43 @@ func isHash(s string) bool {
 // errStatementUnreadable marks a statement file that could not be read at all.
 var errStatementUnreadable = errors.New("cannot read the statement file")
 
-// readStatement reads a statement file (docs/statement.md), or a decision
-// response holding one under "statement" (fromResponse). The statement is
-// read strictly — a key it does not have, or a value not in plain decimal,
-// refuses it — and nothing in it is trusted: package verify checks every
-// part against the chain.
-func readStatement(path string) (st statement.Statement, fromResponse bool, err error) {
+// Where readStatement found the statement.
+const (
+	fromFile = iota // a statement file
+	fromJSON        // a decision response's "statement"
+	from271         // an X12 271's MSG*DECISION STATEMENT segments
+)
+
+// readStatement reads a statement file (docs/statement.md), a decision
+// response holding one under "statement", or an X12 271 holding the
+// statement of transaction tx (docs/x12.md); fromResponse says which. The
+// statement is read strictly — a key it does not have, or a value not in
+// plain decimal, refuses it — and nothing in it is trusted: package verify
+// checks every part against the chain.
+func readStatement(path string, tx common.Hash) (st statement.Statement, fromResponse int, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return st, false, fmt.Errorf("%w %s: %w", errStatementUnreadable, path, err)
+		return st, fromFile, fmt.Errorf("%w %s: %w", errStatementUnreadable, path, err)
 	}
 	var wrapped struct {
 		Statement json.RawMessage `json:"statement"`
 	}
-	if json.Unmarshal(b, &wrapped) == nil && len(wrapped.Statement) > 0 && wrapped.Statement[0] == '{' {
-		b, fromResponse = wrapped.Statement, true // a decision response, as the service returned it
+	if bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("ISA")) {
+		fromResponse = from271
+		sts, err := x12.Statements(b)
+		if err != nil {
+			return st, fromResponse, fmt.Errorf("%s: %w", path, err)
+		}
+		for txText, js := range sts {
+			if isHash(txText) && common.HexToHash(txText) == tx {
+				b = js
+			}
+		}
+		if !bytes.HasPrefix(b, []byte("{")) {
+			return st, fromResponse, fmt.Errorf("%s: the 271 carries no statement of transaction %s", path, tx.Hex())
+		}
+	} else if json.Unmarshal(b, &wrapped) == nil && len(wrapped.Statement) > 0 && wrapped.Statement[0] == '{' {
+		b, fromResponse = wrapped.Statement, fromJSON // a decision response, as the service returned it
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
 		return st, fromResponse, fmt.Errorf("%s: not a statement JSON document: %w", path, err)

@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/verify/verifytest"
+	"github.com/healthagents/healthagents/x12"
 	"github.com/healthagents/healthagents/zkp/statement"
 )
 
@@ -212,18 +215,35 @@ func TestReadStatement(t *testing.T) {
 		return p
 	}
 
-	plain, fromResponse, err := readStatement(write("statement.json", statementOf("2402863899112159179")))
+	plain, fromResponse, err := readStatement(write("statement.json", statementOf("2402863899112159179")), common.Hash{})
 	require.NoError(t, err)
-	assert.False(t, fromResponse)
+	assert.Equal(t, fromFile, fromResponse)
 	assert.Equal(t, uint64(2402863899112159179), plain.Opening.RevocationNonce)
 	require.NoError(t, plain.Opening.CheckNonce())
 
-	resp, fromResponse, err := readStatement(write("decision.json", `{"eligible":true,"verification_proof":{"blockchain_tx":"0x01"},"statement":`+statementOf("2402863899112159179")+`,"issuer":"self"}`))
+	resp, fromResponse, err := readStatement(write("decision.json", `{"eligible":true,"verification_proof":{"blockchain_tx":"0x01"},"statement":`+statementOf("2402863899112159179")+`,"issuer":"self"}`), common.Hash{})
 	require.NoError(t, err)
-	assert.True(t, fromResponse)
+	assert.Equal(t, fromJSON, fromResponse)
 	assert.Equal(t, plain, resp, "the response's statement is the statement")
 
-	rounded, _, err := readStatement(write("rounded.json", statementOf("2402863899112159000")))
+	// An X12 271: the statement after the named transaction's MSG.
+	text, err := x12.EncodeStatement([]byte(statementOf("2402863899112159179")))
+	require.NoError(t, err)
+	tx := common.HexToHash("0x" + strings.Repeat("ab", 32))
+	var msgs strings.Builder
+	for i, n := 0, (len(text)+229)/230; i < n; i++ {
+		fmt.Fprintf(&msgs, "MSG*DECISION STATEMENT %d/%d %s~\n", i+1, n, text[i*230:min(len(text), (i+1)*230)])
+	}
+	answer := "ISA*00*          *00*          *ZZ*HEALTHAGENTS   *ZZ*CLEARINGHOUSE  *261121*1000*^*00501*000004711*0*T*:~\n" +
+		"EB*1*IND*********Y**HC:70551~\nMSG*DECISION PROOF TRANSACTION " + tx.Hex() + "~\n" + msgs.String() + "EB*A*IND~\n"
+	from271x, fromResponse, err := readStatement(write("answer.271", answer), tx)
+	require.NoError(t, err)
+	assert.Equal(t, from271, fromResponse)
+	assert.Equal(t, plain, from271x, "the 271's statement is the statement")
+	_, _, err = readStatement(write("answer.271", answer), common.HexToHash("0x01"))
+	require.ErrorContains(t, err, "carries no statement of transaction")
+
+	rounded, _, err := readStatement(write("rounded.json", statementOf("2402863899112159000")), common.Hash{})
 	require.NoError(t, err)
 	require.ErrorIs(t, rounded.Opening.CheckNonce(), statement.ErrNonce)
 }

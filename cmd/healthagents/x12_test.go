@@ -50,6 +50,9 @@ func TestX12Command(t *testing.T) {
 
 	err = run(t.Context(), []string{"x12", "271"}, env(nil), strings.NewReader(answer), io.Discard, io.Discard)
 	require.ErrorContains(t, err, "no member: give -member")
-	err = run(t.Context(), []string{"x12", "270"}, env(nil), strings.NewReader(answer), io.Discard, io.Discard)
+	err = run(t.Context(), []string{"x12", "999"}, env(nil), strings.NewReader(answer), io.Discard, io.Discard)
 	require.ErrorContains(t, err, "usage: healthagents x12 271")
+	// x12 270 is a client of a running service (x12_270.go).
+	err = run(t.Context(), []string{"x12", "270"}, env(nil), strings.NewReader(answer), io.Discard, io.Discard)
+	require.ErrorContains(t, err, "--server (or HEALTHAGENTS_URL) is required")
 }

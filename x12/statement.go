@@ -1,0 +1,130 @@
+package x12
+
+// A decision's statement inside a 271: the MSG segments after the proof
+// transaction's carry the statement's JSON (docs/statement.md), deflated
+// and in base64url, so that whoever holds the 271 can have
+// verify-decision check what the EB segments say against the chain.
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+const (
+	proofMessage     = "DECISION PROOF TRANSACTION "
+	statementMessage = "DECISION STATEMENT "
+	// statementChunk is the statement text one MSG carries: MSG01 is at
+	// most 264 characters, with "DECISION STATEMENT 10/10 " in front.
+	statementChunk = 230
+	// maxStatementMessages leaves room in a 2110 loop (10 MSG at most)
+	// for the reason and the proof transaction.
+	maxStatementMessages = 8
+	// maxStatementJSON bounds what Statements inflates.
+	maxStatementJSON = 64 << 10
+)
+
+// EncodeStatement is the text the 271 carries for a statement's JSON: the
+// JSON deflated, in unpadded base64url (letters, digits, - and _: X12's
+// extended character set, none of them a separator).
+func EncodeStatement(statementJSON []byte) (string, error) {
+	var b bytes.Buffer
+	w, err := flate.NewWriter(&b, flate.BestCompression)
+	if err != nil {
+		return "", err
+	}
+	if _, err := w.Write(statementJSON); err != nil {
+		return "", err
+	}
+	if err := w.Close(); err != nil {
+		return "", err
+	}
+	text := base64.RawURLEncoding.EncodeToString(b.Bytes())
+	if (len(text)+statementChunk-1)/statementChunk > maxStatementMessages {
+		return "", fmt.Errorf("%w: the statement needs more than %d MSG segments", ErrInvalid, maxStatementMessages)
+	}
+	return text, nil
+}
+
+// statementMessages writes text as MSG*DECISION STATEMENT i/n <chunk>.
+func (w *writer) statementMessages(text string) {
+	n := (len(text) + statementChunk - 1) / statementChunk
+	for i := 0; i < n; i++ {
+		chunk := text[i*statementChunk : min(len(text), (i+1)*statementChunk)]
+		w.seg("MSG", statementMessage+strconv.Itoa(i+1)+"/"+strconv.Itoa(n)+" "+chunk)
+	}
+}
+
+// Statements reads the decisions a 271 carries: for each MSG*DECISION PROOF
+// TRANSACTION, the transaction hash and the statement JSON of the MSG*DECISION
+// STATEMENT segments after it (none: no entry).
+func Statements(interchange []byte) (map[string][]byte, error) {
+	segs, err := Split(interchange)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	tx := ""
+	var parts []string
+	want := 0
+	flush := func() error {
+		if tx == "" || want == 0 {
+			return nil
+		}
+		if len(parts) != want {
+			return fmt.Errorf("%w: the statement of %s has %d of its %d parts", ErrInvalid, tx, len(parts), want)
+		}
+		js, err := decodeStatement(strings.Join(parts, ""))
+		if err != nil {
+			return fmt.Errorf("the statement of %s: %w", tx, err)
+		}
+		out[tx] = js
+		return nil
+	}
+	for _, s := range segs {
+		if s[0] != "MSG" || len(s) < 2 {
+			if s[0] == "EB" || s[0] == "SE" {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+				tx, parts, want = "", nil, 0
+			}
+			continue
+		}
+		switch m := s[1]; {
+		case strings.HasPrefix(m, proofMessage):
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			tx, parts, want = strings.TrimPrefix(m, proofMessage), nil, 0
+		case strings.HasPrefix(m, statementMessage) && tx != "":
+			var i, n int
+			var chunk string
+			if _, err := fmt.Sscanf(strings.TrimPrefix(m, statementMessage), "%d/%d %s", &i, &n, &chunk); err != nil || i != len(parts)+1 || n < 1 || n > maxStatementMessages || (want != 0 && n != want) {
+				return nil, fmt.Errorf("%w: a malformed MSG*DECISION STATEMENT after %s", ErrInvalid, tx)
+			}
+			want = n
+			parts = append(parts, chunk)
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func decodeStatement(text string) ([]byte, error) {
+	z, err := base64.RawURLEncoding.DecodeString(text)
+	if err != nil {
+		return nil, fmt.Errorf("%w: not base64url", ErrInvalid)
+	}
+	js, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), maxStatementJSON+1))
+	if err != nil || len(js) > maxStatementJSON {
+		return nil, fmt.Errorf("%w: the statement does not inflate", ErrInvalid)
+	}
+	return js, nil
+}
