@@ -373,21 +373,28 @@ func (d *x12Decider) answer(ctx context.Context, payer, memberID, providerNPI st
 			}
 			return reject(true, "72", "C")
 		case v1 == V1NoInsurance:
-			// No coverage in force, or terms the trust policy refuses (as
-			// x12.ForProblem maps the JSON answer): EB*6, no question
-			// answered.
+			// No coverage in force (as x12.ForProblem maps the JSON
+			// answer): EB*6, no question answered.
 			d.note(found.patientID, code)
 			ans.Coverage, ans.Benefits, ans.DeductibleMet = x12.CoverageInactive, nil, nil
 			return ans
+		case v1 == V1UntrustedCredential || code == CodeInvalid:
+			// The payer's credential is revoked, expired, from an issuer not
+			// registered, or malformed (as x12.ForProblem maps the JSON
+			// answer): the request's data, to correct — never EB*6, nobody
+			// said the coverage is inactive.
+			d.note(found.patientID, code)
+			return reject(false, "15", "C")
 		case v1 == V1PatientNotFound:
 			d.note(found.patientID, code)
 			if p.dependent {
 				return reject(true, "67", "C")
 			}
 			return reject(true, "75", "C")
-		case code == CodeUnprocessable || code == CodeInvalid:
-			// The record itself cannot be decided on (a record beyond the
-			// circuit's bounds): resubmitting will not help.
+		case code == CodeUnprocessable:
+			// The record itself cannot be decided on (beyond the circuit's
+			// bounds, terms a credential cannot encode): resubmitting will
+			// not help.
 			d.note(found.patientID, code)
 			return reject(true, "42", "N")
 		default:

@@ -14,6 +14,7 @@ import (
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/eligibility"
 	"github.com/healthagents/healthagents/record"
+	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/x12"
 )
 
@@ -337,6 +338,17 @@ func TestEligibilityX12Refusals(t *testing.T) {
 	assert.Equal(t, healthagents.X12KindTA1, ans.Kind)
 	assert.Contains(t, string(ans.Body), "*ZZ*PAYERX         *ZZ*UNKNOWN        *")
 	assert.Zero(t, f.att.count(), "nothing was proven for any of them")
+
+	// The payer's credential refused (revoked): AAA 15, as the JSON
+	// route's 422 UNTRUSTED_CREDENTIAL maps (x12.ForProblem); a record
+	// beyond the circuit's bounds: 42, resubmission not allowed.
+	for err, want := range map[error]string{trust.ErrRevoked: "AAA*N**15*C", healthagents.ErrProofUnsupported: "AAA*Y**42*N"} {
+		refused := newX12(t, &countingAttestor{stubAttestor: stubAttestor{err: fmt.Errorf("attest: %w", err)}})
+		refused.member(t, "PT-R", "M-R", "Ref", "Ray", "1970-07-07", nil)
+		_, lines, all = refused.ask(t, request270(sub), healthagents.X12Options{})
+		assert.True(t, lines[want], "%v: no %s in\n%s", err, want, all)
+		assert.False(t, lines["EB*6*IND*30"], "never inactive coverage: nobody said so")
+	}
 
 	// The chain fails: the member is answered 42, and the members after it
 	// are not tried.
