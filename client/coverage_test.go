@@ -36,6 +36,8 @@ var methodFor = map[string]string{
 	// GET /api/v1/federated/tasks/{task}: FederatedTask on a client of
 	// ForFederatedTask.
 	"getFederatedTaskByID": "FederatedTask",
+	// POST /api/v1/eligibility/x12: the X12 270 → 271.
+	"verifyEligibilityX12": "EligibilityX12",
 }
 
 // TestEveryEndpointHasAMethod fails when the server documents an operation
