@@ -226,7 +226,12 @@ func (r *setReader) read() {
 				r.segError(seg, "", "5")
 				continue
 			}
+			before := len(r.t.segErrs)
 			r.checkElements(seg, "", specBHT...)
+			if len(r.t.segErrs) == before && seg.elem(2) == "01" {
+				// A cancellation: a real-time request has nothing to cancel.
+				r.segError(seg, "", "8", ElementError{Pos: "2", Ref: "353", Code: "I6"})
+			}
 			r.tx.Reference = strings.TrimSpace(seg.elem(3))
 		case "HL":
 			r.hl(seg)

@@ -185,6 +185,7 @@ func brokenCases() []broken270 {
 		{name: "missing EQ", in: interchange270(without("EQ*30")), want: []string{"IK3*EQ*12*2110C*3"}},
 		{name: "bad date of service", in: rep("DTP*291*D8*20261125", "DTP*291*D8*20261340"), want: []string{"IK3*DTP*11*2100C*8", "IK4*3*1251*8"}},
 		{name: "bad birth date", in: rep("DMG*D8*19430519", "DMG*D8*19430230"), want: []string{"IK3*DMG*10*2100C*8", "IK4*2*1251*8"}},
+		{name: "BHT02 cancellation", in: rep("BHT*0022*13*", "BHT*0022*01*"), want: []string{"IK3*BHT*2**8", "IK4*2*353*I6"}},
 		{name: "bad BHT time", in: rep("*20261125*0900~\nHL", "*20261125*2500~\nHL"), want: []string{"IK3*BHT*2**8", "IK4*5*337*9"}},
 		{name: "unknown service type", in: rep("EQ*30", "EQ*ZZ"), want: []string{"IK3*EQ*12*2110C*8", "IK4*1::1*1365*7"}},
 		{name: "EQ without service type or procedure", in: rep("EQ*30", "EQ**"), want: []string{"IK4*1*1365*2"}},
