@@ -16,7 +16,7 @@ const payload = "ISA*00*..."
 
 // request builds a multipart request from fields (a name with value "" is
 // left out); file sends Payload as a file part.
-func request(t *testing.T, fields map[string]string, file bool) ([]byte, string) {
+func request(t testing.TB, fields map[string]string, file bool) ([]byte, string) {
 	t.Helper()
 	var b bytes.Buffer
 	mw := multipart.NewWriter(&b)
@@ -130,4 +130,25 @@ func TestAnswerRoundTrip(t *testing.T) {
 	if bytes.Contains(b.Bytes(), []byte("secret")) || bytes.Contains(b.Bytes(), []byte("someone")) {
 		t.Fatal("the request's credentials are echoed")
 	}
+}
+
+// FuzzReadRequest: any body and boundary is an envelope with every field
+// set, or an *Error naming a code; never a panic.
+func FuzzReadRequest(f *testing.F) {
+	body, boundary := request(f, good(), false)
+	f.Add(body, boundary)
+	f.Add([]byte("--x\r\nContent-Disposition: form-data; name=\"PayloadID\"\r\n\r\nabc\r\n--x--\r\n"), "x")
+	f.Fuzz(func(t *testing.T, body []byte, boundary string) {
+		e, err := core.ReadRequest(body, boundary)
+		if err != nil {
+			var ce *core.Error
+			if !errors.As(err, &ce) || ce.Code == "" {
+				t.Fatalf("not a CORE error: %v", err)
+			}
+			return
+		}
+		if e.PayloadID == "" || e.SenderID == "" || e.ReceiverID == "" || len(e.Payload) == 0 || e.ProcessingMode != core.RealTime {
+			t.Fatalf("an envelope with a field missing: %+v", e)
+		}
+	})
 }
