@@ -145,7 +145,7 @@ func TestHeavyRoutesExist(t *testing.T) {
 			heavy[rt.Method+" "+rt.Path] = rt.Gate
 		}
 	}
-	assert.Len(t, heavy, 10, "8, and the task-scoped gradients and proof keys")
+	assert.Len(t, heavy, 11, "8, the task-scoped gradients and proof keys, and the X12 270")
 	for r, class := range heavy {
 		assert.Contains(t, []gateClass{classProof, classFederated}, class, r)
 	}
