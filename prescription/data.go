@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -18,9 +19,10 @@ var ErrData = errors.New("prescription: invalid reference data")
 
 // The on-disk shapes of the three data files.
 type drugsFile struct {
-	Version string `json:"version"`
-	Note    string `json:"note"`
-	Drugs   []Drug `json:"drugs"`
+	Version  string    `json:"version"`
+	Note     string    `json:"note"`
+	Drugs    []Drug    `json:"drugs"`
+	Products []Product `json:"products"`
 }
 
 type selector struct {
@@ -65,12 +67,15 @@ const (
 )
 
 // Data is a complete set of reference data in the JSON shapes of the
-// embedded files data/drugs.json, data/interactions.json and
-// data/contraindications.json. See [WithData].
+// embedded files data/drugs.json, data/interactions.json,
+// data/contraindications.json and data/names.json. See [WithData].
 type Data struct {
 	Drugs             []byte
 	Interactions      []byte
 	Contraindications []byte
+	// Names is the vocabulary of the drug-name grammar (salts, dose forms,
+	// non-drug allergens); the embedded one when empty.
+	Names []byte
 }
 
 func embeddedData() (Data, error) {
@@ -82,7 +87,10 @@ func embeddedData() (Data, error) {
 	if d.Interactions, err = dataFS.ReadFile("data/interactions.json"); err != nil {
 		return d, err
 	}
-	d.Contraindications, err = dataFS.ReadFile("data/contraindications.json")
+	if d.Contraindications, err = dataFS.ReadFile("data/contraindications.json"); err != nil {
+		return d, err
+	}
+	d.Names, err = dataFS.ReadFile("data/names.json")
 	return d, err
 }
 
@@ -103,10 +111,14 @@ func pair(i, j int) pairKey {
 
 // knowledge is the parsed, validated and indexed reference data.
 type knowledge struct {
-	drugs   []Drug
-	byRxCUI map[string]int
-	byNDC   map[string]int
-	byName  map[string]int
+	drugs     []Drug
+	byRxCUI   map[string]int
+	byNDC     map[string]int
+	byName    map[string]int
+	products  []Product
+	byProduct map[string]drugSet // product RxCUI → its ingredients
+	vocab     vocabulary
+	triggers  map[string]bool // every allergen of the contraindication rules
 
 	interactions []interactionRule
 	pairs        map[pairKey]int // → index into interactions (most severe rule for the pair)
@@ -144,11 +156,24 @@ func loadKnowledge(d Data) (*knowledge, error) {
 	if err := decodeStrict(d.Contraindications, &cf, "contraindications"); err != nil {
 		return nil, err
 	}
+	if len(d.Names) == 0 {
+		var err error
+		if d.Names, err = dataFS.ReadFile("data/names.json"); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrData, err)
+		}
+	}
+	vocab, err := loadVocabulary(d.Names)
+	if err != nil {
+		return nil, err
+	}
 	k := &knowledge{
-		drugs:   df.Drugs,
-		byRxCUI: make(map[string]int, len(df.Drugs)),
-		byNDC:   make(map[string]int),
-		byName:  make(map[string]int, 2*len(df.Drugs)),
+		drugs:     df.Drugs,
+		byRxCUI:   make(map[string]int, len(df.Drugs)),
+		byNDC:     make(map[string]int),
+		byName:    make(map[string]int, 2*len(df.Drugs)),
+		byProduct: make(map[string]drugSet, len(df.Products)),
+		vocab:     vocab,
+		triggers:  map[string]bool{},
 	}
 	if len(k.drugs) == 0 {
 		return nil, dataErr("no drugs")
@@ -192,6 +217,9 @@ func loadKnowledge(d Data) (*knowledge, error) {
 		for _, g := range dr.Groups {
 			groups[g] = true
 		}
+	}
+	if err := k.loadProducts(df.Products); err != nil {
+		return nil, err
 	}
 	match := func(sel selector, where string) ([]int, error) {
 		if len(sel.RxCUIs)+len(sel.Groups) == 0 {
@@ -288,6 +316,7 @@ func loadKnowledge(d Data) (*knowledge, error) {
 					return nil, dataErr("rule %s: empty allergen", r.ID)
 				}
 				r.norm = append(r.norm, n)
+				k.triggers[n] = true
 			case KindCondition:
 				if !icdRE.MatchString(t) {
 					return nil, dataErr("rule %s: %q is not an ICD-10 code prefix", r.ID, t)
@@ -329,8 +358,10 @@ func normName(s string) string {
 }
 
 // normAllergen is the comparison form of a recorded allergy: like normName,
-// without a trailing "allergy"/"allergies" word.
+// without a leading FHIR category ("food:") or a trailing
+// "allergy"/"allergies" word.
 func normAllergen(s string) string {
+	_, s = splitCategory(s)
 	n := normName(s)
 	for _, suffix := range []string{" allergy", " allergies"} {
 		n = strings.TrimSuffix(n, suffix)
@@ -342,4 +373,30 @@ func normAllergen(s string) string {
 // no dot, no spaces.
 func normICD(s string) string {
 	return strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), ".", ""))
+}
+
+// loadProducts indexes the product-level concepts: each RxCUI new, each
+// name read completely by the grammar.
+func (k *knowledge) loadProducts(products []Product) error {
+	for _, p := range products {
+		if !rxcuiRE.MatchString(p.RxCUI) {
+			return dataErr("product %q: RxCUI %q is not 1-8 digits", p.Name, p.RxCUI)
+		}
+		if _, dup := k.byRxCUI[p.RxCUI]; dup {
+			return dataErr("product RxCUI %s is an ingredient's", p.RxCUI)
+		}
+		if _, dup := k.byProduct[p.RxCUI]; dup {
+			return dataErr("product RxCUI %s listed twice", p.RxCUI)
+		}
+		if !slices.Contains([]string{"SCD", "SBD", "GPCK", "BPCK", "SCDC", "PIN", "MIN"}, p.TTY) {
+			return dataErr("product %s: term type %q is not SCD, SBD, GPCK, BPCK, SCDC, PIN or MIN", p.RxCUI, p.TTY)
+		}
+		d, ok := k.name(normName(p.Name), 0)
+		if !ok || len(d) == 0 {
+			return dataErr("product %s: the name %q does not resolve to catalogue ingredients", p.RxCUI, p.Name)
+		}
+		k.byProduct[p.RxCUI] = d
+		k.products = append(k.products, p)
+	}
+	return nil
 }

@@ -64,28 +64,38 @@ func TestLoadKnowledgeRejects(t *testing.T) {
 	const contra = `{"rules":[{"id":"c","kind":"condition","triggers":["K25"],"drugs":{"groups":["nsaid"]},"severity":"major","reason":"r","management":"g","source":"s"}]}`
 	_, err = loadKnowledge(Data{Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: []byte(contra)})
 	require.NoError(t, err, "the minimal base case is valid")
+	withProduct := func(p string) []byte { return []byte(strings.Replace(drugs, "]}", "],\"products\":["+p+"]}", 1)) }
+	k, err := loadKnowledge(Data{Drugs: withProduct(`{"rxcui":"855332","tty":"SCD","name":"warfarin sodium 5 MG Oral Tablet"}`), Interactions: []byte(inter), Contraindications: []byte(contra)})
+	require.NoError(t, err, "a product the grammar reads")
+	assert.Equal(t, drugSet{0}, k.byProduct["855332"])
 
 	sub := func(doc, old, repl string) []byte { return []byte(strings.Replace(doc, old, repl, 1)) }
 	tests := map[string]Data{
-		"drugs not json":        {Drugs: []byte(`[`), Interactions: good.Interactions, Contraindications: good.Contraindications},
-		"unknown field":         {Drugs: sub(drugs, `"class"`, `"klass":"x","class"`), Interactions: []byte(inter), Contraindications: []byte(contra)},
-		"bad rxcui":             {Drugs: sub(drugs, `"11289"`, `"11289a"`), Interactions: []byte(inter), Contraindications: []byte(contra)},
-		"duplicate rxcui":       {Drugs: sub(drugs, `"5640"`, `"11289"`), Interactions: []byte(inter), Contraindications: []byte(contra)},
-		"duplicate name":        {Drugs: sub(drugs, `"ibuprofen"`, `"Warfarin"`), Interactions: []byte(inter), Contraindications: []byte(contra)},
-		"numeric name":          {Drugs: sub(drugs, `"ibuprofen"`, `"12345"`), Interactions: []byte(inter), Contraindications: []byte(contra)},
-		"bad ndc":               {Drugs: sub(drugs, `"class":"nsaid"`, `"class":"nsaid","ndcs":["0003-0894-21"]`), Interactions: []byte(inter), Contraindications: []byte(contra)},
-		"no class":              {Drugs: sub(drugs, `"nsaid"`, `""`), Interactions: []byte(inter), Contraindications: []byte(contra)},
-		"covered with tier 0":   {Drugs: sub(drugs, `"tier":1`, `"tier":0`), Interactions: []byte(inter), Contraindications: []byte(contra)},
-		"rule unknown rxcui":    {Drugs: []byte(drugs), Interactions: sub(inter, `["11289"]`, `["1"]`), Contraindications: []byte(contra)},
-		"rule unknown group":    {Drugs: []byte(drugs), Interactions: sub(inter, `["nsaid"]`, `["nsiad"]`), Contraindications: []byte(contra)},
-		"rule bad severity":     {Drugs: []byte(drugs), Interactions: sub(inter, `"major"`, `"severe"`), Contraindications: []byte(contra)},
-		"rule empty side":       {Drugs: []byte(drugs), Interactions: sub(inter, `{"rxcuis":["11289"]}`, `{}`), Contraindications: []byte(contra)},
-		"rule no management":    {Drugs: []byte(drugs), Interactions: sub(inter, `"g"`, `" "`), Contraindications: []byte(contra)},
-		"contra bad icd":        {Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: sub(contra, `"K25"`, `"peptic ulcer"`)},
-		"contra bad kind":       {Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: sub(contra, `"condition"`, `"diet"`)},
-		"contra no triggers":    {Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: sub(contra, `["K25"]`, `[]`)},
-		"contra duplicate id":   {Drugs: []byte(drugs), Interactions: sub(inter, `"w-n"`, `"c"`), Contraindications: []byte(contra)},
-		"contra empty allergen": {Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: sub(strings.Replace(contra, `"condition"`, `"allergy"`, 1), `["K25"]`, `[" "]`)},
+		"drugs not json":           {Drugs: []byte(`[`), Interactions: good.Interactions, Contraindications: good.Contraindications},
+		"unknown field":            {Drugs: sub(drugs, `"class"`, `"klass":"x","class"`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"bad rxcui":                {Drugs: sub(drugs, `"11289"`, `"11289a"`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"duplicate rxcui":          {Drugs: sub(drugs, `"5640"`, `"11289"`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"duplicate name":           {Drugs: sub(drugs, `"ibuprofen"`, `"Warfarin"`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"numeric name":             {Drugs: sub(drugs, `"ibuprofen"`, `"12345"`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"bad ndc":                  {Drugs: sub(drugs, `"class":"nsaid"`, `"class":"nsaid","ndcs":["0003-0894-21"]`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"no class":                 {Drugs: sub(drugs, `"nsaid"`, `""`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"covered with tier 0":      {Drugs: sub(drugs, `"tier":1`, `"tier":0`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"rule unknown rxcui":       {Drugs: []byte(drugs), Interactions: sub(inter, `["11289"]`, `["1"]`), Contraindications: []byte(contra)},
+		"rule unknown group":       {Drugs: []byte(drugs), Interactions: sub(inter, `["nsaid"]`, `["nsiad"]`), Contraindications: []byte(contra)},
+		"rule bad severity":        {Drugs: []byte(drugs), Interactions: sub(inter, `"major"`, `"severe"`), Contraindications: []byte(contra)},
+		"rule empty side":          {Drugs: []byte(drugs), Interactions: sub(inter, `{"rxcuis":["11289"]}`, `{}`), Contraindications: []byte(contra)},
+		"rule no management":       {Drugs: []byte(drugs), Interactions: sub(inter, `"g"`, `" "`), Contraindications: []byte(contra)},
+		"contra bad icd":           {Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: sub(contra, `"K25"`, `"peptic ulcer"`)},
+		"contra bad kind":          {Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: sub(contra, `"condition"`, `"diet"`)},
+		"contra no triggers":       {Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: sub(contra, `["K25"]`, `[]`)},
+		"contra duplicate id":      {Drugs: []byte(drugs), Interactions: sub(inter, `"w-n"`, `"c"`), Contraindications: []byte(contra)},
+		"contra empty allergen":    {Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: sub(strings.Replace(contra, `"condition"`, `"allergy"`, 1), `["K25"]`, `[" "]`)},
+		"product unresolved":       {Drugs: withProduct(`{"rxcui":"855332","tty":"SCD","name":"unknownium 5 MG Oral Tablet"}`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"product is an ingredient": {Drugs: withProduct(`{"rxcui":"5640","tty":"SCD","name":"warfarin sodium 5 MG Oral Tablet"}`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"product bad term type":    {Drugs: withProduct(`{"rxcui":"855332","tty":"IN","name":"warfarin sodium 5 MG Oral Tablet"}`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"product listed twice":     {Drugs: withProduct(`{"rxcui":"855332","tty":"SCD","name":"warfarin sodium 5 MG Oral Tablet"},{"rxcui":"855332","tty":"SCD","name":"warfarin 5 MG Oral Tablet"}`), Interactions: []byte(inter), Contraindications: []byte(contra)},
+		"names without salts":      {Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: []byte(contra), Names: []byte(`{"forms":["tablet"]}`)},
+		"names unknown field":      {Drugs: []byte(drugs), Interactions: []byte(inter), Contraindications: []byte(contra), Names: []byte(`{"salts":["sodium"],"forms":["tablet"],"brands":[]}`)},
 	}
 	for name, d := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -118,14 +118,29 @@ type Decision struct {
 	// major or contraindicated; it makes the decision invalid.
 	BlockingContraindication *Contraindication `json:"blocking_contraindication,omitempty"`
 	// Reason is "" when valid. Otherwise "Drug interaction detected with
-	// <name>" when an interaction blocks (it wins over a contraindication), or
-	// "Contraindication detected for <name of the drug checked>". It names
-	// drugs only, never an allergy or a condition.
+	// <name>" when an interaction blocks (it wins over a contraindication),
+	// "Contraindication detected for <name of the drug checked>", or, when
+	// nothing blocks but an entry is unidentified, ReasonUnidentified. It
+	// names drugs only, never a medication, allergy or condition of the
+	// record.
 	Reason string `json:"reason,omitempty"`
-	// Unrecognized lists current-medication entries that are not in the
-	// catalogue and so could not be checked (at most 64 characters each).
-	Unrecognized []string `json:"unrecognized,omitempty"`
+	// Unidentified lists the patient's current medications and allergies
+	// the agent could not identify (in record order, medications first).
+	// What they are cannot be checked, so the decision is not valid even
+	// without a finding: Reason is then ReasonUnidentified (a blocking
+	// finding's reason wins). They are medical data.
+	Unidentified []Unidentified `json:"unidentified,omitempty"`
 }
+
+// ReasonUnidentified is a Decision's Reason when nothing blocks it but an
+// entry of the patient's record could not be identified. It names nothing
+// from the record.
+const ReasonUnidentified = "Review required: a current medication or allergy in the patient record could not be identified, so its interactions and contraindications were not checked"
+
+// Blocked reports whether a finding (interaction or contraindication) is
+// major or contraindicated, as opposed to a decision that is not valid
+// only because of Unidentified entries.
+func (d Decision) Blocked() bool { return d.Blocking != nil || d.BlockingContraindication != nil }
 
 // BatchDecision is the outcome of [Agent.Check]: one [Decision] per
 // candidate, in the order given.
@@ -144,6 +159,11 @@ var (
 	ErrNoRecord = errors.New("prescription: no patient record")
 	// ErrNoCandidates is returned by Check when no candidate drug is given.
 	ErrNoCandidates = errors.New("prescription: no drug to check")
+	// ErrCombination is wrapped, with ErrUnknownDrug and the code, by
+	// Lookup, Validate and Check for a code or name of a combination
+	// product (several catalogue ingredients): a prescription line is
+	// checked as one drug, so each ingredient must be asked for by itself.
+	ErrCombination = errors.New("names a combination product")
 )
 
 const maxCodeInError = 64
@@ -163,9 +183,10 @@ type options struct {
 	data *Data
 }
 
-// WithData replaces the embedded reference data. All three documents are
-// required and are validated like the embedded ones; New fails with an error
-// wrapping [ErrData] if any is malformed or inconsistent.
+// WithData replaces the embedded reference data. Drugs, interactions and
+// contraindications are required (names defaults to the embedded
+// vocabulary) and are validated like the embedded ones; New fails with an
+// error wrapping [ErrData] if any is malformed or inconsistent.
 func WithData(d Data) Option {
 	return func(o *options) error {
 		if len(d.Drugs) == 0 || len(d.Interactions) == 0 || len(d.Contraindications) == 0 {
@@ -217,12 +238,16 @@ func (a *Agent) Drugs() []Drug {
 	return out
 }
 
-// Lookup finds a drug by RxCUI ("11289"), by NDC in any form [NormalizeNDC]
-// accepts ("0003-0894-21", "00003089421"), or by generic or brand name,
-// case-insensitively ("Warfarin", "coumadin"). A code of digits only is an
-// RxCUI up to 8 digits and an NDC from 9 digits on; one with hyphens is an
-// NDC. An unknown code gives an error wrapping [ErrUnknownDrug] (and
-// [ErrInvalidNDC] for a malformed NDC).
+// Lookup finds a drug by RxCUI ("11289", or a product RxCUI the data lists,
+// such as 855332 "warfarin sodium 5 MG Oral Tablet"), by NDC in any form
+// [NormalizeNDC] accepts ("0003-0894-21", "00003089421"), or by name,
+// case-insensitively: a generic or brand name ("Warfarin", "coumadin"), an
+// RxNorm drug name ("warfarin sodium 5 MG Oral Tablet [Coumadin]") or free
+// text ("Coumadin 5 mg tablet"). A code of digits only is an RxCUI up to 8
+// digits and an NDC from 9 digits on; one with hyphens is an NDC. A code it
+// cannot identify gives an error wrapping [ErrUnknownDrug] (and
+// [ErrInvalidNDC] for a malformed NDC, [ErrCombination] for a combination
+// product).
 func (a *Agent) Lookup(code string) (Drug, error) {
 	i, err := a.lookup(code)
 	if err != nil {
@@ -233,27 +258,16 @@ func (a *Agent) Lookup(code string) (Drug, error) {
 
 func (a *Agent) lookup(code string) (int, error) {
 	s := strings.TrimSpace(code)
-	var (
-		i  int
-		ok bool
-	)
+	found, complete, errNDC := a.k.identify(s)
 	switch {
-	case s == "":
-	case allDigits(s) && len(s) <= 8:
-		i, ok = a.k.byRxCUI[s]
-	case allDigits(strings.ReplaceAll(s, "-", "")):
-		ndc, err := NormalizeNDC(s)
-		if err != nil {
-			return 0, fmt.Errorf("%w: %q: %w", ErrUnknownDrug, truncate(s), err)
-		}
-		i, ok = a.k.byNDC[ndc]
-	default:
-		i, ok = a.k.byName[normName(s)]
-	}
-	if !ok {
+	case errNDC != nil:
+		return 0, fmt.Errorf("%w: %q: %w", ErrUnknownDrug, truncate(s), errNDC)
+	case !complete:
 		return 0, fmt.Errorf("%w: %q", ErrUnknownDrug, truncate(s))
+	case len(found) > 1:
+		return 0, fmt.Errorf("%w: %q %w", ErrUnknownDrug, truncate(s), ErrCombination)
 	}
-	return i, nil
+	return found[0], nil
 }
 
 // Validate checks drugCode for the patient of rec: interactions with each of
@@ -281,9 +295,11 @@ func (a *Agent) Validate(ctx context.Context, rec *record.Record, drugCode strin
 //
 // A candidate that is the same drug as a current medication or as another
 // candidate is not checked against itself (a refill is not an interaction).
-// Current medications that are not in the catalogue are listed in each
-// decision's Unrecognized. An unknown candidate fails the whole call with an
-// error wrapping [ErrUnknownDrug] naming it.
+// A current medication is read as Lookup reads a code, and may name several
+// ingredients (each is checked); medications and allergies that cannot be
+// identified are listed in each decision's Unidentified, and make it not
+// valid. An unknown candidate fails the whole call with an error wrapping
+// [ErrUnknownDrug] naming it.
 func (a *Agent) Check(ctx context.Context, current, candidates []string, rec *record.Record) (BatchDecision, error) {
 	if err := ctx.Err(); err != nil {
 		return BatchDecision{}, err
@@ -303,30 +319,15 @@ func (a *Agent) Check(ctx context.Context, current, candidates []string, rec *re
 		cand[n] = i
 	}
 
-	var cur []int
-	var unrecognized []string
-	seen := make(map[int]bool, len(rec.Medications)+len(current))
-	for _, list := range [][]string{rec.Medications, current} {
-		for _, m := range list {
-			i, err := a.lookup(m)
-			if err != nil {
-				unrecognized = append(unrecognized, truncate(m))
-				continue
-			}
-			if !seen[i] {
-				seen[i] = true
-				cur = append(cur, i)
-			}
-		}
-	}
+	view := a.read(rec, current)
 
 	out := BatchDecision{Decisions: make([]Decision, len(cand)), Valid: true, InteractionsChecked: true}
 	for n, i := range cand {
 		if err := ctx.Err(); err != nil {
 			return BatchDecision{}, err
 		}
-		d := Decision{Drug: a.k.drugs[i].clone(), InteractionsChecked: true, Unrecognized: slices.Clone(unrecognized)}
-		for _, j := range cur {
+		d := Decision{Drug: a.k.drugs[i].clone(), InteractionsChecked: true, Unidentified: slices.Clone(view.unidentified)}
+		for _, j := range view.meds {
 			if ia, ok := a.interaction(i, j); ok {
 				d.Interactions = append(d.Interactions, ia)
 			}
@@ -340,7 +341,7 @@ func (a *Agent) Check(ctx context.Context, current, candidates []string, rec *re
 				d.Interactions = append(d.Interactions, ia)
 			}
 		}
-		d.Contraindications = a.contraindications(i, rec)
+		d.Contraindications = a.contraindications(i, rec, view)
 		d.decide()
 		out.Valid = out.Valid && d.Valid
 		out.Decisions[n] = d
@@ -370,19 +371,15 @@ const selfAllergyRule = "allergy-drug-itself"
 
 // contraindications returns drug i's contraindications for rec, at most one
 // per rule (the first patient entry that triggers it).
-func (a *Agent) contraindications(i int, rec *record.Record) []Contraindication {
+func (a *Agent) contraindications(i int, rec *record.Record, view patientView) []Contraindication {
 	var out []Contraindication
 	dr := &a.k.drugs[i]
 	used := map[string]bool{}
-	for _, raw := range rec.Allergies {
-		al := normAllergen(raw)
-		if al == "" {
-			continue
-		}
-		if !used[selfAllergyRule] && a.isDrugItself(i, al) {
+	for _, al := range view.allergies {
+		if !used[selfAllergyRule] && slices.Contains(al.drugs, i) {
 			used[selfAllergyRule] = true
 			out = append(out, Contraindication{
-				Kind: KindAllergy, Trigger: al, Severity: SeverityContraindicated,
+				Kind: KindAllergy, Trigger: al.norm, Severity: SeverityContraindicated,
 				Reason:     "A recorded allergy to " + dr.Name + " itself.",
 				Management: "Do not prescribe; choose a drug of another class.",
 				Source:     "patient record", RuleID: selfAllergyRule,
@@ -390,11 +387,11 @@ func (a *Agent) contraindications(i int, rec *record.Record) []Contraindication 
 		}
 		for _, ci := range a.k.contraByDr[i] {
 			r := &a.k.contra[ci]
-			if r.Kind != KindAllergy || used[r.ID] || !slices.Contains(r.norm, al) {
+			if r.Kind != KindAllergy || used[r.ID] || !slices.Contains(r.norm, al.norm) {
 				continue
 			}
 			used[r.ID] = true
-			out = append(out, r.finding(al))
+			out = append(out, r.finding(al.norm))
 		}
 	}
 	for _, raw := range rec.Conditions {
@@ -420,17 +417,43 @@ func (a *Agent) contraindications(i int, rec *record.Record) []Contraindication 
 	return out
 }
 
-func (a *Agent) isDrugItself(i int, allergen string) bool {
-	dr := &a.k.drugs[i]
-	if allergen == dr.RxCUI || allergen == normName(dr.Name) {
-		return true
-	}
-	for _, al := range dr.Aliases {
-		if allergen == normName(al) {
-			return true
+// patientView is what the checks read from a record: the catalogue drugs
+// of its current medications, its allergies with the drugs each names,
+// and what could not be identified.
+type patientView struct {
+	meds         drugSet
+	allergies    []allergyEntry
+	unidentified []Unidentified
+}
+
+type allergyEntry struct {
+	norm  string  // normAllergen form
+	drugs drugSet // catalogue drugs the allergy names itself
+}
+
+// read identifies rec's medications (and current, extra ones) and
+// allergies.
+func (a *Agent) read(rec *record.Record, current []string) patientView {
+	var v patientView
+	for _, list := range [][]string{rec.Medications, current} {
+		for _, m := range list {
+			found, complete, _ := a.k.identify(m)
+			v.meds = v.meds.add(found...)
+			if !complete {
+				v.unidentified = append(v.unidentified, Unidentified{Kind: EntryMedication, Entry: truncate(m)})
+			}
 		}
 	}
-	return false
+	for _, raw := range rec.Allergies {
+		norm, drugs, ok := a.k.allergy(raw)
+		if norm != "" {
+			v.allergies = append(v.allergies, allergyEntry{norm: norm, drugs: drugs})
+		}
+		if !ok {
+			v.unidentified = append(v.unidentified, Unidentified{Kind: EntryAllergy, Entry: truncate(raw)})
+		}
+	}
+	return v
 }
 
 func (r *contraRule) finding(trigger string) Contraindication {
@@ -440,7 +463,8 @@ func (r *contraRule) finding(trigger string) Contraindication {
 	}
 }
 
-// decide orders the findings and sets Valid, Blocking and Reason.
+// decide orders the findings and sets Valid, Blocking and Reason: not
+// valid with a blocking finding or an unidentified entry.
 func (d *Decision) decide() {
 	sort.SliceStable(d.Interactions, func(x, y int) bool {
 		return d.Interactions[x].Severity.Rank() > d.Interactions[y].Severity.Rank()
@@ -458,6 +482,8 @@ func (d *Decision) decide() {
 		d.Reason = "Drug interaction detected with " + d.Blocking.With.Name
 	case d.BlockingContraindication != nil:
 		d.Reason = "Contraindication detected for " + d.Drug.Name
+	case len(d.Unidentified) > 0:
+		d.Reason = ReasonUnidentified
 	default:
 		d.Valid = true
 	}

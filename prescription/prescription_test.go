@@ -213,13 +213,23 @@ func TestValidateErrors(t *testing.T) {
 	assert.Less(t, len(err.Error()), 200)
 }
 
-func TestUnrecognizedCurrentMedication(t *testing.T) {
+func TestUnidentifiedCurrentMedication(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t)
 	d, err := a.Validate(t.Context(), patient([]string{"9999999", "5640"}, nil, nil), "warfarin")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"9999999"}, d.Unrecognized)
+	assert.Equal(t, []prescription.Unidentified{{Kind: "medication", Entry: "9999999"}}, d.Unidentified)
 	assert.False(t, d.Valid, "the recognised ibuprofen is still checked")
+	assert.Equal(t, "Drug interaction detected with ibuprofen", d.Reason, "a blocking finding's reason wins")
+	assert.True(t, d.Blocked())
+
+	// Nothing blocks, but what the patient takes is unknown: not valid.
+	d, err = a.Validate(t.Context(), patient([]string{"9999999"}, nil, nil), "warfarin")
+	require.NoError(t, err)
+	assert.False(t, d.Valid)
+	assert.False(t, d.Blocked())
+	assert.Equal(t, prescription.ReasonUnidentified, d.Reason)
+	assert.NotContains(t, d.Reason, "9999999", "the reason names nothing from the record")
 }
 
 func TestCheck(t *testing.T) {

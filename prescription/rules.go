@@ -87,9 +87,8 @@ func (a *Agent) Rules() Rules {
 // Facts is what the checks of [Agent.Check] read from a patient's record,
 // in terms of [Rules]. It is medical data: never log it.
 type Facts struct {
-	// Medications are the current medications found in the catalogue
-	// (RxCUIs, each once, in the record's order); the others are not
-	// checked (Decision.Unrecognized).
+	// Medications are the catalogue drugs the current medications name
+	// (RxCUIs, each once, in the record's order).
 	Medications []string
 	// Triggers are the indexes into Rules.Triggers that the record's
 	// allergies and conditions match, ascending.
@@ -97,6 +96,10 @@ type Facts struct {
 	// AllergyDrugs are the catalogue drugs (RxCUIs, each once) that a
 	// recorded allergy names itself.
 	AllergyDrugs []string
+	// Unidentified are the current medications and allergies that could
+	// not be identified (Decision.Unidentified): with any, no drug is
+	// valid.
+	Unidentified []Unidentified
 }
 
 // Facts returns rec's facts for the checks, with current the extra current
@@ -105,39 +108,31 @@ type Facts struct {
 // fires when the candidate is on one side and another drug of the
 // candidates and Medications is on the other; a contraindication rule
 // fires when the candidate is one of its drugs and one of its triggers is
-// in Triggers; a drug in AllergyDrugs is contraindicated.
+// in Triggers; a drug in AllergyDrugs is contraindicated; and a decision is
+// valid only when nothing blocks and Unidentified is empty.
 func (a *Agent) Facts(rec *record.Record, current []string) Facts {
 	var f Facts
 	if rec == nil {
 		return f
 	}
-	seen := map[int]bool{}
-	for _, list := range [][]string{rec.Medications, current} {
-		for _, m := range list {
-			i, err := a.lookup(m)
-			if err == nil && !seen[i] {
-				seen[i] = true
-				f.Medications = append(f.Medications, a.k.drugs[i].RxCUI)
-			}
-		}
+	view := a.read(rec, current)
+	for _, i := range view.meds {
+		f.Medications = append(f.Medications, a.k.drugs[i].RxCUI)
 	}
+	f.Unidentified = view.unidentified
 	rules := a.Rules()
 	matched := map[int]bool{}
-	for _, raw := range rec.Allergies {
-		al := normAllergen(raw)
-		if al == "" {
-			continue
-		}
+	var allergy drugSet
+	for _, al := range view.allergies {
 		for i, t := range rules.Triggers {
-			if t.Kind == KindAllergy && t.Text == al {
+			if t.Kind == KindAllergy && t.Text == al.norm {
 				matched[i] = true
 			}
 		}
-		for i := range a.k.drugs {
-			if a.isDrugItself(i, al) && !slices.Contains(f.AllergyDrugs, a.k.drugs[i].RxCUI) {
-				f.AllergyDrugs = append(f.AllergyDrugs, a.k.drugs[i].RxCUI)
-			}
-		}
+		allergy = allergy.add(al.drugs...)
+	}
+	for _, i := range allergy {
+		f.AllergyDrugs = append(f.AllergyDrugs, a.k.drugs[i].RxCUI)
 	}
 	for _, raw := range rec.Conditions {
 		code := normICD(raw)
