@@ -129,6 +129,11 @@ func checkCode(field, code string) error {
 }
 
 func lookupError(err error, what, code string) error {
+	if errors.Is(err, prescription.ErrCombination) {
+		// A line is checked as one drug: asking for a combination product
+		// would check one ingredient and skip the others.
+		return WrapError(CodeInvalid, err, fmt.Sprintf("Validation error: %s code %s names a combination product; validate each of its ingredients by itself", what, code))
+	}
 	if errors.Is(err, eligibility.ErrUnknownProcedure) || errors.Is(err, prescription.ErrUnknownDrug) {
 		return WrapError(CodeNotFound, err, fmt.Sprintf("%s code %s not found", what, code))
 	}

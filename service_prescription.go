@@ -4,6 +4,8 @@ package healthagents
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/healthagents/healthagents/prescription"
 )
@@ -12,6 +14,11 @@ import (
 // with current medications, contraindications, and coverage. Valid follows
 // the clinical checks; ZKProofVerified is true only when a proof that the
 // plan covers the drug on the service date was verified on chain.
+//
+// A blocking interaction or contraindication is an error (422, the spec's
+// detail). A current medication or allergy the agent cannot identify is
+// not: the answer is 200 with valid false and a Reason naming the entries
+// (docs/decisions.md, "Unidentified entries"), and the proof states it.
 func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, drugCode string) (*PrescriptionResult, error) {
 	if err := checkCode("drug_code", drugCode); err != nil {
 		return nil, err
@@ -29,11 +36,12 @@ func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, dr
 	if err != nil {
 		return nil, s.internal(ctx, prescriptionPrefix, err)
 	}
-	if !d.Valid {
+	if d.Blocked() {
 		return nil, &Error{Code: CodeUnprocessable, Detail: prescriptionPrefix + ": " + d.Reason}
 	}
 	res := &PrescriptionResult{
-		Valid:               true,
+		Valid:               d.Valid,
+		Reason:              unidentifiedReason(d.Unidentified),
 		DrugCode:            drugCode,
 		InteractionsChecked: d.InteractionsChecked,
 		CrossChainOracle:    "unconfirmed: no pharmacy availability attestation is published for this drug",
@@ -57,4 +65,19 @@ func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, dr
 		return nil, err
 	}
 	return res, nil
+}
+
+// unidentifiedReason is the root family's reason for a prescription that
+// is not valid because entries of the record could not be identified
+// ("" for none). It names the entries as the caller's record has them:
+// it goes in the answer, never in a log or an event.
+func unidentifiedReason(us []prescription.Unidentified) string {
+	if len(us) == 0 {
+		return ""
+	}
+	names := make([]string, len(us))
+	for i, u := range us {
+		names[i] = u.String()
+	}
+	return fmt.Sprintf("Review required: the patient's %s could not be identified, so interactions and contraindications with it were not checked", strings.Join(names, ", "))
 }

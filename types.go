@@ -67,6 +67,7 @@ type PrescriptionResult struct {
 	InteractionsChecked bool   `json:"interactions_checked" doc:"Interactions with the patient's current medications were checked."`
 	ZKProofVerified     bool   `json:"zk_proof_verified" doc:"Eligibility was verified cryptographically: a Groth16 proof that the patient's plan covers this drug on the service date (coverage active, date within the policy window, drug not excluded) was verified by EVM code in a mined transaction. False when there is no such proof, including when the proof shows the drug is not covered (e.g. a lapsed policy); valid is decided by the clinical checks and does not depend on it."`
 	CrossChainOracle    string `json:"cross_chain_oracle" doc:"Pharmacy-availability statement. Never a made-up confirmation."`
+	Reason              string `json:"reason,omitempty" doc:"Why valid is false in a 200 answer: a current medication or allergy of the record that could not be identified, named as the record has it (an interaction or contraindication is a 422 instead)." example:"Review required: the patient's medication \"Tylenol PM\" could not be identified, so interactions and contraindications with it were not checked"`
 
 	// DecisionRecord: see EligibilityResult. A proof verified on chain that
 	// the drug is not covered is recorded too (its statement says so), so

@@ -28,6 +28,7 @@ const (
 	V1InteractionFound    = "INTERACTION_FOUND"    // finding in a 200 result
 	V1Contraindicated     = "CONTRAINDICATED"      // finding in a 200 result
 	V1Ineligible          = "INELIGIBLE"           // finding in a 200 result
+	V1Unidentified        = "UNIDENTIFIED"         // finding in a 200 result: a record entry the service could not identify
 	V1PharmacyError       = "PHARMACY_ERROR"       // 503
 	V1ProofFailed         = "PROOF_FAILED"         // 500 (503 when the chain is unreachable)
 )

@@ -84,6 +84,13 @@ func drugChecks(lines []medLine, ds []prescription.Decision) V1DrugInteractions 
 	out := V1DrugInteractions{Status: "clear", Warnings: []V1Warning{}}
 	seen := map[string]bool{}
 	worst := 0
+	if len(ds) > 0 {
+		// The same entries in every decision: warned once.
+		for _, u := range ds[0].Unidentified {
+			out.Warnings = append(out.Warnings, unidentifiedWarning(u))
+			worst = max(worst, prescription.SeverityModerate.Rank())
+		}
+	}
 	for i, d := range ds {
 		for _, ia := range d.Interactions {
 			if ia.BetweenCandidates {
@@ -127,6 +134,20 @@ func drugChecks(lines []medLine, ds []prescription.Decision) V1DrugInteractions 
 		out.Status = "warning"
 	}
 	return out
+}
+
+// unidentifiedWarning is the warning for an entry of the patient's record
+// the agent could not identify. It names the entry as the caller sent it.
+func unidentifiedWarning(u prescription.Unidentified) V1Warning {
+	what := "current medication"
+	if u.Kind == prescription.EntryAllergy {
+		what = "allergy"
+	}
+	return V1Warning{
+		Type: "unidentified", Severity: string(prescription.SeverityModerate), Entry: u.Entry, EntryKind: u.Kind,
+		Mechanism:  fmt.Sprintf("The patient's %s %q could not be identified (no RxNorm ingredient, product or NDC the drug catalogue knows, and no readable drug name), so its interactions and contraindications with the prescribed medications were not checked.", what, u.Entry),
+		Management: "Review the patient's record before dispensing; record the entry with its RxNorm code, NDC or RxNorm name and validate again.",
+	}
 }
 
 // contraindicationText is the mechanism and management of a v1
@@ -183,14 +204,17 @@ func coverageCheck(rec *record.Record, lines []medLine, now time.Time) V1Eligibi
 }
 
 // verdict is the finding codes and the validation status of a checked
-// prescription: rejected when a drug's decision is not valid; requires
-// review for a moderate finding, an ineligible plan or a drug that needs
-// prior authorization; approved otherwise.
+// prescription: rejected when a drug has a blocking finding; requires
+// review for a moderate finding, an entry of the record that could not be
+// identified, an ineligible plan or a drug that needs prior authorization;
+// approved otherwise. A decision that is not valid is never approved.
 func verdict(ds []prescription.Decision, checks V1Checks) (codes []string, status string) {
 	codes = []string{}
-	rejected, review, contraindicated := false, false, false
+	rejected, review, contraindicated, unidentified := false, false, false, false
 	for _, d := range ds {
-		rejected = rejected || !d.Valid
+		rejected = rejected || d.Blocked()
+		unidentified = unidentified || len(d.Unidentified) > 0
+		review = review || !d.Valid
 		for _, ia := range d.Interactions {
 			review = review || ia.Severity == prescription.SeverityModerate
 		}
@@ -208,6 +232,9 @@ func verdict(ds []prescription.Decision, checks V1Checks) (codes []string, statu
 	if checks.Eligibility.Status != "eligible" {
 		codes = append(codes, V1Ineligible)
 		review = true
+	}
+	if unidentified {
+		codes = append(codes, V1Unidentified)
 	}
 	review = review || checks.Eligibility.RequiresPriorAuth
 	switch {

@@ -42,19 +42,24 @@ type V1PrescriptionRequest struct {
 
 // V1Warning is one finding of the drug checks.
 type V1Warning struct {
-	Type       string `json:"type" enum:"interaction,contraindication"`
-	NDCCode    string `json:"ndc_code" doc:"The prescribed medication (11 digits)."`
+	Type       string `json:"type" enum:"interaction,contraindication,unidentified" doc:"unidentified: a current medication or an allergy of the patient's record that the service could not identify, so nothing about it was checked; the prescription then needs review."`
+	NDCCode    string `json:"ndc_code" doc:"The prescribed medication (11 digits); empty for an unidentified entry, which concerns every medication."`
 	Drug       string `json:"drug"`
 	With       string `json:"with,omitempty" doc:"The other drug of an interaction."`
 	WithSource string `json:"with_source,omitempty" enum:"current,new" doc:"Whether the other drug is a current medication or another new one."`
 	Severity   string `json:"severity" enum:"contraindicated,major,moderate,minor"`
-	Mechanism  string `json:"mechanism" doc:"For an interaction, how the two drugs interact. For a contraindication, class-level text only: whether a recorded allergy or a recorded condition argues against the drug, never which allergen or condition."`
+	Mechanism  string `json:"mechanism" doc:"For an interaction, how the two drugs interact. For a contraindication, class-level text only: whether a recorded allergy or a recorded condition argues against the drug, never which allergen or condition. For an unidentified entry, what could not be checked."`
 	Management string `json:"management"`
+	// Entry and EntryKind name an unidentified entry as the caller's
+	// record has it. It is the caller's own data, never logged or sent in
+	// events.
+	Entry     string `json:"entry,omitempty" maxLength:"65" doc:"For an unidentified warning: the record's entry as it was sent (at most 64 bytes), which the service could not identify. Never logged or sent in events." example:"Tylenol PM"`
+	EntryKind string `json:"entry_kind,omitempty" enum:"medication,allergy" doc:"For an unidentified warning: whether the entry is a current medication or an allergy."`
 }
 
 // V1DrugInteractions is checks.drug_interactions.
 type V1DrugInteractions struct {
-	Status            string      `json:"status" enum:"clear,warning,blocked" doc:"clear: no finding; warning: moderate or minor findings; blocked: a major or contraindicated finding."`
+	Status            string      `json:"status" enum:"clear,warning,blocked" doc:"clear: no finding and every current medication and allergy identified; warning: moderate or minor findings, or an entry that could not be identified; blocked: a major or contraindicated finding."`
 	InteractionsFound int         `json:"interactions_found"`
 	Warnings          []V1Warning `json:"warnings"`
 }
@@ -85,7 +90,7 @@ type V1Checks struct {
 type V1PrescriptionResult struct {
 	ValidationStatus string     `json:"validation_status" enum:"approved,requires_review,rejected"`
 	PrescriptionID   string     `json:"prescription_id" example:"rx_k3j5m7n9p1q3r5s7t9v1w3x5"`
-	Codes            []string   `json:"codes" doc:"Findings: INTERACTION_FOUND, CONTRAINDICATED, INELIGIBLE."`
+	Codes            []string   `json:"codes" doc:"Findings: INTERACTION_FOUND, CONTRAINDICATED, INELIGIBLE, UNIDENTIFIED (a current medication or allergy the service could not identify: requires_review at best)."`
 	Checks           V1Checks   `json:"checks"`
 	ZKProof          *V1Proof   `json:"zk_proof" doc:"The one proof of the request: for every medication, whether the patient's plan covers it on the service date and its formulary tier (see statement); null when rejected, when the record holds no coverage, or without proofs."`
 	ZKProofs         []V1Proof  `json:"zk_proofs,omitempty" doc:"The same proof, as a list of one: one proof and one transaction per request, so nothing links a patient's drugs on chain."`

@@ -95,11 +95,11 @@ func (p observedProver) ProveEligibilityV2(ctx context.Context, in zkp.Eligibili
 	return proof, st, err
 }
 
-func (p observedProver) ProvePrescriptionV2(ctx context.Context, in zkp.PrescriptionV2Input) (*zkp.Proof, statement.Statement, []zkp.PrescriptionV2Outcome, error) {
+func (p observedProver) ProvePrescriptionV3(ctx context.Context, in zkp.PrescriptionV3Input) (*zkp.Proof, statement.Statement, []zkp.PrescriptionV3Outcome, error) {
 	var st statement.Statement
-	var outs []zkp.PrescriptionV2Outcome
-	proof, err := observeProof(ctx, p.o, zkp.CircuitPrescriptionV2, func(ctx context.Context) (*zkp.Proof, error) {
-		proof, s, o, err := p.next.ProvePrescriptionV2(ctx, in)
+	var outs []zkp.PrescriptionV3Outcome
+	proof, err := observeProof(ctx, p.o, zkp.CircuitPrescriptionV3, func(ctx context.Context) (*zkp.Proof, error) {
+		proof, s, o, err := p.next.ProvePrescriptionV3(ctx, in)
 		st, outs = s, o
 		return proof, err
 	})

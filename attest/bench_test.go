@@ -16,7 +16,7 @@ import (
 )
 
 // BenchmarkOnChain measures the verification of real proofs (eligibility-v2:
-// 3 public inputs; prescription-v2 of five drugs: 3) on the embedded chain, one at a time:
+// 3 public inputs; prescription-v3 of five drugs: 3) on the embedded chain, one at a time:
 //
 //   - submit: verifyAndRecord sent and mined, each op a new statement (a
 //     fresh proof, so a fresh blinding and commitment, as every request in
@@ -43,8 +43,8 @@ func BenchmarkOnChain(b *testing.B) {
 			})
 			return p, err
 		}},
-		{"prescription-v2", attest.KindPrescription, func(ctx context.Context) (*zkp.Proof, error) {
-			p, _, _, err := prover.ProvePrescriptionV2(ctx, zkp.PrescriptionV2Input{
+		{"prescription-v3", attest.KindPrescription, func(ctx context.Context) (*zkp.Proof, error) {
+			p, _, _, err := prover.ProvePrescriptionV3(ctx, zkp.PrescriptionV3Input{
 				Credential: cred, Drugs: []string{"6809", "11289", "1191", "36567", "4493"}, ServiceDate: serviceDate,
 			})
 			return p, err
@@ -127,7 +127,7 @@ func BenchmarkAttest(b *testing.B) {
 		{"eligibility-v2", func(ctx context.Context) (*healthagents.Attestation, error) {
 			return a.AttestEligibility(ctx, rec, elig)
 		}},
-		{"prescription-v2-5-drugs", func(ctx context.Context) (*healthagents.Attestation, error) {
+		{"prescription-v3-5-drugs", func(ctx context.Context) (*healthagents.Attestation, error) {
 			return a.AttestPrescription(ctx, rxRec, five, serviceDate)
 		}},
 	} {

@@ -184,7 +184,7 @@ func TestEligibilitySoundOnChain(t *testing.T) {
 	// The circuit id is the verifier's too: the proof under another id is
 	// refused by that id's verifier (eth_call), and the ledger does not even
 	// send a statement whose id is not its kind's.
-	wrongID := honest.with(setInput(2, zkp.CircuitID(zkp.CircuitPrescriptionV2)))
+	wrongID := honest.with(setInput(2, zkp.CircuitID(zkp.CircuitPrescriptionV3)))
 	ok, err := l.Check(ctx, attest.KindEligibility, wrongID.proof, wrongID.inputs)
 	require.NoError(t, err)
 	assert.False(t, ok)
@@ -192,7 +192,7 @@ func TestEligibilitySoundOnChain(t *testing.T) {
 	assert.ErrorIs(t, err, chain.ErrRejected)
 }
 
-// TestPrescriptionSoundOnChain does the same for prescription-v2: a
+// TestPrescriptionSoundOnChain does the same for prescription-v3: a
 // statement of several drugs verifies; a tampered digest, issuer or proof
 // does not, and an eligibility statement is no prescription one.
 func TestPrescriptionSoundOnChain(t *testing.T) {
@@ -203,12 +203,12 @@ func TestPrescriptionSoundOnChain(t *testing.T) {
 	ctx := t.Context()
 	cred, _, err := selfTrust(t, l).Credential(ctx, testRecord(), serviceDate)
 	require.NoError(t, err)
-	in := zkp.PrescriptionV2Input{Credential: cred, Drugs: []string{"6809", "11289"}, ServiceDate: serviceDate}
-	proof, _, _, err := prover.ProvePrescriptionV2(ctx, in)
+	in := zkp.PrescriptionV3Input{Credential: cred, Drugs: []string{"6809", "11289"}, ServiceDate: serviceDate}
+	proof, _, _, err := prover.ProvePrescriptionV3(ctx, in)
 	require.NoError(t, err)
 	honest := onChain(t, proof)
 	require.Len(t, honest.inputs, 3)
-	proof, _, _, err = prover.ProvePrescriptionV2(ctx, in)
+	proof, _, _, err = prover.ProvePrescriptionV3(ctx, in)
 	require.NoError(t, err)
 	second := onChain(t, proof)
 

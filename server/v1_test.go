@@ -338,7 +338,7 @@ func TestV1PrescriptionsRoundTrip(t *testing.T) {
 	require.NotNil(t, approved.ZKProof)
 	st, err := e.a.Ledger.Statement(ctx, common.HexToHash(approved.ZKProof.BlockchainTx))
 	require.NoError(t, err)
-	assert.Equal(t, chain.Kind("prescription-v2"), st.Kind)
+	assert.Equal(t, chain.Kind("prescription-v3"), st.Kind)
 	assert.Equal(t, 1, e.events.count(healthagents.EventPrescriptionApproved))
 
 	stored, err := c.Prescription(ctx, approved.PrescriptionID)

@@ -58,22 +58,22 @@ func BenchmarkProveEligibility(b *testing.B) {
 	b.ReportMetric(float64(info.Constraints), "constraints")
 }
 
-// BenchmarkProvePrescription proves prescription-v2 for five drugs, for a
+// BenchmarkProvePrescription proves prescription-v3 for five drugs, for a
 // patient on two medications with an allergy and a condition (the circuit
 // proves every slot whatever is filled, so this only changes the witness).
 func BenchmarkProvePrescription(b *testing.B) {
-	warmTables(b, CircuitPrescriptionV2)
+	warmTables(b, CircuitPrescriptionV3)
 	p, err := NewProver(testSys)
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := PrescriptionV2Input{Credential: eligibleInput().Credential, Drugs: []string{"11289", "6809", "1191", "36567", "4493"}, ServiceDate: day("2026-06-01"),
+	in := PrescriptionV3Input{Credential: eligibleInput().Credential, Drugs: []string{"11289", "6809", "1191", "36567", "4493"}, ServiceDate: day("2026-06-01"),
 		Facts: prescription.Facts{Medications: []string{"5640", "83367"}, Triggers: []int{0, 40}, AllergyDrugs: []string{"723"}}}
 	measure(b, func() error {
-		_, _, _, err := p.ProvePrescriptionV2(b.Context(), in)
+		_, _, _, err := p.ProvePrescriptionV3(b.Context(), in)
 		return err
 	})
-	info, _ := testSys.Info(CircuitPrescriptionV2)
+	info, _ := testSys.Info(CircuitPrescriptionV3)
 	b.ReportMetric(float64(info.Constraints), "constraints")
 }
 

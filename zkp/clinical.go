@@ -12,7 +12,7 @@ import (
 	"github.com/healthagents/healthagents/prescription"
 )
 
-// The clinical part of prescription-v2: the interaction and
+// The clinical part of prescription-v3: the interaction and
 // contraindication findings of prescription.Agent.Check, proven from the
 // public rule table (prescription.Rules) and private facts committed in the
 // digest. docs/decisions/zk-statements.md has the design; the limits below
@@ -301,15 +301,19 @@ func (t *clinicalTable) triggerText(i int) string {
 	return t.rules.Triggers[i].String()
 }
 
-// clinicalVars are the clinical witnesses of a prescription-v2 circuit.
+// clinicalVars are the clinical witnesses of a prescription-v3 circuit.
 type clinicalVars struct {
 	Meds         [MaxMedications]frontend.Variable  // StringField(RxCUI), 0 for an empty slot
 	Triggers     [MaxTriggers]frontend.Variable     // 1 + index into the trigger list, 0 for an empty slot
 	AllergyDrugs [MaxAllergyDrugs]frontend.Variable // StringField(RxCUI), 0 for an empty slot
 
+	// Unidentified commits to the patient's entries the service could not
+	// identify (UnidentifiedValue), 0 when there are none.
+	Unidentified frontend.Variable
+
 	Interaction      [MaxDrugs]frontend.Variable // rank 0–4 of the most severe interaction
 	Contraindication [MaxDrugs]frontend.Variable // rank 0–4 of the most severe contraindication
-	Valid            [MaxDrugs]frontend.Variable // 1 when present and neither rank is ≥ 3
+	Valid            [MaxDrugs]frontend.Variable // 1 when present, neither rank is ≥ 3 and nothing is unidentified
 }
 
 // define constrains the clinical outputs of the candidates (drugs, with the
@@ -374,6 +378,9 @@ func (c *clinicalVars) define(api frontend.API, cat *drugCatalogue, drugs []fron
 		tnz[s] = api.Sub(1, api.IsZero(t.triggers.column(api, tsums, s)))
 	}
 
+	// Nothing unidentified: the one condition every drug's validity shares.
+	identified := api.IsZero(c.Unidentified)
+
 	for i := range MaxDrugs {
 		x := drugs[i]
 		// Each candidate once in U: x differs from every later candidate
@@ -412,6 +419,6 @@ func (c *clinicalVars) define(api frontend.API, cat *drugCatalogue, drugs []fron
 		}
 		api.AssertIsEqual(c.Interaction[i], api.Add(over[0], over[1], over[2], over[3]))
 		api.AssertIsEqual(c.Contraindication[i], api.Add(over[4], over[5], over[6], over[7]))
-		api.AssertIsEqual(c.Valid[i], api.Mul(present[i], api.Sub(1, over[2]), api.Sub(1, over[6])))
+		api.AssertIsEqual(c.Valid[i], api.Mul(present[i], api.Sub(1, over[2]), api.Sub(1, over[6]), identified))
 	}
 }

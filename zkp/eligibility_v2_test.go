@@ -110,7 +110,7 @@ func TestEligibilityV2Soundness(t *testing.T) {
 		"false deductible met":           func(a *EligibilityV2Circuit) { a.DeductibleMet = 0 },
 		"another procedure, same digest": func(a *EligibilityV2Circuit) { a.Procedure = mustField(t, "70552") },
 		"wrong digest":                   func(a *EligibilityV2Circuit) { a.Digest = big.NewInt(1) },
-		"wrong circuit id":               func(a *EligibilityV2Circuit) { a.CircuitID = CircuitID(CircuitPrescriptionV2) },
+		"wrong circuit id":               func(a *EligibilityV2Circuit) { a.CircuitID = CircuitID(CircuitPrescriptionV3) },
 	}
 	for name, m := range mutate {
 		a := *good

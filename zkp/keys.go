@@ -26,7 +26,7 @@ import (
 
 // CircuitNames lists the circuits of a System in a stable order.
 func CircuitNames() []string {
-	return []string{CircuitEligibilityV2, CircuitPrescriptionV2}
+	return []string{CircuitEligibilityV2, CircuitPrescriptionV3}
 }
 
 // manifestFormat versions the key manifest written beside each key pair.
@@ -95,8 +95,8 @@ func newCircuit(name string) (frontend.Circuit, error) {
 	switch name {
 	case CircuitEligibilityV2:
 		return &EligibilityV2Circuit{}, nil
-	case CircuitPrescriptionV2:
-		return &PrescriptionV2Circuit{}, nil
+	case CircuitPrescriptionV3:
+		return &PrescriptionV3Circuit{}, nil
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnknownCircuit, name)
 }

@@ -87,17 +87,17 @@ func TestLoadRejectsMismatchedKeys(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, b, 0o600))
 		},
 		"fail/verifying key of another circuit": func(t *testing.T, dir string) {
-			b, err := os.ReadFile(filepath.Join(dir, CircuitPrescriptionV2+".vk"))
+			b, err := os.ReadFile(filepath.Join(dir, CircuitPrescriptionV3+".vk"))
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitEligibilityV2+".vk"), b, 0o600))
 			var m manifest
-			raw, err := os.ReadFile(filepath.Join(dir, CircuitPrescriptionV2+".json"))
+			raw, err := os.ReadFile(filepath.Join(dir, CircuitPrescriptionV3+".json"))
 			require.NoError(t, err)
 			require.NoError(t, json.Unmarshal(raw, &m))
 			editManifest(t, dir, CircuitEligibilityV2, func(e *manifest) { e.VKSHA256 = m.VKSHA256 })
 		},
 		"fail/manifest garbage": func(t *testing.T, dir string) {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitPrescriptionV2+".json"), []byte("{"), 0o600))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitPrescriptionV3+".json"), []byte("{"), 0o600))
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -114,12 +114,12 @@ func TestSetupReplacesIncompletePair(t *testing.T) {
 	t.Parallel()
 	dir := copyKeyDir(t)
 	// A crash after the keys but before the manifest: the pair is redone.
-	require.NoError(t, os.Remove(filepath.Join(dir, CircuitPrescriptionV2+".json")))
+	require.NoError(t, os.Remove(filepath.Join(dir, CircuitPrescriptionV3+".json")))
 	sys, err := LoadOrSetup(t.Context(), dir)
 	require.NoError(t, err)
 	assert.Equal(t, vkBytes(t, testSys, CircuitEligibilityV2), vkBytes(t, sys, CircuitEligibilityV2))
-	assert.NotEqual(t, vkBytes(t, testSys, CircuitPrescriptionV2), vkBytes(t, sys, CircuitPrescriptionV2))
-	_, err = os.Stat(filepath.Join(dir, CircuitPrescriptionV2+".json"))
+	assert.NotEqual(t, vkBytes(t, testSys, CircuitPrescriptionV3), vkBytes(t, sys, CircuitPrescriptionV3))
+	_, err = os.Stat(filepath.Join(dir, CircuitPrescriptionV3+".json"))
 	require.NoError(t, err)
 	leftovers, err := filepath.Glob(filepath.Join(dir, "*.tmp-*"))
 	require.NoError(t, err)
@@ -196,13 +196,13 @@ func TestCeremony(t *testing.T) {
 	require.NoError(t, err)
 	info, _ := again.Info(CircuitEligibilityV2)
 	assert.Equal(t, OriginCeremony, info.Origin)
-	assert.Equal(t, vkBytes(t, sys, CircuitPrescriptionV2), vkBytes(t, again, CircuitPrescriptionV2))
+	assert.Equal(t, vkBytes(t, sys, CircuitPrescriptionV3), vkBytes(t, again, CircuitPrescriptionV3))
 
 	// A ceremony verifying key beside another set-up's proving key fails
 	// the self-check at load.
 	mixed := files[CircuitEligibilityV2]
 	mixed.ProvingKey = filepath.Join(testKeyDir, CircuitEligibilityV2+".pk")
-	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibilityV2: mixed, CircuitPrescriptionV2: files[CircuitPrescriptionV2]})
+	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibilityV2: mixed, CircuitPrescriptionV3: files[CircuitPrescriptionV3]})
 	require.ErrorIs(t, err, ErrKeyMismatch)
 
 	// Every circuit needs keys.

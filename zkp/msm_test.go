@@ -160,7 +160,7 @@ func TestProverUsesFixedBaseTables(t *testing.T) {
 	require.ErrorIs(t, v.Verify(t.Context(), proof), ErrInvalidProof)
 
 	in := eligibleInput()
-	proof, _, _, err = p.ProvePrescriptionV2(t.Context(), PrescriptionV2Input{Credential: in.Credential, Drugs: []string{"11289"}, ServiceDate: in.ServiceDate})
+	proof, _, _, err = p.ProvePrescriptionV3(t.Context(), PrescriptionV3Input{Credential: in.Credential, Drugs: []string{"11289"}, ServiceDate: in.ServiceDate})
 	require.NoError(t, err)
 	require.NoError(t, v.Verify(t.Context(), proof))
 	proof.Public[1].SetZero()
@@ -171,7 +171,7 @@ func TestProverUsesFixedBaseTables(t *testing.T) {
 // fixed-base prover and checks gnark's verifier accepts them and rejects
 // them for another public input.
 func TestGroth16ProverProofsVerify(t *testing.T) {
-	for _, name := range []string{CircuitEligibilityV2, CircuitPrescriptionV2} {
+	for _, name := range []string{CircuitEligibilityV2, CircuitPrescriptionV3} {
 		ck, err := testSys.circuit(name)
 		require.NoError(t, err)
 		gp := readyGroth16(t, ck)

@@ -18,7 +18,7 @@ import (
 // inside; every code, day and output only inside the digest.
 const (
 	CircuitEligibilityV2  = "eligibility-v2"
-	CircuitPrescriptionV2 = "prescription-v2"
+	CircuitPrescriptionV3 = "prescription-v3"
 )
 
 // Indexes of credential.Fields (docs/credentials.md).

@@ -2,6 +2,8 @@ package zkp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"slices"
@@ -18,23 +20,27 @@ import (
 	"github.com/healthagents/healthagents/zkp/statement"
 )
 
-// MaxDrugs is how many medications one prescription-v2 proof covers (the v1
+// MaxDrugs is how many medications one prescription-v3 proof covers (the v1
 // API's most per prescription): a
 // request's drugs fill the first slots, the rest are empty (0). One proof
 // and one transaction per request, so nothing links a patient's drugs on
 // chain.
 const MaxDrugs = 10
 
-// PrescriptionV2Circuit is the statement behind a prescription: "the payer
+// PrescriptionV3Circuit is the statement behind a prescription: "the payer
 // whose key hashes to IssuerKeyHash signed coverage terms for this subject;
 // on this day, for each of these drugs, the plan covers it or not, the
 // public formulary puts it on this tier, and against the public
 // interaction and contraindication rules, with these current medications,
 // matched allergy/condition triggers and drug allergies, its most severe
 // interaction and contraindication have these ranks and it is valid or
-// not". Public inputs: IssuerKeyHash, Digest, CircuitID; the rest is in the
-// digest (docs/statement.md).
-type PrescriptionV2Circuit struct {
+// not" — and no drug is valid when the patient has a medication or allergy
+// the service could not identify (the unidentified field, non-zero then).
+// Public inputs: IssuerKeyHash, Digest, CircuitID; the rest is in the
+// digest (docs/statement.md). prescription-v2, its predecessor, had no
+// unidentified field: an entry it could not identify was left out of the
+// facts.
+type PrescriptionV3Circuit struct {
 	Credential signedVars
 
 	ServiceDay frontend.Variable
@@ -50,7 +56,7 @@ type PrescriptionV2Circuit struct {
 }
 
 // drugCatalogue is the public formulary and interaction table compiled
-// into prescription-v2: keys the RxCUI fields (and 0, the empty slot),
+// into prescription-v3: keys the RxCUI fields (and 0, the empty slot),
 // columns the tier (0 when the formulary does not cover the drug), present
 // (1 for a drug) and the clinical table's (clinical.go).
 type drugCatalogue struct {
@@ -61,7 +67,7 @@ type drugCatalogue struct {
 
 var (
 	drugsOnce sync.Once
-	drugsV2   *drugCatalogue
+	drugsV3   *drugCatalogue
 	drugsErr  error
 )
 
@@ -98,17 +104,17 @@ func formulary() (*drugCatalogue, error) {
 		}
 		c.clinical = clinical
 		c.table = newLookupTable(keys, append([][]*big.Int{tiers, present}, cols...)...)
-		drugsV2 = c
+		drugsV3 = c
 	})
-	return drugsV2, drugsErr
+	return drugsV3, drugsErr
 }
 
-// prescriptionV2Fields names the digest's fields: five, then drug,
+// prescriptionV3Fields names the digest's fields: five, then drug,
 // covered, tier and the clinical findings (clinicalField) for each slot,
 // then the medications, the triggers (packed: triggersField), the drug
-// allergies and the salt.
+// allergies, the unidentified entries (UnidentifiedValue) and the salt.
 // Each comes with how its text renders (the statement's schema: Schema).
-func prescriptionV2Fields() []statement.FieldSchema {
+func prescriptionV3Fields() []statement.FieldSchema {
 	f := func(name string, r statement.Render) statement.FieldSchema {
 		return statement.FieldSchema{Name: name, Text: r}
 	}
@@ -127,18 +133,18 @@ func prescriptionV2Fields() []statement.FieldSchema {
 	for i := range MaxAllergyDrugs {
 		fields = append(fields, f("allergy_drug_"+strconv.Itoa(i+1), statement.RenderCode))
 	}
-	return append(fields, f("salt", statement.RenderNone))
+	return append(fields, f("unidentified", statement.RenderEntries), f("salt", statement.RenderNone))
 }
 
 // Define implements frontend.Circuit.
-func (c *PrescriptionV2Circuit) Define(api frontend.API) error {
+func (c *PrescriptionV3Circuit) Define(api frontend.API) error {
 	cat, err := formulary()
 	if err != nil {
 		return err
 	}
 	cred := &c.Credential
 	cred.verify(api, c.IssuerKeyHash)
-	api.AssertIsEqual(c.CircuitID, CircuitID(CircuitPrescriptionV2))
+	api.AssertIsEqual(c.CircuitID, CircuitID(CircuitPrescriptionV3))
 	api.ToBinary(c.ServiceDay, DayBits)
 	inForce := cred.covered(api, c.ServiceDay)
 
@@ -154,7 +160,7 @@ func (c *PrescriptionV2Circuit) Define(api frontend.API) error {
 	}
 	// A wire equal to 1 (CircuitID is asserted above): multiplying a long
 	// linear combination by it stores it in one wire.
-	one := api.IsZero(api.Sub(c.CircuitID, CircuitID(CircuitPrescriptionV2)))
+	one := api.IsZero(api.Sub(c.CircuitID, CircuitID(CircuitPrescriptionV3)))
 	cl := &c.Clinical
 	cl.define(api, cat, c.Drugs[:], pows, present, one)
 	for i := range MaxDrugs {
@@ -168,17 +174,19 @@ func (c *PrescriptionV2Circuit) Define(api frontend.API) error {
 	}
 	values = append(values, packed)
 	values = append(values, cl.AllergyDrugs[:]...)
-	values = append(values, c.Salt)
+	values = append(values, cl.Unidentified, c.Salt)
 	api.AssertIsEqual(c.Digest, digestOf(api, values))
 	return nil
 }
 
-// PrescriptionV2Input is a prescription's drugs (RxCUIs, 1 to MaxDrugs
+// PrescriptionV3Input is a prescription's drugs (RxCUIs, 1 to MaxDrugs
 // distinct ones) to prove from a payer's credential on a day, with the
 // patient's facts the clinical checks read (prescription.Agent.Facts):
 // at most MaxMedications current medications other than the drugs,
-// MaxTriggers triggers and MaxAllergyDrugs drug allergies.
-type PrescriptionV2Input struct {
+// MaxTriggers triggers and MaxAllergyDrugs drug allergies, and any number
+// of unidentified entries (listed in the opening; with one, no drug is
+// valid).
+type PrescriptionV3Input struct {
 	Credential  *credential.Credential
 	Drugs       []string
 	ServiceDate time.Time
@@ -186,20 +194,21 @@ type PrescriptionV2Input struct {
 	Salt        *big.Int // nil draws one
 }
 
-// PrescriptionV2Outcome is what the proof states for one drug.
-type PrescriptionV2Outcome struct {
+// PrescriptionV3Outcome is what the proof states for one drug.
+type PrescriptionV3Outcome struct {
 	RxCUI   string
 	Covered bool // the plan covers it on the day: active, in the window, not excluded
 	Tier    int  // formulary tier, 0 when the formulary does not cover it
 	// InteractionRank and ContraindicationRank are the ranks
 	// (prescription.Severity.Rank) of the most severe interaction and
-	// contraindication, 0 for none; Valid is neither being 3 or more.
+	// contraindication, 0 for none; Valid is neither being 3 or more and
+	// no entry of the patient's being unidentified.
 	InteractionRank      int
 	ContraindicationRank int
 	Valid                bool
 }
 
-func prescriptionV2Statement(in PrescriptionV2Input, salt *big.Int) (*PrescriptionV2Circuit, statement.Opening, []PrescriptionV2Outcome, error) {
+func prescriptionV3Statement(in PrescriptionV3Input, salt *big.Int) (*PrescriptionV3Circuit, statement.Opening, []PrescriptionV3Outcome, error) {
 	var op statement.Opening
 	cat, err := formulary()
 	if err != nil {
@@ -258,8 +267,9 @@ func prescriptionV2Statement(in PrescriptionV2Input, salt *big.Int) (*Prescripti
 		return nil, op, nil, fmt.Errorf("%w: %w", ErrUnsatisfied, credential.ErrExpired)
 	}
 	irank, crank := cat.clinical.findings(drugs, meds, triggers, allergy)
-	a := &PrescriptionV2Circuit{Credential: w.vars, ServiceDay: day, Salt: salt, IssuerKeyHash: w.keyHash, CircuitID: CircuitID(CircuitPrescriptionV2)}
-	op = statement.Opening{Circuit: CircuitPrescriptionV2, CircuitID: CircuitID(CircuitPrescriptionV2), IssuerKeyHash: w.keyHash, RevocationNonce: w.nonce,
+	unidentified, unidentifiedText := UnidentifiedValue(in.Facts.Unidentified)
+	a := &PrescriptionV3Circuit{Credential: w.vars, ServiceDay: day, Salt: salt, IssuerKeyHash: w.keyHash, CircuitID: CircuitID(CircuitPrescriptionV3)}
+	op = statement.Opening{Circuit: CircuitPrescriptionV3, CircuitID: CircuitID(CircuitPrescriptionV3), IssuerKeyHash: w.keyHash, RevocationNonce: w.nonce,
 		Fields: []statement.Field{
 			{Name: "subject_commitment", Value: w.subject},
 			{Name: "payer_id", Value: w.fields[fPayer], Text: in.Credential.Terms.PayerID},
@@ -267,7 +277,7 @@ func prescriptionV2Statement(in PrescriptionV2Input, salt *big.Int) (*Prescripti
 			{Name: "revocation_nonce", Value: w.fields[fNonce], Text: strconv.FormatUint(w.nonce, 10)},
 			{Name: "service_day", Value: new(big.Int).SetUint64(day), Text: dayText(day)},
 		}}
-	var outs []PrescriptionV2Outcome
+	var outs []PrescriptionV3Outcome
 	cl := &a.Clinical
 	code := func(list []string, i int) (*big.Int, string, error) {
 		if i >= len(list) {
@@ -282,11 +292,11 @@ func prescriptionV2Statement(in PrescriptionV2Input, salt *big.Int) (*Prescripti
 		if err != nil {
 			return nil, op, nil, err
 		}
-		o := PrescriptionV2Outcome{RxCUI: text}
+		o := PrescriptionV3Outcome{RxCUI: text}
 		if i < len(drugs) {
 			o.Covered, o.Tier = inForce && !w.excludes(drug), cat.tier[text]
 			o.InteractionRank, o.ContraindicationRank = irank[i], crank[i]
-			o.Valid = irank[i] < 3 && crank[i] < 3
+			o.Valid = irank[i] < 3 && crank[i] < 3 && unidentified.Sign() == 0
 			outs = append(outs, o)
 		}
 		a.Drugs[i], a.Covered[i], a.Tier[i] = drug, bit(o.Covered), o.Tier
@@ -323,13 +333,50 @@ func prescriptionV2Statement(in PrescriptionV2Input, salt *big.Int) (*Prescripti
 		cl.AllergyDrugs[i] = v
 		op.Fields = append(op.Fields, statement.Field{Name: "allergy_drug_" + strconv.Itoa(i+1), Value: v, Text: text})
 	}
-	op.Fields = append(op.Fields, statement.Field{Name: "salt", Value: salt})
+	cl.Unidentified = unidentified
+	op.Fields = append(op.Fields,
+		statement.Field{Name: "unidentified", Value: unidentified, Text: unidentifiedText},
+		statement.Field{Name: "salt", Value: salt})
 	d, err := op.Recompute()
 	if err != nil {
 		return nil, op, nil, err
 	}
 	a.Digest = d
 	return a, op, outs, nil
+}
+
+// UnidentifiedValue is the unidentified field of a prescription-v3
+// statement for the patient's unidentified entries: its text is a JSON
+// array of "kind: entry" strings in the record's order
+// (`["medication: Tylenol PM"]`), and its value the first 31 bytes of the
+// text's SHA-256 read as a big-endian integer (below the field modulus);
+// no entries are the value 0 and the text "". A non-zero value makes every
+// drug not valid (docs/statement.md). Anyone holding the opening checks
+// the text against the value with SHA-256 alone.
+func UnidentifiedValue(entries []prescription.Unidentified) (*big.Int, string) {
+	if len(entries) == 0 {
+		return new(big.Int), ""
+	}
+	list := make([]string, len(entries))
+	for i, e := range entries {
+		list[i] = e.Kind + ": " + e.Entry
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(list) // a []string always encodes
+	text := strings.TrimSuffix(b.String(), "\n")
+	return UnidentifiedTextValue(text), text
+}
+
+// UnidentifiedTextValue is the value an unidentified field's text commits
+// to: 0 for "", else the first 31 bytes of SHA-256(text), big-endian.
+func UnidentifiedTextValue(text string) *big.Int {
+	if text == "" {
+		return new(big.Int)
+	}
+	h := sha256.Sum256([]byte(text))
+	return new(big.Int).SetBytes(h[:31])
 }
 
 // distinct is list without repeats, in order.
@@ -351,7 +398,7 @@ const triggerBase = 128
 // clinicalField is slot n's clinical findings: the value
 // interaction_rank + 8·contraindication_rank + 64·valid (0 for an empty
 // slot), the text "interaction=major contraindication=none valid=false".
-func clinicalField(n string, o PrescriptionV2Outcome, present bool) statement.Field {
+func clinicalField(n string, o PrescriptionV3Outcome, present bool) statement.Field {
 	v := int64(o.InteractionRank + 8*o.ContraindicationRank + 64*boolInt(o.Valid))
 	f := statement.Field{Name: "clinical_" + n, Value: big.NewInt(v)}
 	if present {
@@ -370,17 +417,17 @@ func rankText(r int) string {
 	return "none"
 }
 
-// ProvePrescriptionV2 proves in with the prescription-v2 circuit: one proof
+// ProvePrescriptionV3 proves in with the prescription-v3 circuit: one proof
 // for every drug of the request. It returns the proof, the statement and
 // what it states per drug (each distinct drug once, in the request's
 // order). Errors as for
 // ProveEligibilityV2.
-func (p *Prover) ProvePrescriptionV2(ctx context.Context, in PrescriptionV2Input) (*Proof, statement.Statement, []PrescriptionV2Outcome, error) {
+func (p *Prover) ProvePrescriptionV3(ctx context.Context, in PrescriptionV3Input) (*Proof, statement.Statement, []PrescriptionV3Outcome, error) {
 	salt, err := p.salt(in.Salt)
 	if err != nil {
 		return nil, statement.Statement{}, nil, err
 	}
-	a, op, outs, err := prescriptionV2Statement(in, salt)
+	a, op, outs, err := prescriptionV3Statement(in, salt)
 	if err != nil {
 		return nil, statement.Statement{}, nil, err
 	}
@@ -388,7 +435,7 @@ func (p *Prover) ProvePrescriptionV2(ctx context.Context, in PrescriptionV2Input
 	if err != nil {
 		return nil, statement.Statement{}, nil, err
 	}
-	proof, err := p.prove(ctx, CircuitPrescriptionV2, a)
+	proof, err := p.prove(ctx, CircuitPrescriptionV3, a)
 	if err != nil {
 		return nil, statement.Statement{}, nil, err
 	}
