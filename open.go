@@ -57,7 +57,9 @@ func (s *Service) openRecord(ctx context.Context, env *PatientData, prefix strin
 		end(err)
 		return nil, envelopeError(err, prefix)
 	}
-	rec, err := fhir.ParseRecord(plaintext) // our record JSON or a FHIR R4 Bundle
+	// Our record JSON, or a FHIR R4 Bundle whose medications are read with
+	// the drug catalogue.
+	rec, err := fhir.ParseRecordWith(plaintext, fhir.Options{Drugs: s.rx})
 	end(err)
 	clear(plaintext)
 	if err != nil {
@@ -67,7 +69,7 @@ func (s *Service) openRecord(ctx context.Context, env *PatientData, prefix strin
 		case errors.As(err, &fe):
 			return nil, WrapError(CodeInvalid, err, fmt.Sprintf("%s: Invalid patient record: %s", prefix, fe.Error()))
 		case errors.As(err, &he):
-			return nil, WrapError(CodeInvalid, err, fmt.Sprintf("%s: Invalid patient record: FHIR R4 Bundle: %s", prefix, he.Error()))
+			return nil, WrapError(CodeInvalid, err, fmt.Sprintf("%s: Invalid patient record: %s%s", prefix, fhir.DetailPrefix, he.Error()))
 		}
 		return nil, WrapError(CodeInvalid, err, prefix+": Invalid patient record")
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -33,11 +32,25 @@ const (
 )
 
 // Options tunes the mapping. The zero value maps a Bundle for the agents
-// (no label).
+// (no label), keeping one code per medication.
 type Options struct {
 	// Label, when set, names the Condition or Observation that carries the
 	// federated task's label (record.Diagnosis); see [Label].
 	Label *Label
+	// Drugs, when set, identifies each medication from every coding, the
+	// text and the ingredients (see [MedicationIdentifier]); the service
+	// maps with its drug catalogue.
+	Drugs MedicationIdentifier
+}
+
+// Sources says which resource of the Bundle each of a record's
+// medications and allergies came from, by FHIR path
+// ("Bundle.entry[3].resource(MedicationStatement)"), in the record's
+// order; Coverage is the Coverage mapped ("" for none).
+type Sources struct {
+	Medications []string
+	Allergies   []string
+	Coverage    string
 }
 
 // IsBundle reports whether b is a JSON object whose resourceType is
@@ -63,44 +76,80 @@ func resourceType(b []byte) string {
 // (record.Parse). Every error of a Bundle is an *Error; every error of a
 // record wraps record.ErrMalformed.
 func ParseRecord(plaintext []byte) (*record.Record, error) {
-	if bytes.Contains(plaintext, []byte(`"resourceType"`)) {
-		if rt := resourceType(plaintext); rt != "" {
-			if rt != "Bundle" {
-				return nil, errAt("resourceType", "must be Bundle (a FHIR R4 Bundle of the patient's resources)")
-			}
-			return Parse(plaintext, Options{})
+	return ParseRecordWith(plaintext, Options{})
+}
+
+// ParseRecordWith is ParseRecord mapping a Bundle with opts.
+func ParseRecordWith(plaintext []byte, opts Options) (*record.Record, error) {
+	if IsFHIR(plaintext) {
+		rt := resourceType(plaintext)
+		if rt != "Bundle" {
+			return nil, errAt("resourceType", "must be Bundle (a FHIR R4 Bundle of the patient's resources)")
 		}
+		return Parse(plaintext, opts)
 	}
 	return record.Parse(plaintext)
+}
+
+// IsFHIR reports whether plaintext is a FHIR resource (a JSON object with
+// a resourceType) rather than our own record JSON.
+func IsFHIR(plaintext []byte) bool {
+	return bytes.Contains(plaintext, []byte(`"resourceType"`)) && resourceType(plaintext) != ""
 }
 
 // Parse maps a FHIR R4 Bundle onto a record (docs/decisions/fhir.md, "Records
 // in"). The result has passed record.Validate.
 func Parse(b []byte, opts Options) (*record.Record, error) {
+	rec, _, err := Map(b, opts)
+	return rec, err
+}
+
+// Map is Parse, also saying where each medication, allergy and the
+// coverage came from (for notes such as `healthagents seal --fhir`'s).
+func Map(b []byte, opts Options) (*record.Record, Sources, error) {
+	rec, m, err := mapBundle(b, opts)
+	if err != nil {
+		return nil, Sources{}, err
+	}
+	return rec, m.sources, nil
+}
+
+func mapBundle(b []byte, opts Options) (*record.Record, *mapper, error) {
 	if len(b) > MaxSize {
-		return nil, errAt("Bundle", "is larger than %d bytes", MaxSize)
+		return nil, nil, errAt("Bundle", "is larger than %d bytes", MaxSize)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	var bundle r4.Bundle
 	if err := dec.Decode(&bundle); err != nil {
-		return nil, decodeError("Bundle", err)
+		return nil, nil, decodeError("Bundle", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errAt("Bundle", "must be a single JSON object")
+		return nil, nil, errAt("Bundle", "must be a single JSON object")
 	}
 	if rt := resourceType(b); rt != "Bundle" {
-		return nil, errAt("Bundle.resourceType", "must be Bundle")
+		return nil, nil, errAt("Bundle.resourceType", "must be Bundle")
 	}
-	m := mapper{opts: opts, rec: &record.Record{Schema: record.Schema}, medications: map[string]*r4.CodeableConcept{}, fullURLs: map[string]int{}}
+	// Strings first: the decoder turns invalid UTF-8 into U+FFFD and keeps
+	// control characters, which would then be read as if they were text.
+	for i, e := range bundle.Entry {
+		if err := checkText(e.Resource); err != nil {
+			return nil, nil, errAt(entryPath(i, entryType(e.Resource)), "%s", err)
+		}
+	}
+	if err := checkText(b); err != nil {
+		return nil, nil, errAt("Bundle", "%s (outside the entries' resources)", err)
+	}
+	m := &mapper{opts: opts, rec: &record.Record{Schema: record.Schema}, medications: map[string]drug{}, fullURLs: map[string]int{}}
 	for i, e := range bundle.Entry {
 		if err := m.entry(i, e.Resource); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if e.FullUrl != nil && resourceType(e.Resource) == "Medication" {
 			m.fullURLs[*e.FullUrl] = i
 		}
 	}
-	return m.finish()
+	rec, err := m.finish()
+	return rec, m, err
 }
 
 // mapper collects one Bundle's resources into a record.
@@ -111,10 +160,11 @@ type mapper struct {
 	patientSeen bool
 	coverages   []coverageAt
 	label       labelState
-	observedAt  map[string]string              // effective time of each observation kept
-	medications map[string]*r4.CodeableConcept // Medication.code by "Medication/<id>" and entry index
-	fullURLs    map[string]int                 // entry index of each Medication by its fullUrl
-	pendingMeds []pendingMed                   // medication uses that refer to a Medication entry
+	observedAt  map[string]string // effective time of each observation kept
+	medications map[string]drug   // Medication entries by "Medication/<id>" and entry index
+	fullURLs    map[string]int    // entry index of each Medication by its fullUrl
+	pendingMeds []pendingMed      // medication uses that refer to a Medication entry
+	sources     Sources
 }
 
 type coverageAt struct {
@@ -177,10 +227,7 @@ func (m *mapper) entry(i int, raw json.RawMessage) error {
 		if err := json.Unmarshal(raw, &md); err != nil {
 			return decodeError(path, err)
 		}
-		if md.Id != nil {
-			m.medications["Medication/"+*md.Id] = md.Code
-		}
-		m.medications["#entry"+strconv.Itoa(i)] = md.Code
+		m.medicationEntry(i, &md)
 		return nil
 	case "Observation":
 		if err := checkCode(raw, path, "status"); err != nil {
@@ -191,9 +238,17 @@ func (m *mapper) entry(i int, raw json.RawMessage) error {
 			return decodeError(path, err)
 		}
 		return m.observation(path, &o)
+	case "Bundle":
+		// Its entries would be skipped: a medication among them unseen.
+		return errAt(path, "a Bundle inside the Bundle is not read; send one Bundle of the patient's resources")
 	default:
-		// Other resources (Organization, Practitioner, Encounter, ...) are
-		// allowed and carry nothing the record holds.
+		// Other R4 resources (Organization, Practitioner, Encounter, ...)
+		// carry nothing the record holds. A type R4 does not define is
+		// refused: it may be a misspelt resource the record needs
+		// ("Coverages"), and skipping it would decide on partial data.
+		if !isR4Resource(rt) {
+			return errAt(path, "resourceType is not a FHIR R4 resource type (http://hl7.org/fhir/R4/resourcelist.html)")
+		}
 		return nil
 	}
 }

@@ -1,6 +1,7 @@
 package fhir_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -33,7 +34,7 @@ func TestParsePublishedExamples(t *testing.T) {
 	if c.Copay != 0 {
 		t.Errorf("a gpvisit copay is not the plan copay: %v", c.Copay)
 	}
-	if got := strings.Join(rec.Allergies, ","); got != "cashew nuts" {
+	if got := strings.Join(rec.Allergies, ","); got != "food: cashew nuts" { // AllergyIntolerance.category food
 		t.Errorf("allergies %q", got)
 	}
 	// example001's contained Medication is coded by NDC only;
@@ -115,6 +116,33 @@ func TestParseErrorsNameResourceAndElement(t *testing.T) {
 		{"missing medication", fhirtest.Bundle(patient, map[string]any{"resourceType": "MedicationRequest", "status": "active", "intent": "order", "subject": map[string]any{"reference": "Patient/example"}, "medicationReference": map[string]any{"reference": "Medication/nowhere"}}),
 			"Bundle.entry[1].resource(MedicationRequest).medicationReference: refers to a Medication the Bundle does not hold"},
 		{"not JSON", []byte(`{"resourceType":"Bundle","entry":[`), "Bundle: is not valid JSON"},
+		// Refused, not skipped (issue 25).
+		{"unknown resourceType", fhirtest.Bundle(patient, cov(func(c map[string]any) { c["resourceType"] = "Coverages" })),
+			"Bundle.entry[1].resource(Coverages): resourceType is not a FHIR R4 resource type (http://hl7.org/fhir/R4/resourcelist.html)"},
+		{"abstract resourceType", fhirtest.Bundle(patient, map[string]any{"resourceType": "DomainResource"}),
+			"Bundle.entry[1].resource(DomainResource): resourceType is not a FHIR R4 resource type (http://hl7.org/fhir/R4/resourcelist.html)"},
+		{"nested Bundle", fhirtest.Bundle(patient, map[string]any{"resourceType": "Bundle", "type": "collection"}),
+			"Bundle.entry[1].resource(Bundle): a Bundle inside the Bundle is not read; send one Bundle of the patient's resources"},
+		{"control character", fhirtest.Bundle(patient, cov(func(c map[string]any) { c["subscriberId"] = "AB98\u0007SECRET" })),
+			"Bundle.entry[1].resource(Coverage): a string holds a control character (FHIR strings allow tab, carriage return and line feed only)"},
+		{"escaped control character", bytes.Replace(fhirtest.Bundle(patient), []byte("Chalmers"), []byte(`Chal\u001bSECRET`), 1),
+			"Bundle.entry[0].resource(Patient): a string holds a control character (FHIR strings allow tab, carriage return and line feed only)"},
+		{"C1 control character", bytes.Replace(fhirtest.Bundle(patient), []byte("Chalmers"), []byte("Chal\u0085SECRET"), 1),
+			"Bundle.entry[0].resource(Patient): a string holds a control character (FHIR strings allow tab, carriage return and line feed only)"},
+		{"invalid UTF-8", bytes.Replace(fhirtest.Bundle(patient, cov(func(map[string]any) {})), []byte("AB9876"), []byte("AB\xff9876"), 1),
+			"Bundle.entry[1].resource(Coverage): a string is not valid UTF-8"},
+		{"lone surrogate", bytes.Replace(fhirtest.Bundle(patient), []byte("Chalmers"), []byte(`Chal\ud800SECRET`), 1),
+			"Bundle.entry[0].resource(Patient): a string holds an unpaired UTF-16 surrogate escape"},
+		{"outside the resources", bytes.Replace(fhirtest.Bundle(patient), []byte(`"type":"collection"`), []byte(`"type":"collection","id":"x\u0000SECRET"`), 1),
+			"Bundle: a string holds a control character (FHIR strings allow tab, carriage return and line feed only) (outside the entries' resources)"},
+		{"medication of nothing", fhirtest.Bundle(patient, map[string]any{"resourceType": "MedicationStatement", "status": "active", "subject": map[string]any{"reference": "Patient/example"}}),
+			"Bundle.entry[1].resource(MedicationStatement).medication[x]: missing: a medicationCodeableConcept with a coding or text, or a medicationReference to a Medication"},
+		{"reference without one", fhirtest.Bundle(patient, map[string]any{"resourceType": "MedicationStatement", "status": "active", "subject": map[string]any{"reference": "Patient/example"}, "medicationReference": map[string]any{"display": "Coumadin"}}),
+			"Bundle.entry[1].resource(MedicationStatement).medication[x]: missing: a medicationCodeableConcept with a coding or text, or a medicationReference to a Medication"},
+		{"reference to no contained Medication", fhirtest.Bundle(patient, map[string]any{"resourceType": "MedicationStatement", "status": "active", "subject": map[string]any{"reference": "Patient/example"}, "medicationReference": map[string]any{"reference": "#med1"}}),
+			"Bundle.entry[1].resource(MedicationStatement).medicationReference: refers to a contained Medication the resource does not hold"},
+		{"reference to a Patient", fhirtest.Bundle(patient, map[string]any{"resourceType": "MedicationStatement", "status": "active", "subject": map[string]any{"reference": "Patient/example"}, "medicationReference": map[string]any{"reference": "Patient/example"}}),
+			"Bundle.entry[1].resource(MedicationStatement).medicationReference: refers to a Medication the Bundle does not hold"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package fhir
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,100 +67,41 @@ func (m *mapper) allergy(path string, a *r4.AllergyIntolerance) error {
 			name = strings.TrimSpace(*c.Display)
 		}
 	}
+	if codes := codeIn(a.Code, SystemRxNorm); name == "" && len(codes) > 0 {
+		name = codes[0] // an RxNorm-coded drug allergy without a name
+	}
 	if name == "" {
-		return errAt(path+".code.text", "missing (the allergen's name, e.g. penicillin; the rules match allergens by name)")
+		return errAt(path+".code.text", "missing (the allergen's name, e.g. penicillin, or an RxNorm coding; the rules match allergens by name)")
 	}
-	m.rec.Allergies = appendNew(m.rec.Allergies, strings.ToLower(name))
+	name = strings.ToLower(name)
+	// A food or environment allergy names no drug: say so, so the
+	// prescription agent does not ask for review of an allergen it does not
+	// list (docs/decisions/fhir.md).
+	if cat := nonDrugCategory(a.Category); cat != "" {
+		name = cat + ": " + name
+	}
+	if !slices.Contains(m.rec.Allergies, name) {
+		m.rec.Allergies = append(m.rec.Allergies, name)
+		m.sources.Allergies = append(m.sources.Allergies, path)
+	}
 	return nil
 }
 
-var (
-	medicationStatementActive = []string{"active", "intended", "on-hold"}
-	medicationRequestActive   = []string{"active", "on-hold"}
-)
-
-// pendingMed is a medication use whose medicationReference names a
-// Medication entry of the Bundle, resolved once every entry is read.
-type pendingMed struct {
-	path, ref string
-}
-
-func (m *mapper) medication(path, status string, active []string, cc *r4.CodeableConcept, ref *r4.Reference, raw []byte) error {
-	if status == "" {
-		return errAt(path+".status", "missing")
-	}
-	if !slices.Contains(active, status) {
-		return nil // completed, stopped, cancelled, ...: not a current medication
-	}
-	if len(cc.Coding) == 0 && ref.Reference != nil {
-		r := *ref.Reference
-		if strings.HasPrefix(r, "#") {
-			code, err := containedMedication(path, raw, r[1:])
-			if err != nil {
-				return err
+// nonDrugCategory is "food" or "environment" when every category of an
+// allergy is one of those, else "".
+func nonDrugCategory(cats []r4.AllergyIntoleranceCategory) string {
+	out := ""
+	for _, c := range cats {
+		switch c {
+		case r4.AllergyIntoleranceCategoryFood, r4.AllergyIntoleranceCategoryEnvironment:
+			if out == "" {
+				out = c.Code()
 			}
-			return m.addMedication(path+".contained(Medication).code", code)
-		}
-		m.pendingMeds = append(m.pendingMeds, pendingMed{path: path, ref: r})
-		return nil
-	}
-	return m.addMedication(path+".medicationCodeableConcept", cc)
-}
-
-func (m *mapper) addMedication(el string, cc *r4.CodeableConcept) error {
-	codes := codeIn(cc, SystemRxNorm)
-	if len(codes) == 0 {
-		codes = codeIn(cc, SystemNDC)
-	}
-	if len(codes) == 0 {
-		return errAt(el, "no RxNorm coding (system %s) or NDC coding (system %s)", SystemRxNorm, SystemNDC)
-	}
-	m.rec.Medications = appendNew(m.rec.Medications, codes[0])
-	return nil
-}
-
-// containedMedication is the code of the contained Medication id.
-func containedMedication(path string, raw []byte, id string) (*r4.CodeableConcept, error) {
-	var res struct {
-		Contained []json.RawMessage `json:"contained"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, errAt(path+".contained", "must be an array of resources")
-	}
-	for _, c := range res.Contained {
-		var md r4.Medication
-		if resourceType(c) != "Medication" || json.Unmarshal(c, &md) != nil || md.Id == nil || *md.Id != id {
-			continue
-		}
-		if md.Code == nil {
-			return nil, errAt(path+".contained(Medication).code", "missing")
-		}
-		return md.Code, nil
-	}
-	return nil, errAt(path+".medicationReference", "refers to a contained Medication the resource does not hold")
-}
-
-// resolveMedications maps the medication uses that refer to a Medication
-// entry ("Medication/<id>" or the entry's fullUrl).
-func (m *mapper) resolveMedications() error {
-	for _, p := range m.pendingMeds {
-		code, ok := m.medications[p.ref]
-		if !ok {
-			if i, found := m.fullURLs[p.ref]; found {
-				code, ok = m.medications["#entry"+strconv.Itoa(i)]
-			}
-		}
-		if !ok {
-			return errAt(p.path+".medicationReference", "refers to a Medication the Bundle does not hold")
-		}
-		if code == nil {
-			return errAt(p.path+".medicationReference", "refers to a Medication without code")
-		}
-		if err := m.addMedication(p.path+".medicationReference(Medication).code", code); err != nil {
-			return err
+		default:
+			return ""
 		}
 	}
-	return nil
+	return out
 }
 
 func (m *mapper) observation(path string, o *r4.Observation) error {

@@ -63,6 +63,7 @@ func (m *mapper) coverage() error {
 		return err
 	}
 	m.rec.Coverage = cov
+	m.sources.Coverage = entryPath(c.index, "Coverage")
 	return nil
 }
 

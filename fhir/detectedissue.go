@@ -10,8 +10,9 @@ import (
 // Finding is one finding of a prescription validation (a v1 warning, or
 // the plan's refusal).
 type Finding struct {
-	// Code is the v1 finding code: INTERACTION_FOUND, CONTRAINDICATED or
-	// INELIGIBLE.
+	// Code is the v1 finding code: INTERACTION_FOUND, CONTRAINDICATED,
+	// INELIGIBLE or UNIDENTIFIED (Drug then names the record's entry that
+	// could not be identified).
 	Code string
 	// Severity: contraindicated, major, moderate or minor.
 	Severity string

@@ -17,7 +17,7 @@ func ExampleParse() {
 		return
 	}
 	fmt.Println(rec.PatientID, rec.Sex, rec.Coverage.MemberID, rec.Coverage.PlanID, rec.Allergies, rec.Medications)
-	// Output: example male AB9876 BG4352 [cashew nuts] [50580-506-02]
+	// Output: example male AB9876 BG4352 [food: cashew nuts] [50580-506-02]
 }
 
 // A missing element is named by its FHIR path.

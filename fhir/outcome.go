@@ -11,11 +11,18 @@ import (
 // error whose code follows the HTTP status (FHIR's RESTful API table,
 // http://hl7.org/fhir/R4/http.html#Status-Codes) and whose diagnostics is
 // the service's detail text, unchanged. detail is the JSON error body's
-// detail: it holds no medical data, so neither does the outcome.
+// detail: it holds no medical data, so neither does the outcome. When the
+// detail names an element of a FHIR Bundle the service could not read
+// (DetailPrefix), the issue's expression is that element's FHIRPath, so a
+// FHIR client finds the entry — its index and resourceType — without
+// parsing the text.
 func OperationOutcome(status int, detail string) r4.OperationOutcome {
 	issue := r4.OperationOutcomeIssue{Severity: r4.IssueSeverityError, Code: issueType(status)}
 	if detail != "" {
 		issue.Diagnostics = &detail
+	}
+	if expr, ok := Expression(detail); ok {
+		issue.Expression = []string{expr}
 	}
 	return r4.OperationOutcome{Issue: []r4.OperationOutcomeIssue{issue}}
 }

@@ -79,11 +79,16 @@ func fhirEligibility(req healthagents.V1EligibilityRequest, res *healthagents.V1
 func fhirPrescription(patientID string, res *healthagents.V1PrescriptionResult) fhir.Prescription {
 	p := fhir.Prescription{PrescriptionID: res.PrescriptionID, PatientID: patientID, ValidationStatus: res.ValidationStatus, Created: res.CreatedAt}
 	for _, w := range res.Checks.DrugInteractions.Warnings {
-		code := "INTERACTION_FOUND"
-		if w.Type == "contraindication" {
-			code = "CONTRAINDICATED"
+		f := fhir.Finding{Code: healthagents.V1InteractionFound, Severity: w.Severity, NDC: w.NDCCode, Drug: w.Drug, With: w.With, Mechanism: w.Mechanism, Management: w.Management}
+		switch w.Type {
+		case "contraindication":
+			f.Code = healthagents.V1Contraindicated
+		case "unidentified":
+			// The record's entry is what is implicated: the caller's own
+			// words, as the JSON answer has them.
+			f.Code, f.Drug = healthagents.V1Unidentified, w.Entry
 		}
-		p.Findings = append(p.Findings, fhir.Finding{Code: code, Severity: w.Severity, NDC: w.NDCCode, Drug: w.Drug, With: w.With, Mechanism: w.Mechanism, Management: w.Management})
+		p.Findings = append(p.Findings, f)
 	}
 	for _, c := range res.Codes {
 		if c == "INELIGIBLE" {

@@ -60,6 +60,8 @@ func TestV1FHIRRoundTrip(t *testing.T) {
 
 	// Published examples, plus one constructed MedicationStatement
 	// (warfarin, RxNorm 11289) so the prescription has a finding.
+	// medicationstatementexample1 is Tylenol PM (acetaminophen and
+	// diphenhydramine).
 	cov := fhirtest.Resource("coverage-example-2")
 	cov["period"] = map[string]any{"start": "2026-01-01", "end": "2099-12-31"}
 	warfarin := map[string]any{"resourceType": "MedicationStatement", "status": "active", "subject": map[string]any{"reference": "Patient/example"},
@@ -179,11 +181,17 @@ func TestV1FHIRRoundTrip(t *testing.T) {
 	require.NoError(t, json.Unmarshal(issues, &b))
 	assert.Equal(t, "Bundle", b.ResourceType)
 	assert.True(t, strings.HasPrefix(b.Identifier.Value, "rx_"), b.Identifier.Value)
-	require.Len(t, b.Entry, 1)
+	// Two issues: the published Tylenol PM holds diphenhydramine, which
+	// the drug catalogue does not list, so it is an unidentified
+	// medication (issue 25: never skipped); then the interaction.
+	require.Len(t, b.Entry, 2)
 	assert.Equal(t, "DetectedIssue", b.Entry[0].Resource.ResourceType)
-	assert.Equal(t, "high", b.Entry[0].Resource.Severity)
-	require.Len(t, b.Entry[0].Resource.Implicated, 2)
-	assert.Equal(t, "warfarin", b.Entry[0].Resource.Implicated[1].Display)
+	assert.Equal(t, "moderate", b.Entry[0].Resource.Severity)
+	require.Len(t, b.Entry[0].Resource.Implicated, 1)
+	assert.Equal(t, "Tylenol PM", b.Entry[0].Resource.Implicated[0].Display)
+	assert.Equal(t, "high", b.Entry[1].Resource.Severity)
+	require.Len(t, b.Entry[1].Resource.Implicated, 2)
+	assert.Equal(t, "warfarin", b.Entry[1].Resource.Implicated[1].Display)
 
 	viaSDK, err = c.ValidatePrescriptionV1FHIR(ctx, rx)
 	require.NoError(t, err)
