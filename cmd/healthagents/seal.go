@@ -20,10 +20,9 @@ import (
 // our record JSON or a FHIR R4 Bundle (told apart by its resourceType);
 // --fhir insists on a Bundle.
 func seal(cfg app.Config, logger *slog.Logger, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	parse := fhir.ParseRecord
-	if len(args) == 2 && args[0] == "--fhir" {
+	onlyFHIR := len(args) == 2 && args[0] == "--fhir"
+	if onlyFHIR {
 		args = args[1:]
-		parse = func(b []byte) (*record.Record, error) { return fhir.Parse(b, fhir.Options{}) }
 	}
 	if len(args) != 1 {
 		return fmt.Errorf("usage: healthagents seal [--fhir] FILE (or - for standard input)")
@@ -38,12 +37,24 @@ func seal(cfg app.Config, logger *slog.Logger, args []string, stdin io.Reader, s
 	if err != nil {
 		return err
 	}
-	rec, err := parse(plaintext)
+	drugs, err := prescription.New()
 	if err != nil {
 		return err
 	}
-	drugs, _ := prescription.New()
-	for _, n := range sealNotes(plaintext, rec, time.Now(), drugs) {
+	var rec *record.Record
+	var src *fhir.Sources
+	if onlyFHIR || fhir.IsFHIR(plaintext) {
+		// The Bundle is read as the service reads it: medications with the
+		// drug catalogue.
+		r, s, err := fhir.Map(plaintext, fhir.Options{Drugs: drugs})
+		if err != nil {
+			return err
+		}
+		rec, src = r, &s
+	} else if rec, err = record.Parse(plaintext); err != nil {
+		return err
+	}
+	for _, n := range sealNotes(plaintext, rec, src, time.Now(), drugs) {
 		fmt.Fprintln(stderr, "note:", n)
 	}
 	kr, err := app.LoadKeyring(cfg, logger)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -10,48 +9,73 @@ import (
 	"strings"
 	"time"
 
+	"github.com/healthagents/healthagents/fhir"
 	"github.com/healthagents/healthagents/prescription"
 	"github.com/healthagents/healthagents/record"
 )
 
-// sealNotes says what a record that passed record.Validate still lacks for
-// the decisions it will be sent to, and what in it the service will ignore:
-// no coverage, coverage that does not cover today, medications the drug
-// catalogue does not know, fields that are not record fields (a typo such
-// as "conditons" would otherwise silently drop a patient's conditions).
-// They are notes, not errors: such a record is still well formed, and
-// `healthagents seal` seals it, printing them to standard error.
-func sealNotes(plaintext []byte, rec *record.Record, today time.Time, drugs *prescription.Agent) []string {
+// sealNotes says what a record that passed record.Validate (our record
+// JSON, or a FHIR Bundle mapped by fhir.Map, src then saying where each
+// entry came from) still lacks for the decisions it will be sent to, and
+// what in it the service will ignore or cannot interpret: no coverage,
+// coverage that does not cover today, medications and allergies the drug
+// catalogue cannot identify (prescriptions will need review), fields that
+// are not record fields (a typo such as "conditons" would otherwise
+// silently drop a patient's conditions). They are notes, not errors: such
+// a record is still well formed, and `healthagents seal` seals it,
+// printing them to standard error. A note names a field or a Bundle entry,
+// never a value of the record.
+func sealNotes(plaintext []byte, rec *record.Record, src *fhir.Sources, today time.Time, drugs *prescription.Agent) []string {
 	var notes []string
-	if bytes.Contains(plaintext, []byte(`"resourceType"`)) {
-		return nil // a FHIR Bundle: fhir.Parse names what it lacks
-	}
-	var top map[string]json.RawMessage
-	if json.Unmarshal(plaintext, &top) == nil {
-		notes = append(notes, unknownFields("", top, reflect.TypeFor[record.Record]())...)
-		var cov map[string]json.RawMessage
-		if raw, ok := top["coverage"]; ok && json.Unmarshal(raw, &cov) == nil {
-			notes = append(notes, unknownFields("coverage.", cov, reflect.TypeFor[record.Coverage]())...)
+	where := func(field string, paths []string, i int) string {
+		if src == nil {
+			return fmt.Sprintf("%s[%d]", field, i)
 		}
+		return paths[i]
+	}
+	coverage := "coverage"
+	if src == nil {
+		var top map[string]json.RawMessage
+		if json.Unmarshal(plaintext, &top) == nil {
+			notes = append(notes, unknownFields("", top, reflect.TypeFor[record.Record]())...)
+			var cov map[string]json.RawMessage
+			if raw, ok := top["coverage"]; ok && json.Unmarshal(raw, &cov) == nil {
+				notes = append(notes, unknownFields("coverage.", cov, reflect.TypeFor[record.Coverage]())...)
+			}
+		}
+	} else {
+		coverage = src.Coverage
 	}
 	switch c := rec.Coverage; {
+	case c == nil && src != nil:
+		notes = append(notes, "no Coverage resource: every eligibility check will answer not eligible (no insurance); add the patient's Coverage with its status, period and subscriberId")
 	case c == nil:
 		notes = append(notes, "no 'coverage': every eligibility check will answer not eligible (no insurance); add coverage.member_id, status, start and end")
 	case c.Status != record.StatusActive:
-		notes = append(notes, fmt.Sprintf("coverage.status is %q: eligibility checks will answer not eligible", c.Status))
+		notes = append(notes, fmt.Sprintf("%s.status is %q: eligibility checks will answer not eligible", coverage, c.Status))
 	default:
 		start, end := c.Window()
 		day := today.UTC().Truncate(24 * time.Hour)
 		if day.Before(start) || day.After(end) {
-			notes = append(notes, fmt.Sprintf("coverage runs %s to %s, which does not include today (%s): eligibility checks will answer not eligible",
-				c.Start, c.End, day.Format(record.DateLayout)))
+			notes = append(notes, fmt.Sprintf("%s runs %s to %s, which does not include today (%s): eligibility checks will answer not eligible",
+				coverage, c.Start, c.End, day.Format(record.DateLayout)))
 		}
 	}
-	if drugs != nil {
-		for i, m := range rec.Medications {
-			if _, err := drugs.Lookup(m); err != nil {
-				notes = append(notes, fmt.Sprintf("medications[%d] is not in the drug catalogue (an RxNorm RxCUI, an NDC or a drug name): interactions with it cannot be checked", i))
-			}
+	if drugs == nil {
+		return notes
+	}
+	var medPaths, allergyPaths []string
+	if src != nil {
+		medPaths, allergyPaths = src.Medications, src.Allergies
+	}
+	for i, m := range rec.Medications {
+		if _, ok := drugs.Identify(m); !ok {
+			notes = append(notes, where("medications", medPaths, i)+" is not in the drug catalogue (no RxNorm ingredient, product or NDC it knows, and no readable drug name): interactions with it cannot be checked, so every prescription for this patient will need review")
+		}
+	}
+	for i, a := range rec.Allergies {
+		if len(drugs.Facts(&record.Record{Allergies: []string{a}}, nil).Unidentified) > 0 {
+			notes = append(notes, where("allergies", allergyPaths, i)+" names no allergen the rules know, no catalogue drug and no known food or environment allergen: every prescription for this patient will need review")
 		}
 	}
 	return notes

@@ -37,12 +37,15 @@ func TestSealNotes(t *testing.T) {
 			[]string{"does not include today (2026-11-21)"}},
 		{"unknown medication", `{"patient_id":"PT-1","coverage":{"member_id":"M","status":"active","start":"2026-01-01","end":"2026-12-31"},"medications":["11289","not-a-drug"]}`,
 			[]string{"medications[1] is not in the drug catalogue"}},
+		{"medications as EHRs write them", `{"patient_id":"PT-1","coverage":{"member_id":"M","status":"active","start":"2026-01-01","end":"2026-12-31"},"medications":["855332","warfarin sodium 5 MG Oral Tablet","Coumadin 5 mg tablet"],"allergies":["Cashew nuts","NKDA"]}`, nil},
+		{"unidentified allergy", `{"patient_id":"PT-1","coverage":{"member_id":"M","status":"active","start":"2026-01-01","end":"2026-12-31"},"allergies":["penicillin","not-a-drug"]}`,
+			[]string{"allergies[1] names no allergen the rules know"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec, err := record.Parse([]byte(tc.plaintext))
 			require.NoError(t, err)
-			notes := sealNotes([]byte(tc.plaintext), rec, today, drugs)
+			notes := sealNotes([]byte(tc.plaintext), rec, nil, today, drugs)
 			require.Len(t, notes, len(tc.want), "%q", notes)
 			for i, w := range tc.want {
 				assert.Contains(t, notes[i], w)
