@@ -6,6 +6,12 @@
 // resources: a CoverageEligibilityResponse for an eligibility decision and
 // DetectedIssue resources for prescription findings.
 //
+// Input the mapping cannot read — a resourceType R4 does not define, a
+// string with a control character or invalid UTF-8, a medication reference
+// that resolves to nothing — is refused with an [*Error] naming the entry,
+// never skipped. With [Options].Drugs a medication is read from every
+// coding, its text and its ingredients (see [MedicationIdentifier]).
+//
 // The resource types are github.com/samply/golang-fhir-models (structs
 // generated from the R4 StructureDefinitions); docs/decisions/fhir.md says
 // why, lists the element mapping and the extension URLs this package

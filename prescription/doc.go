@@ -35,8 +35,16 @@
 // patient's medications, allergies and conditions: they are medical data and
 // must not be logged.
 //
+// A current medication or allergy the agent cannot identify is listed in
+// the decision's Unidentified and makes it not valid: unknown never means
+// safe.
+//
 // # Codes
 //
-// Drugs are looked up by RxCUI, by NDC in any of the usual forms (see
-// [NormalizeNDC]) or by generic or brand name.
+// Drugs are looked up by RxCUI (an ingredient's, or a product's the data
+// lists), by NDC in any of the usual forms (see [NormalizeNDC]), or by name:
+// generic or brand, an RxNorm drug name of any term type (SCD, SBD, GPCK,
+// BPCK, SCDC, PIN, MIN) with salts and esters read to the base ingredient,
+// or free text ("Coumadin 5 mg tablet"); see [Agent.Lookup] and
+// [Agent.Identify].
 package prescription
