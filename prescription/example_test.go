@@ -84,3 +84,33 @@ func ExampleAgent_Check() {
 	// sertraline: valid=true
 	//   moderate with apixaban (between new drugs: true)
 }
+
+// What EHRs send resolves to catalogue ingredients; what cannot be
+// identified makes the decision not valid.
+func ExampleAgent_Identify() {
+	agent, err := prescription.New()
+	if err != nil {
+		panic(err)
+	}
+	for _, names := range [][]string{
+		{"855332"}, // an SCD code the data lists
+		{"99999999", "warfarin sodium 10 MG Oral Tablet"}, // an unlisted code with its display
+		{"Coumadin 5 mg tablet"},                          // free text with a brand
+		{"Tylenol PM"},                                    // acetaminophen and diphenhydramine: not identified
+	} {
+		rxcuis, ok := agent.Identify(names...)
+		fmt.Println(rxcuis, ok)
+	}
+	rec := &record.Record{PatientID: "PT-000123", Medications: []string{"Tylenol PM"}}
+	d, err := agent.Validate(context.Background(), rec, "metformin")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(d.Valid, d.Unidentified)
+	// Output:
+	// [11289] true
+	// [11289] true
+	// [11289] true
+	// [] false
+	// false [medication "Tylenol PM"]
+}

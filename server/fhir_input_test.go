@@ -3,7 +3,6 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -71,21 +70,7 @@ func TestFHIRInputRefused(t *testing.T) {
 			env, err := cipher.Seal("example", tc.bundle, e.a.Keyring)
 			require.NoError(t, err)
 			put := func(accept string) (int, string, []byte) {
-				b, err := json.Marshal(env)
-				require.NoError(t, err)
-				req, err := http.NewRequestWithContext(t.Context(), "PUT", e.url+"/api/v1/patients/example", bytes.NewReader(b))
-				require.NoError(t, err)
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Authorization", "Bearer "+key)
-				if accept != "" {
-					req.Header.Set("Accept", accept)
-				}
-				resp, err := http.DefaultClient.Do(req)
-				require.NoError(t, err)
-				defer resp.Body.Close()
-				raw, err := io.ReadAll(resp.Body)
-				require.NoError(t, err)
-				return resp.StatusCode, resp.Header.Get("Content-Type"), raw
+				return fhirDo(t, "PUT", e.url, "/api/v1/patients/example", key, accept, env)
 			}
 			status, _, raw := put("")
 			require.Equal(t, http.StatusBadRequest, status, string(raw))

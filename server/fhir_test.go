@@ -26,9 +26,15 @@ import (
 // Content-Type and the body.
 func fhirPost(t *testing.T, url, path, key, accept string, body any) (int, string, []byte) {
 	t.Helper()
+	return fhirDo(t, "POST", url, path, key, accept, body)
+}
+
+// fhirDo is fhirPost with another method.
+func fhirDo(t *testing.T, method, url, path, key, accept string, body any) (int, string, []byte) {
+	t.Helper()
 	b, err := json.Marshal(body)
 	require.NoError(t, err)
-	req, err := http.NewRequestWithContext(t.Context(), "POST", url+path, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(t.Context(), method, url+path, bytes.NewReader(b))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+key)
