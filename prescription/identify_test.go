@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"testing/quick"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -180,4 +181,16 @@ func TestNeverValidWithAnUnidentifiedEntry(t *testing.T) {
 			len(facts.Unidentified) == len(b.Decisions[0].Unidentified)
 	}
 	require.NoError(t, quick.Check(prop, &quick.Config{MaxCount: 300}))
+}
+
+func TestUnidentifiedEntryIsCutAtARune(t *testing.T) {
+	t.Parallel()
+	a := newAgent(t)
+	long := strings.Repeat("é", 40) // 80 bytes
+	d, err := a.Validate(t.Context(), patient([]string{long}, nil, nil), "6809")
+	require.NoError(t, err)
+	require.Len(t, d.Unidentified, 1)
+	e := d.Unidentified[0].Entry
+	assert.True(t, utf8.ValidString(e))
+	assert.Equal(t, strings.Repeat("é", 32)+"…", e)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/healthagents/healthagents/record"
 )
@@ -168,12 +169,18 @@ var (
 
 const maxCodeInError = 64
 
+// truncate trims s and cuts it to at most maxCodeInError bytes, at a rune
+// boundary, marking the cut with "…".
 func truncate(s string) string {
 	s = strings.TrimSpace(s)
-	if len(s) > maxCodeInError {
-		return s[:maxCodeInError] + "…"
+	if len(s) <= maxCodeInError {
+		return s
 	}
-	return s
+	cut := maxCodeInError
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // Option configures an [Agent].
