@@ -133,7 +133,7 @@ func (m *mapper) addMedication(path, el string, d drug) error {
 	if d.code != nil && len(names(d.code)) > 0 {
 		found, codeOK = m.opts.Drugs.Identify(names(d.code)...)
 	}
-	ingredientsOK, active := true, 0
+	ingredientsOK, active, unknown := true, 0, ""
 	for _, ing := range d.ingredients {
 		if ing.IsActive != nil && !*ing.IsActive {
 			continue
@@ -145,13 +145,23 @@ func (m *mapper) addMedication(path, el string, d drug) error {
 		rx, ok := m.opts.Drugs.Identify(alts...)
 		found = append(found, rx...)
 		ingredientsOK, active = ingredientsOK && ok, active+1
+		if !ok && unknown == "" {
+			unknown = medicationLabel(drug{ingredients: []r4.MedicationIngredient{ing}})
+		}
 	}
 	for _, rx := range found {
 		m.addMed(path, rx)
 	}
 	// Identified: every active ingredient is, and the code is or the
-	// ingredients say what the medication holds.
+	// ingredients say what the medication holds. Else the record gets a
+	// name the agent will not identify either, so that it is reported,
+	// never dropped: the medication's own (one of the names that just
+	// failed), unless that name alone reads as identified (a text naming
+	// one ingredient of two) — then the ingredient that failed.
 	if !ingredientsOK || (!codeOK && active == 0) {
+		if _, ok := m.opts.Drugs.Identify(label); ok && unknown != "" {
+			label = unknown
+		}
 		m.addMed(path, label)
 	}
 	return nil
@@ -185,8 +195,9 @@ func names(cc *r4.CodeableConcept) []string {
 }
 
 // medicationLabel is how a warning names a medication: the text, else a
-// coding's display, else its code (with its system, unless RxNorm or NDC,
-// so that it is never read as an RxCUI), else an ingredient's.
+// coding's display, else its code (as "system|code", FHIR's token form,
+// unless RxNorm or NDC, so that it is never read as an RxCUI or a name),
+// else an ingredient's.
 func medicationLabel(d drug) string {
 	if d.code != nil {
 		if t := textOf(d.code); t != "" {
@@ -203,7 +214,7 @@ func medicationLabel(d drug) string {
 			}
 			code := strings.TrimSpace(*c.Code)
 			if c.System != nil && *c.System != SystemRxNorm && *c.System != SystemNDC {
-				code += " (" + *c.System + ")"
+				code = *c.System + "|" + code
 			}
 			return code
 		}

@@ -59,6 +59,11 @@ func TestMedicationsWithTheCatalogue(t *testing.T) {
 			map[string]any{"itemCodeableConcept": codeable("", rxnorm("1049621", "oxycodone hydrochloride 5 MG"))},
 			map[string]any{"itemCodeableConcept": codeable("acetaminophen 325 MG")},
 		}}
+	unknownium := map[string]any{"resourceType": "Medication", "id": "half", "code": codeable("acetaminophen"),
+		"ingredient": []any{
+			map[string]any{"itemCodeableConcept": codeable("acetaminophen 325 MG")},
+			map[string]any{"itemCodeableConcept": codeable("unknownium 5 MG")},
+		}}
 	use := func(ref string) map[string]any {
 		return map[string]any{"resourceType": "MedicationRequest", "status": "active", "intent": "order", "subject": map[string]any{"reference": "Patient/example"}, "medicationReference": map[string]any{"reference": ref}}
 	}
@@ -73,7 +78,9 @@ func TestMedicationsWithTheCatalogue(t *testing.T) {
 		{"ok/SNOMED coding, readable display", []any{statement(codeable("", map[string]any{"system": "http://snomed.info/sct", "code": "11289", "display": "Ibuprofen 200mg tablet"}))}, []string{"5640"}},
 		{"ok/ingredients name it when the code does not", []any{percocet, use("Medication/perc")}, []string{"7804", "161"}},
 		{"fail/unknown code, no display", []any{statement(codeable("", rxnorm("99999999", "")))}, []string{"99999999"}},
-		{"fail/SNOMED code, no display, never read as an RxCUI", []any{statement(codeable("", map[string]any{"system": "http://snomed.info/sct", "code": "11289"}))}, []string{"11289 (http://snomed.info/sct)"}},
+		{"fail/SNOMED code, no display, never read as an RxCUI", []any{statement(codeable("", map[string]any{"system": "http://snomed.info/sct", "code": "11289"}))}, []string{"http://snomed.info/sct|11289"}},
+		{"fail/local code, no display, never read as a name", []any{statement(codeable("", map[string]any{"system": "urn:local", "code": "warfarin"}))}, []string{"urn:local|warfarin"}},
+		{"fail/a text naming one ingredient of two", []any{unknownium, use("Medication/half")}, []string{"161", "unknownium 5 MG"}},
 		{"fail/an ingredient not catalogued", []any{tylenolPM, use("Medication/pm")}, []string{"161", "Tylenol PM"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
