@@ -59,6 +59,10 @@ func TestNoPlaintextInLogsOfAFullRun(t *testing.T) {
 		observed   = 987.654
 		indication = "INDICATION-SENTINEL-bronchitis"
 		badField   = "SENTINEL-NOT-A-DATE"
+		// unknownMed is a medication the service cannot identify: the
+		// caller's own entry comes back to it, named, in the answer (issue
+		// 25), and nowhere else.
+		unknownMed = "UNKNOWN-MED-SENTINEL-77"
 	)
 	var logs lockedBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -126,7 +130,7 @@ func TestNoPlaintextInLogsOfAFullRun(t *testing.T) {
 				PayerID: "60054", PlanID: "PPO-GOLD", MemberID: memberID, Status: "active",
 				Start: "2026-01-01", End: "2099-12-31", Deductible: 1500, DeductibleMet: 200, Copay: 25,
 			},
-			Conditions: []string{condition}, Allergies: []string{allergen},
+			Conditions: []string{condition}, Allergies: []string{"food: " + allergen},
 			Observations: map[string]float64{"glucose": observed, "bmi": 33.6}, Diagnosis: diagnosis,
 		}
 		if mut != nil {
@@ -145,6 +149,11 @@ func TestNoPlaintextInLogsOfAFullRun(t *testing.T) {
 	require.Equal(t, 200, status, "%v", body)
 	status, body = call("POST", "/validate-prescription", map[string]any{"patient_data": env, "drug_code": "6809"})
 	require.Equal(t, 200, status, "%v", body)
+	status, body = call("POST", "/validate-prescription", map[string]any{"patient_data": seal(rec(func(r *record.Record) {
+		r.Medications = []string{unknownMed}
+	})), "drug_code": "6809"})
+	require.Equal(t, 200, status, "%v", body)
+	assert.Equal(t, false, body["valid"], "an unidentified medication is never valid")
 	bad := *env
 	bad.DataHash = strings.Repeat("1", 64)
 	status, _ = call("POST", "/verify-eligibility", map[string]any{"patient_data": &bad, "procedure_code": "PROC002"})
@@ -209,6 +218,9 @@ func TestNoPlaintextInLogsOfAFullRun(t *testing.T) {
 		}
 		if where != "responses" { // the v1 registry answers the caller's own id back
 			assert.NotContains(t, text, patientID, "%s hold the raw patient_id", where)
+			assert.NotContains(t, text, unknownMed, "%s hold the unidentified medication", where)
+		} else {
+			assert.Contains(t, text, unknownMed, "the answer names the caller's unidentified entry")
 		}
 	}
 }
