@@ -71,13 +71,15 @@ var exampleStatement = healthagents.Statement{
 	},
 }
 
-// exampleRxStatement is the statement of a real root-family prescription
+// exampleRxStatement is the statement of a root-family prescription
 // decision (PT-000123, metformin 6809), as POST /validate-prescription
-// answered it: every slot of the prescription-v2 opening, unused ones 0.
+// answered it: every slot of the prescription-v3 opening, unused ones 0
+// (the values of a real prescription-v2 decision, with v3's unidentified
+// field, 0, and the digest recomputed).
 var exampleRxStatement = healthagents.Statement{
-	Digest: "6914710386431862286686714816675154909537250283571487508863775830761328098415",
+	Digest: "19577467528323570920179090000653910088963201303421302018891574385168787394075",
 	Opening: healthagents.StatementOpening{
-		Circuit: "prescription-v2", CircuitID: "14147819094786669240983858639380435536069551626574724517389824899642471718741",
+		Circuit: "prescription-v3", CircuitID: "3069367957415385780816752785668715620646923034953666039624846540805839134048",
 		IssuerKeyHash:   "4002803404836251463291069294238916188237238979992664917585951602464482097093",
 		RevocationNonce: 6198251752343862,
 		Fields: []healthagents.StatementField{
@@ -101,6 +103,7 @@ var exampleRxStatement = healthagents.Statement{
 			{Name: "medication_9", Value: "0"}, {Name: "medication_10", Value: "0"}, {Name: "medication_11", Value: "0"}, {Name: "medication_12", Value: "0"},
 			{Name: "triggers", Value: "1", Text: "allergy:penicillin"},
 			{Name: "allergy_drug_1", Value: "0"}, {Name: "allergy_drug_2", Value: "0"}, {Name: "allergy_drug_3", Value: "0"}, {Name: "allergy_drug_4", Value: "0"},
+			{Name: "unidentified", Value: "0"},
 			{Name: "salt", Value: "14814072231016246713439985380011902565723236918843535609512278494462279236356"},
 		},
 	},

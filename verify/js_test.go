@@ -113,7 +113,7 @@ func TestVerifyJS(t *testing.T) {
 		rx := verifytest.PrescriptionStatement(t, 12)
 		out, code := run(t, f.Gov.Address(), f.RecordStatement(t, rx), &rx)
 		assert.Equal(t, 0, code, out)
-		assert.Contains(t, out, "ok   text          every text is the rendering of its value (prescription-v2's renderings)")
+		assert.Contains(t, out, "ok   text          every text is the rendering of its value (prescription-v3's renderings)")
 		assert.NotContains(t, out, "FAIL")
 	})
 	t.Run("unverified/no statement", func(t *testing.T) {
@@ -240,4 +240,48 @@ console.log(JSON.stringify(out));`
 		assert.Equal(t, p.Text, got[i].Text, "%s %s (%s) = %s", schemas[p.Schema].Circuit, f.Name, f.Text, p.Values[p.Field])
 		assert.Equal(t, p.Err, got[i].Err, "%s %s (%s) = %s", schemas[p.Schema].Circuit, f.Name, f.Text, p.Values[p.Field])
 	}
+}
+
+// TestJSEntriesMatchGo: prescription-v3's unidentified field is checked the
+// other way round (its text is hashed, not rendered), by verify.mjs exactly
+// as by statement.CheckEntries: the same texts accepted, the same refusals.
+func TestJSEntriesMatchGo(t *testing.T) {
+	good := `["medication: Tylenol PM","allergy: codeine"]`
+	v := statement.EntriesValue(good)
+	probes := []struct {
+		Text  string `json:"text"`
+		Value string `json:"value"`
+	}{
+		{"", "0"}, {good, v.String()}, {good, "0"}, {"", v.String()}, {good, new(big.Int).Add(v, big.NewInt(1)).String()},
+		{`["medication: é 名"]`, statement.EntriesValue(`["medication: é 名"]`).String()},
+		{`["condition: E11"]`, statement.EntriesValue(`["condition: E11"]`).String()},
+		{`[]`, statement.EntriesValue(`[]`).String()}, {`null`, statement.EntriesValue(`null`).String()},
+		{`"medication: x"`, statement.EntriesValue(`"medication: x"`).String()}, {`[1]`, statement.EntriesValue(`[1]`).String()},
+		{`[ "allergy: x" ]`, statement.EntriesValue(`[ "allergy: x" ]`).String()}, {`["allergy: x"`, statement.EntriesValue(`["allergy: x"`).String()},
+	}
+	in, err := json.Marshal(probes)
+	require.NoError(t, err)
+	input := filepath.Join(t.TempDir(), "entries.json")
+	require.NoError(t, os.WriteFile(input, in, 0o600))
+	script := `import { checkEntries } from "./verify.mjs";
+import { readFileSync } from "node:fs";
+const probes = JSON.parse(readFileSync(process.argv[1], "utf8"));
+console.log(JSON.stringify(probes.map((p) => { try { checkEntries(p.text, BigInt(p.value)); return ""; } catch (e) { return e.message; } })));`
+	out, code := runJS(t, "--input-type=module", "-e", script, input)
+	require.Equal(t, 0, code, out)
+	var got []string
+	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
+	require.Len(t, got, len(probes))
+	accepted := 0
+	for i, p := range probes {
+		val, _ := new(big.Int).SetString(p.Value, 10)
+		want := ""
+		if err := statement.CheckEntries(p.Text, val); err != nil {
+			want = err.Error()
+		} else {
+			accepted++
+		}
+		assert.Equal(t, want, got[i], "text %q value %s", p.Text, p.Value)
+	}
+	assert.Equal(t, 4, accepted, "empty, the good list, non-ASCII entries, spaces in the array")
 }

@@ -48,7 +48,18 @@ func TestDecision(t *testing.T) {
 		r, err := verify.Decision(ctx, f.RPC, f.RecordStatement(t, rx), verify.Options{Registry: f.Gov.Address(), Statement: &rx})
 		require.NoError(t, err)
 		assert.True(t, r.OK(), r.String())
-		assert.Contains(t, r.String(), "are prescription-v2's")
+		assert.Contains(t, r.String(), "are prescription-v3's")
+
+		// The unidentified entries' text is bound by its hash: changed, or
+		// dropped, it is refused.
+		for _, text := range []string{`["medication: Tylenol"]`, ""} {
+			doctored := verifytest.Copy(rx)
+			doctored.Opening.Fields[62].Text = text
+			r, err = verify.Decision(ctx, f.RPC, f.RecordStatement(t, rx), verify.Options{Registry: f.Gov.Address(), Statement: &doctored})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"text"}, r.Failed(), r.String())
+			assert.Contains(t, r.String(), "FAIL text          field 62 unidentified: text ")
+		}
 	})
 	t.Run("fail/not checked without a statement", func(t *testing.T) {
 		r, err := verify.Decision(ctx, f.RPC, tx, verify.Options{Registry: f.Gov.Address()})

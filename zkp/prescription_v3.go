@@ -2,7 +2,6 @@ package zkp
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -348,11 +347,9 @@ func prescriptionV3Statement(in PrescriptionV3Input, salt *big.Int) (*Prescripti
 // UnidentifiedValue is the unidentified field of a prescription-v3
 // statement for the patient's unidentified entries: its text is a JSON
 // array of "kind: entry" strings in the record's order
-// (`["medication: Tylenol PM"]`), and its value the first 31 bytes of the
-// text's SHA-256 read as a big-endian integer (below the field modulus);
-// no entries are the value 0 and the text "". A non-zero value makes every
-// drug not valid (docs/statement.md). Anyone holding the opening checks
-// the text against the value with SHA-256 alone.
+// (`["medication: Tylenol PM"]`), its value statement.EntriesValue of the
+// text; no entries are the value 0 and the text "". A non-zero value
+// makes every drug not valid (docs/statement.md, "Entries").
 func UnidentifiedValue(entries []prescription.Unidentified) (*big.Int, string) {
 	if len(entries) == 0 {
 		return new(big.Int), ""
@@ -366,17 +363,7 @@ func UnidentifiedValue(entries []prescription.Unidentified) (*big.Int, string) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(list) // a []string always encodes
 	text := strings.TrimSuffix(b.String(), "\n")
-	return UnidentifiedTextValue(text), text
-}
-
-// UnidentifiedTextValue is the value an unidentified field's text commits
-// to: 0 for "", else the first 31 bytes of SHA-256(text), big-endian.
-func UnidentifiedTextValue(text string) *big.Int {
-	if text == "" {
-		return new(big.Int)
-	}
-	h := sha256.Sum256([]byte(text))
-	return new(big.Int).SetBytes(h[:31])
+	return statement.EntriesValue(text), text
 }
 
 // distinct is list without repeats, in order.

@@ -81,7 +81,7 @@ func TestPrescriptionV3(t *testing.T) {
 	f := uop.Fields[len(uop.Fields)-2]
 	assert.Equal(t, "unidentified", f.Name)
 	assert.Equal(t, `["medication: Tylenol PM","allergy: codeine"]`, f.Text)
-	assert.Equal(t, UnidentifiedTextValue(f.Text), f.Value)
+	assert.Equal(t, statement.EntriesValue(f.Text), f.Value)
 	assert.Equal(t, "interaction=none contraindication=none valid=false", uop.Fields[12].Text, "drug_2 (metformin) has no finding, yet is not valid")
 	for name, m := range map[string]func(a *PrescriptionV3Circuit){
 		"valid claimed with an unidentified entry": func(a *PrescriptionV3Circuit) { a.Clinical.Valid[1] = 1 },

@@ -11,7 +11,7 @@ import (
 // Schema is the statement schema of the circuit named name: its id, the
 // digest's fields in order (those its Define hashes, named as its opening
 // names them) with how each text renders, and the public lists the texts
-// come from — for prescription-v2 the severity ranks and the trigger list
+// come from — for prescription-v3 the severity ranks and the trigger list
 // compiled into the circuit. Checkers (package verify, verify-decision,
 // examples/verify-js/schema.json) refuse a statement that does not follow
 // the schema of the circuit id the chain recorded.
@@ -19,7 +19,7 @@ func Schema(name string) (statement.Schema, error) {
 	switch name {
 	case CircuitEligibilityV2:
 		return statement.Schema{Circuit: name, CircuitID: CircuitID(name), Fields: eligibilityV2Fields}, nil
-	case CircuitPrescriptionV2:
+	case CircuitPrescriptionV3:
 		cat, err := formulary()
 		if err != nil {
 			return statement.Schema{}, err
@@ -32,7 +32,7 @@ func Schema(name string) (statement.Schema, error) {
 		for r := range ranks {
 			ranks[r] = rankText(r)
 		}
-		return statement.Schema{Circuit: name, CircuitID: CircuitID(name), Fields: prescriptionV2Fields(),
+		return statement.Schema{Circuit: name, CircuitID: CircuitID(name), Fields: prescriptionV3Fields(),
 			Ranks: ranks, Triggers: triggers, TriggerBase: triggerBase, TriggerSlots: MaxTriggers}, nil
 	}
 	return statement.Schema{}, fmt.Errorf("zkp: no circuit named %q", name)
@@ -86,14 +86,14 @@ func EligibilityV2Statement(in EligibilityV2Input) (statement.Statement, error) 
 	return newStatement(op)
 }
 
-// PrescriptionV2Statement is the statement ProvePrescriptionV2 would prove
+// PrescriptionV3Statement is the statement ProvePrescriptionV3 would prove
 // for in, without proving it (see EligibilityV2Statement).
-func PrescriptionV2Statement(in PrescriptionV2Input) (statement.Statement, []PrescriptionV2Outcome, error) {
+func PrescriptionV3Statement(in PrescriptionV3Input) (statement.Statement, []PrescriptionV3Outcome, error) {
 	salt, err := drawSalt(in.Salt)
 	if err != nil {
 		return statement.Statement{}, nil, err
 	}
-	_, op, outs, err := prescriptionV2Statement(in, salt)
+	_, op, outs, err := prescriptionV3Statement(in, salt)
 	if err != nil {
 		return statement.Statement{}, nil, err
 	}

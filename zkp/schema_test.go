@@ -65,11 +65,11 @@ func TestStatementsFollowTheirSchema(t *testing.T) {
 			penicillin = i
 		}
 	}
-	in := PrescriptionV2Input{Credential: c, Drugs: []string{"1191", "6809"}, ServiceDate: june,
+	in := PrescriptionV3Input{Credential: c, Drugs: []string{"1191", "6809"}, ServiceDate: june,
 		Facts: prescription.Facts{Medications: []string{"11289"}, Triggers: []int{penicillin}, AllergyDrugs: []string{"723"}}}
-	rx, outs, err := PrescriptionV2Statement(in)
+	rx, outs, err := PrescriptionV3Statement(in)
 	require.NoError(t, err)
-	sc, err = Schema(CircuitPrescriptionV2)
+	sc, err = Schema(CircuitPrescriptionV3)
 	require.NoError(t, err)
 	require.NoError(t, rx.CheckSchema(sc))
 	assert.Equal(t, 3, outs[0].InteractionRank, "aspirin with warfarin: major")

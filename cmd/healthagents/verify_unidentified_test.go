@@ -16,6 +16,7 @@ import (
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/zkp"
+	"github.com/healthagents/healthagents/zkp/statement"
 )
 
 // TestVerifyDecisionShowsUnidentified: a prescription for a patient on a
@@ -48,7 +49,7 @@ func TestVerifyDecisionShowsUnidentified(t *testing.T) {
 	u := fields[len(fields)-2]
 	assert.Equal(t, "unidentified", u.Name)
 	assert.Equal(t, `["medication: 99999999"]`, u.Text)
-	assert.Equal(t, zkp.UnidentifiedTextValue(u.Text).String(), u.Value, "the text is bound to the value")
+	assert.Equal(t, statement.EntriesValue(u.Text).String(), u.Value, "the text is bound to the value")
 	assert.Equal(t, "interaction=none contraindication=none valid=false", fields[8].Text, "metformin: no finding, yet not valid")
 	assert.Equal(t, "medication_1", fields[45].Name)
 	assert.Equal(t, "11289", fields[45].Text, "warfarin, from its SCD code, is a checked medication")

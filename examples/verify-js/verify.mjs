@@ -180,8 +180,39 @@ export function render(schema, values, i) {
       if (rest !== 0n) throw new Error(`value ${v} packs more than ${schema.trigger_slots} triggers`);
       return names.join(" ");
     }
+    case "entries":
+      if (v === 0n) return "";
+      throw new Error("an entries text is the caller's words, not rendered from its value: CheckEntries checks it against the value");
   }
   throw new Error(`unknown rendering ${quote(f.text)}`);
+}
+
+// entriesValue is the value an "entries" text commits to: 0 for "", else
+// the first 31 bytes of the text's SHA-256 as a big-endian integer.
+export function entriesValue(text) {
+  if (text === "") return 0n;
+  return BigInt("0x" + ethers.sha256(ethers.toUtf8Bytes(text)).slice(2, 64));
+}
+
+// checkEntries checks an "entries" text (prescription-v3's unidentified
+// entries: the caller's own words, which no value renders) the other way
+// round: it must be a JSON array of "medication: …" / "allergy: …" strings
+// whose SHA-256 gives the value. It throws with the Go checker's words.
+export function checkEntries(text, v) {
+  if (v === 0n) {
+    if (text !== "") throw new Error("value 0 lists no entries: the text must be empty");
+    return;
+  }
+  let list;
+  try {
+    list = JSON.parse(text);
+  } catch {
+    list = null;
+  }
+  const ok = Array.isArray(list) && list.length > 0 &&
+    list.every((e) => typeof e === "string" && (e.startsWith("medication: ") || e.startsWith("allergy: ")));
+  if (!ok) throw new Error('text is not a JSON array of "medication: …" or "allergy: …" entries');
+  if (entriesValue(text) !== v) throw new Error("text does not hash to the value (the first 31 bytes of its SHA-256)");
 }
 
 // statementChecks checks every part of the statement against what the chain
@@ -225,6 +256,10 @@ async function statementChecks(registry, st, rec, block) {
       for (let i = 0; i < have.length; i++) {
         let text;
         try {
+          if (want[i].text === "entries") {
+            checkEntries(have[i].text, values[i]);
+            continue;
+          }
           text = render(schema, values, i);
         } catch (err) {
           bad++;

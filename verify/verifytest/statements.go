@@ -45,10 +45,11 @@ func EligibilityStatement(t testing.TB, nonce uint64) statement.Statement {
 	return st
 }
 
-// PrescriptionStatement is a real prescription-v2 statement: aspirin and
-// metformin for a patient on warfarin with a penicillin allergy and an
-// amoxicillin allergy, on ServiceDay — every kind of text filled, and empty
-// slots.
+// PrescriptionStatement is a real prescription-v3 statement: aspirin and
+// metformin for a patient on warfarin and on a medication the service
+// could not identify, with a penicillin allergy and an amoxicillin
+// allergy, on ServiceDay — every kind of text filled (the unidentified
+// entries' too), and empty slots.
 func PrescriptionStatement(t testing.TB, nonce uint64) statement.Statement {
 	t.Helper()
 	agent, err := prescription.New()
@@ -59,8 +60,9 @@ func PrescriptionStatement(t testing.TB, nonce uint64) statement.Statement {
 			triggers = append(triggers, i)
 		}
 	}
-	st, _, err := zkp.PrescriptionV2Statement(zkp.PrescriptionV2Input{Credential: credentialWith(t, nonce), Drugs: []string{"1191", "6809"},
-		ServiceDate: ServiceDay, Facts: prescription.Facts{Medications: []string{"11289"}, Triggers: triggers, AllergyDrugs: []string{"723"}}})
+	st, _, err := zkp.PrescriptionV3Statement(zkp.PrescriptionV3Input{Credential: credentialWith(t, nonce), Drugs: []string{"1191", "6809"},
+		ServiceDate: ServiceDay, Facts: prescription.Facts{Medications: []string{"11289"}, Triggers: triggers, AllergyDrugs: []string{"723"},
+			Unidentified: []prescription.Unidentified{{Kind: prescription.EntryMedication, Entry: "Tylenol PM"}}}})
 	must(t, err, "prescription statement")
 	return st
 }

@@ -83,10 +83,10 @@ func Tampers() []Tamper {
 		{Name: "text", Edit: func(s *statement.Statement) { s.Opening.Fields[fieldServiceDay].Text = "2026-03-07" },
 			Failed: []string{"text"},
 			Lines:  []string{fail("text", `field 6 service_day: text "2026-03-07" is not "2026-03-06", the rendering of its value 20518`)}},
-		{Name: "circuit name", Edit: func(s *statement.Statement) { s.Opening.Circuit = zkp.CircuitPrescriptionV2 },
+		{Name: "circuit name", Edit: func(s *statement.Statement) { s.Opening.Circuit = zkp.CircuitPrescriptionV3 },
 			Failed: []string{"circuit"},
-			Lines:  []string{fail("circuit", `opening.circuit "prescription-v2" (id 0x`), "is not the recorded circuit 0x"}},
-		{Name: "circuit id", Edit: func(s *statement.Statement) { s.Opening.CircuitID = zkp.CircuitID(zkp.CircuitPrescriptionV2) },
+			Lines:  []string{fail("circuit", `opening.circuit "prescription-v3" (id 0x`), "is not the recorded circuit 0x"}},
+		{Name: "circuit id", Edit: func(s *statement.Statement) { s.Opening.CircuitID = zkp.CircuitID(zkp.CircuitPrescriptionV3) },
 			Failed: []string{"circuit id"},
 			Lines:  []string{fail("circuit id", "opening.circuit_id 0x"), "is not the recorded circuit id"}},
 		{Name: "issuer key hash", Edit: func(s *statement.Statement) {

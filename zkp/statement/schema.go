@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,7 +41,54 @@ const (
 	// RenderTriggers: Σ tₖ·TriggerBase^(k−1) as the names of the non-zero
 	// tₖ in the public list (Schema.Triggers, 1-based), space-separated.
 	RenderTriggers Render = "triggers"
+	// RenderEntries: entries of the patient's record the service could not
+	// identify (prescription-v3's unidentified field). The text is a JSON
+	// array of "medication: …" / "allergy: …" strings, "" for none; the
+	// value is EntriesValue(text). The text is the caller's own words,
+	// which no field element holds, so it is the one text not rendered
+	// from its value: checkers hash it instead (CheckEntries), which binds
+	// it just as tightly.
+	RenderEntries Render = "entries"
 )
+
+// EntriesValue is the value a RenderEntries text commits to: 0 for "",
+// else the first 31 bytes of the text's SHA-256 read as a big-endian
+// integer (below the BN254 field modulus).
+func EntriesValue(text string) *big.Int {
+	if text == "" {
+		return new(big.Int)
+	}
+	h := sha256.Sum256([]byte(text))
+	return new(big.Int).SetBytes(h[:31])
+}
+
+// entryKinds are the prefixes of a RenderEntries text's entries.
+var entryKinds = []string{"medication: ", "allergy: "}
+
+// CheckEntries reports whether text is a well-formed RenderEntries text
+// committed to by v: "" for 0, else a non-empty JSON array of
+// "medication: …" / "allergy: …" strings whose EntriesValue is v. The
+// JavaScript checker words its refusals the same.
+func CheckEntries(text string, v *big.Int) error {
+	if v == nil || v.Sign() == 0 {
+		if text != "" {
+			return errors.New("value 0 lists no entries: the text must be empty")
+		}
+		return nil
+	}
+	var list []string
+	ok := json.Unmarshal([]byte(text), &list) == nil && len(list) > 0 && strings.HasPrefix(strings.TrimSpace(text), "[")
+	for _, e := range list {
+		ok = ok && (strings.HasPrefix(e, entryKinds[0]) || strings.HasPrefix(e, entryKinds[1]))
+	}
+	if !ok {
+		return errors.New(`text is not a JSON array of "medication: …" or "allergy: …" entries`)
+	}
+	if EntriesValue(text).Cmp(v) != 0 {
+		return errors.New("text does not hash to the value (the first 31 bytes of its SHA-256)")
+	}
+	return nil
+}
 
 // lastDay is the day number of 9999-12-31: a text is YYYY-MM-DD with four
 // digits, in every language's date library.
@@ -153,6 +201,12 @@ func (s Schema) CheckTexts(o Opening) []error {
 	values := o.Values()
 	var errs []error
 	for i, f := range o.Fields {
+		if s.Fields[i].Text == RenderEntries {
+			if err := CheckEntries(f.Text, values[i]); err != nil {
+				errs = append(errs, fmt.Errorf("%w: field %d %s: %w", ErrText, i, s.Fields[i].Name, err))
+			}
+			continue
+		}
 		want, err := s.Text(values, i)
 		switch {
 		case err != nil:
@@ -218,6 +272,11 @@ func (s Schema) render(r Render, v *big.Int) (string, error) {
 		return s.clinicalText(v)
 	case RenderTriggers:
 		return s.triggersText(v)
+	case RenderEntries:
+		if v.Sign() == 0 {
+			return "", nil
+		}
+		return "", errors.New("an entries text is the caller's words, not rendered from its value: CheckEntries checks it against the value")
 	}
 	return "", fmt.Errorf("unknown rendering %q", r)
 }
