@@ -12,11 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents"
-	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/fhir"
 	"github.com/healthagents/healthagents/fhir/fhirtest"
-	"github.com/healthagents/healthagents/store/storetest"
 )
 
 // fhirMedication is a current MedicationStatement for the example patient.
@@ -41,10 +39,7 @@ func examplePatientBundle(resources ...any) []byte {
 // OperationOutcome, valid R4, whose expression is the entry's FHIRPath.
 func TestFHIRInputRefused(t *testing.T) {
 	t.Parallel()
-	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
-	e := newV1Env(t, db)
-	key, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-fhir-in"})
-	require.NoError(t, err)
+	e, key, _ := fhirClinic(t, "clinic-fhir-in")
 
 	warfarin := fhirMedication(map[string]any{"coding": []any{map[string]any{"system": fhir.SystemRxNorm, "code": "855332", "display": "warfarin sodium 5 MG Oral Tablet"}}})
 	misspelt := fhirtest.Resource("coverage-example-2")
@@ -121,12 +116,8 @@ func TestFHIRInputRefused(t *testing.T) {
 // DetectedIssue too), and the proven statement lists it.
 func TestFHIRWarfarinAsEHRsCodeIt(t *testing.T) {
 	t.Parallel()
-	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
-	e := newV1Env(t, db)
+	e, key, c := fhirClinic(t, "clinic-ehr")
 	ctx := t.Context()
-	key, _, err := e.keys.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-ehr"})
-	require.NoError(t, err)
-	c := e.client(t, apikey.CreateParams{Organization: "clinic-ehr"})
 	register := func(meds ...any) {
 		t.Helper()
 		env, err := cipher.Seal("example", examplePatientBundle(meds...), e.a.Keyring)

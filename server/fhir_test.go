@@ -16,11 +16,23 @@ import (
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/attest"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/client"
 	"github.com/healthagents/healthagents/fhir"
 	"github.com/healthagents/healthagents/fhir/fhirtest"
 	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store/storetest"
 )
+
+// fhirClinic is a v1 server on its own database, with a key of
+// organization org and an SDK client of the same organization.
+func fhirClinic(t *testing.T, org string) (*v1Env, string, *client.Client) {
+	t.Helper()
+	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
+	e := newV1Env(t, db)
+	key, _, err := e.keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Dev, Organization: org})
+	require.NoError(t, err)
+	return e, key, e.client(t, apikey.CreateParams{Organization: org})
+}
 
 // fhirPost posts body with Accept: accept and returns the status, the
 // Content-Type and the body.
@@ -57,12 +69,8 @@ func fhirDo(t *testing.T, method, url, path, key, accept string, body any) (int,
 // endpoint answers a Bundle of DetectedIssue.
 func TestV1FHIRRoundTrip(t *testing.T) {
 	t.Parallel()
-	db := storetest.Open(t, storetest.Backend{Name: "sqlite", DSN: storetest.SQLiteDSN(t)})
-	e := newV1Env(t, db)
+	e, key, c := fhirClinic(t, "clinic-fhir")
 	ctx := t.Context()
-	key, _, err := e.keys.Create(ctx, apikey.CreateParams{Env: apikey.Dev, Organization: "clinic-fhir"})
-	require.NoError(t, err)
-	c := e.client(t, apikey.CreateParams{Organization: "clinic-fhir"})
 
 	// Published examples, plus one constructed MedicationStatement
 	// (warfarin, RxNorm 11289) so the prescription has a finding.
