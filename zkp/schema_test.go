@@ -27,7 +27,8 @@ func TestSchemas(t *testing.T) {
 	elig, rx := all[0], all[1]
 	assert.Len(t, elig.Fields, 13)
 	assert.Equal(t, "eligible", elig.Fields[7].Name)
-	assert.Len(t, rx.Fields, 5+4*MaxDrugs+MaxMedications+1+MaxAllergyDrugs+1)
+	assert.Len(t, rx.Fields, 5+4*MaxDrugs+MaxMedications+1+MaxAllergyDrugs+1+1)
+	assert.Equal(t, statement.FieldSchema{Name: "unidentified", Text: statement.RenderEntries}, rx.Fields[62])
 	assert.Equal(t, statement.FieldSchema{Name: "clinical_10", Text: statement.RenderClinical, Slot: "drug_10"}, rx.Fields[5+4*9+3])
 
 	agent, err := prescription.New()
@@ -66,7 +67,8 @@ func TestStatementsFollowTheirSchema(t *testing.T) {
 		}
 	}
 	in := PrescriptionV3Input{Credential: c, Drugs: []string{"1191", "6809"}, ServiceDate: june,
-		Facts: prescription.Facts{Medications: []string{"11289"}, Triggers: []int{penicillin}, AllergyDrugs: []string{"723"}}}
+		Facts: prescription.Facts{Medications: []string{"11289"}, Triggers: []int{penicillin}, AllergyDrugs: []string{"723"},
+			Unidentified: []prescription.Unidentified{{Kind: prescription.EntryAllergy, Entry: "codeine"}}}}
 	rx, outs, err := PrescriptionV3Statement(in)
 	require.NoError(t, err)
 	sc, err = Schema(CircuitPrescriptionV3)
@@ -82,6 +84,7 @@ func TestStatementsFollowTheirSchema(t *testing.T) {
 	assert.Equal(t, "allergy:penicillin", texts["triggers"])
 	assert.Equal(t, "11289", texts["medication_1"])
 	assert.Equal(t, "723", texts["allergy_drug_1"])
+	assert.Equal(t, `["allergy: codeine"]`, texts["unidentified"])
 
 	// An opening whose text is not its value's rendering is refused.
 	op := rx.Opening
@@ -91,6 +94,11 @@ func TestStatementsFollowTheirSchema(t *testing.T) {
 	require.ErrorIs(t, err, statement.ErrText)
 	op.Fields[4].Text = rx.Opening.Fields[4].Text
 	op.Fields[4].Value = new(big.Int).Add(op.Fields[4].Value, big.NewInt(1))
+	_, err = newStatement(op)
+	require.ErrorIs(t, err, statement.ErrText)
+	// So is one whose unidentified entries are not the ones committed.
+	op.Fields[4].Value = rx.Opening.Fields[4].Value
+	op.Fields[62].Text = `["allergy: penicillin"]`
 	_, err = newStatement(op)
 	require.ErrorIs(t, err, statement.ErrText)
 }
