@@ -39,6 +39,7 @@ type devNode struct {
 
 func newDevNode(alloc types.GenesisAlloc, opts []func(*node.Config, *ethconfig.Config)) (*devNode, error) {
 	nodeConf := node.DefaultConfig
+	nodeConf.Name = nodeName
 	nodeConf.P2P = p2p.Config{NoDiscovery: true}
 	genesisAlloc := core.SystemContractAllocs()
 	maps.Copy(genesisAlloc, alloc)

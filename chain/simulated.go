@@ -86,6 +86,11 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 	simOpts := []func(*node.Config, *ethconfig.Config){}
 	if o.dataDir != "" {
 		dir := filepath.Join(o.dataDir, "geth")
+		if restart {
+			if err := adoptOldLayout(dir, kept.Head); err != nil {
+				return nil, err
+			}
+		}
 		simOpts = append(simOpts, func(nc *node.Config, _ *ethconfig.Config) { nc.DataDir = dir })
 	}
 	endpoint := "embedded"
