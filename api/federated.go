@@ -57,6 +57,22 @@ type GlobalModel struct {
 	CurrentRound             int              `json:"current_round"`
 	EpsilonSpent             float64          `json:"epsilon_spent" doc:"Differential-privacy epsilon spent by the whole run so far (0 without DP)."`
 	Scaling                  []LearnedScaling `json:"scaling,omitempty" doc:"The learned features' mean and scale that the weights were trained with (tasks with learned features, once the statistics round closed)."`
+	// What it takes to use the weights without this service (the ONNX
+	// export, ?format=onnx, holds the same).
+	ModelType    string         `json:"model_type" enum:"logistic_regression,softmax"`
+	WeightValues []float64      `json:"weight_values" doc:"The weights as numbers, in model order: logistic_regression, the coefficient of each feature (in features order) then the bias, P(positive) = sigmoid(w·z + b); softmax, class after class (classes order), the coefficients then the bias, P = softmax of the class scores."`
+	Features     []ModelFeature `json:"features" doc:"The model's inputs in order and how a raw value x becomes its input z: x clipped to range (learned features), z = (x - mean) / scale clamped to [-clamp_z, clamp_z]; a missing value is z = 0."`
+	ClampZ       float64        `json:"clamp_z"`
+	Classes      []string       `json:"classes" doc:"The classes in the order of the probabilities (ONNX output probabilities): negative then positive for logistic_regression, label.classes for softmax."`
+}
+
+// ModelFeature is one input of the global model and its standardization.
+type ModelFeature struct {
+	Name   string    `json:"name"`
+	Column string    `json:"column,omitempty" doc:"The CSV column the participants read it from."`
+	Mean   float64   `json:"mean"`
+	Scale  float64   `json:"scale" doc:"0 for a learned feature before its statistics round closed."`
+	Range  []float64 `json:"range,omitempty" doc:"[min, max] of a learned feature: the raw value is clipped to it first."`
 }
 
 // LearnedScaling is the mean and scale of one learned feature, learned by

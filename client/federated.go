@@ -76,6 +76,21 @@ func (c *Client) FederatedModel(ctx context.Context) (*GlobalModel, error) {
 	return &out, nil
 }
 
+// FederatedModelONNX calls GET /api/v1/federated/model?format=onnx: the
+// latest model version as a self-contained ONNX model file (raw feature
+// values in, class probabilities out).
+func (c *Client) FederatedModelONNX(ctx context.Context) ([]byte, error) {
+	var out []byte
+	if err := c.do(ctx, call{method: http.MethodGet, path: c.fedPath("/model"), query: url.Values{"format": {"onnx"}},
+		accept: federated.ONNXMediaType, rawOut: &out, rawType: federated.ONNXMediaType}); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, fmt.Errorf("healthagents: GET %s: the answer is not %s", c.fedPath("/model"), federated.ONNXMediaType)
+	}
+	return out, nil
+}
+
 // FederatedRound calls GET /api/v1/federated/rounds/current.
 func (c *Client) FederatedRound(ctx context.Context) (*FederatedRound, error) {
 	return c.federatedRound(ctx, 0)

@@ -40,6 +40,7 @@ type (
 	TaskDefinition       = api.TaskDefinition
 	// LearnedScaling is a learned feature's mean and scale.
 	LearnedScaling = api.LearnedScaling
+	ModelFeature   = api.ModelFeature
 	// FederatedPrivacy is a run's budget with epsilon spent and remaining.
 	FederatedPrivacy = api.FederatedPrivacy
 	// ProofKeys are the Groth16 keys of one shape of a proved run.

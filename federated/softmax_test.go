@@ -58,11 +58,9 @@ func classRecords(n int, seed uint64, prefix string) []*record.Record {
 	return out
 }
 
-// Three hospitals train a three-class softmax model through the secure sum.
-func TestFederatedSoftmax(t *testing.T) {
-	t.Parallel()
-	ctx := t.Context()
-	task := Task{
+// triageTask is a three-class softmax task over classRecords.
+func triageTask() Task {
+	return Task{
 		Name:          "triage/v1",
 		Features:      []Feature{{Name: "glucose", Mean: 130, Scale: 40}, {Name: "bmi", Mean: 28, Scale: 5}},
 		Labels:        Labels{Classes: []string{"low", "mid", "high"}},
@@ -70,6 +68,13 @@ func TestFederatedSoftmax(t *testing.T) {
 		Training:      TrainingSpec{Epochs: 20, LearningRate: 0.5},
 		ReferenceDate: "2026-01-01", ClampZ: 5,
 	}
+}
+
+// Three hospitals train a three-class softmax model through the secure sum.
+func TestFederatedSoftmax(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	task := triageTask()
 	require.NoError(t, task.Validate())
 	cfg := noDPConfig(newFakeClock(), 3)
 	cfg.Task = task

@@ -136,7 +136,6 @@ func exampleHex(label string, n int) string {
 // TestOpenAPIExamples fails on a schema left without one.
 func bodyExamples() []any {
 	available := "2026-11-23"
-	accuracy := 0.87
 	expires := exampleTime.AddDate(1, 0, 0)
 	oldExpires := exampleTime.Add(24 * time.Hour)
 	sessionOrgs := []string{"org_st_mary", "org_mercy_general", "org_lakeside"}
@@ -213,7 +212,6 @@ func bodyExamples() []any {
 		EncryptionKey: exampleHex("org-x25519", 32), CreatedAt: exampleTime, UpdatedAt: exampleTime,
 	}
 	weights := "48414657" + "01000000" + "0a000000" + exampleHex("weights", 80)
-	meanAcc, sdAcc := 0.86, 0.03
 	taskFeature := api.TaskFeature{Name: "radius_mean", Column: "radius_mean", Scaling: "given", Mean: 14.1273, Scale: 3.52095}
 	taskLabel := api.TaskLabel{Column: "diagnosis", Positive: "M", Negative: "B"}
 	taskModel := api.TaskModel{Type: "logistic_regression", L2: 0.001}
@@ -301,8 +299,8 @@ func bodyExamples() []any {
 			ModelVersion: "1.0.3", SampleCount: 412},
 		api.RevealsSubmission{Reveals: []api.RevealedShare{{Of: "org_lakeside", Kind: "mask_key", Share: "0002" + exampleHex("reveal", 66)}}},
 		api.FederatedAccepted{Accepted: true, Round: 3, CurrentRound: 3, Phase: "masked_input", Participants: 3},
-		api.GlobalModel{ModelVersion: "1.0.3", ModelHash: exampleHex("model-1.0.3", 32), Weights: weights, Accuracy: &accuracy,
-			AccuracyModelVersion: "1.0.2", EvalSamples: 600, EvalParticipants: 3, MeanAccuracy: &meanAcc, AccuracyStdDev: &sdAcc, OrganizationsContributed: 3, TrainingRound: 2, CurrentRound: 3, EpsilonSpent: 1.5},
+		exampleGlobalModel(),
+		api.ModelFeature{Name: "radius_mean", Column: "radius_mean", Mean: 14.1022, Scale: 3.4988, Range: []float64{0, 50}},
 		taskFeature, taskLabel, taskModel, taskDef, taskPrivacy,
 		api.LearnedScaling{Name: "radius_mean", Mean: 14.1022, Scale: 3.4988, Count: 463},
 		api.ProofKeys{Shape: "w31-e5-p2-b25", ProvingKey: "AAEC...", VerifyingKey: "AwQF..."},
@@ -322,4 +320,18 @@ func bodyExamples() []any {
 		webhook.PrescriptionPayload{Event: "prescription.validated", Timestamp: exampleTime, Data: webhook.PrescriptionData{
 			PatientID: exampleHex("owner-pseudonym", 32), Valid: true, ZKProofVerified: true, PrescriptionID: rxResult.PrescriptionID, ValidationStatus: "approved"}},
 	}
+}
+
+// exampleGlobalModel is the built-in diagnosis task's model at version
+// 1.0.3: its weights encoded and as numbers agree.
+func exampleGlobalModel() api.GlobalModel {
+	task := federated.DefaultTask()
+	values := []float64{1.8412, 0.9127, 0.4408, 0.3861, -0.2179}
+	enc, _ := federated.EncodeWeights(values) // five finite weights always encode
+	hash, _ := federated.ModelHash(values)
+	accuracy, meanAcc, sdAcc := 0.87, 0.86, 0.03
+	return api.GlobalModel{ModelVersion: "1.0.3", ModelHash: hash, Weights: hex.EncodeToString(enc), Accuracy: &accuracy,
+		AccuracyModelVersion: "1.0.2", EvalSamples: 600, EvalParticipants: 3, MeanAccuracy: &meanAcc, AccuracyStdDev: &sdAcc,
+		OrganizationsContributed: 3, TrainingRound: 2, CurrentRound: 3, EpsilonSpent: 1.5,
+		ModelType: task.Model.Type, WeightValues: values, Features: modelFeatures(task, nil, nil), ClampZ: task.ClampZ, Classes: task.ONNXClasses()}
 }

@@ -126,7 +126,14 @@ func (s *srv) federatedRoutes() []route {
 		{Method: "GET", Path: "/api/v1/federated/model", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.globalModel), Doc: openapi.Operation{
 				OperationID: "getFederatedModel", Tags: []string{"federated"}, Summary: "The current global model",
-				Responses: ok("The latest model version.", api.GlobalModel{}), Errors: []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+				Description: "The latest model version: its weights (hex of the canonical encoding, and as numbers), the features' standardization, the classes and the held-out accuracy. " +
+					"With ?format=onnx the answer is instead a self-contained ONNX model (application/onnx, opset 13, float64): input features [N, F], the raw feature values in features order (NaN: missing); " +
+					"outputs probabilities [N, C] in classes order and class [N], the most probable class index. The standardization is inside the graph, so it predicts what the service predicts. " +
+					"409 for a task with learned features before its statistics round closed.",
+				QueryParams: []openapi.Param{{Name: "format", Description: "json (default) or onnx.", Value: "json", Schema: &openapi.Schema{Type: openapi.Types{"string"}, Enum: []any{"json", "onnx"}}}},
+				Responses: map[int]openapi.Response{http.StatusOK: {Description: "The latest model version.", Body: api.GlobalModel{},
+					Alternates: map[string]*openapi.Schema{federated.ONNXMediaType: {Type: openapi.Types{"string"}, Format: "binary", Description: "With ?format=onnx: the model as an ONNX ModelProto (binary protocol buffer).", Examples: []any{"(binary: an ONNX ModelProto, opset 13)"}}}}},
+				Errors: []int{400, 401, 403, 409, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "GET", Path: "/api/v1/federated/rounds/current", Leader: true, Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.currentRound), Doc: openapi.Operation{

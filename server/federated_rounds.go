@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -21,6 +22,15 @@ func (s *srv) globalModel(w http.ResponseWriter, r *http.Request) {
 	if f == nil {
 		return
 	}
+	var onnx bool
+	switch r.URL.Query().Get("format") {
+	case "", "json":
+	case "onnx":
+		onnx = true
+	default:
+		s.writeError(w, r, healthagents.Errorf(healthagents.CodeInvalid, "Validation error: format must be json or onnx"))
+		return
+	}
 	h, err := f.Coordinator.History(r.Context())
 	if err != nil {
 		s.writeError(w, r, fedError(err))
@@ -32,6 +42,14 @@ func (s *srv) globalModel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := h[len(h)-1]
+	task, columns := federated.DefaultTask(), []string(nil)
+	if f.TaskFile != nil {
+		task, columns = f.TaskFile.Task(), f.TaskFile.Columns()
+	}
+	if onnx {
+		s.writeONNX(w, r, task, columns, m)
+		return
+	}
 	enc, err := federated.EncodeWeights(m.Weights)
 	if err != nil {
 		s.writeError(w, r, fedError(err))
@@ -41,6 +59,8 @@ func (s *srv) globalModel(w http.ResponseWriter, r *http.Request) {
 		ModelVersion: m.Version, ModelHash: m.Hash, Weights: hex.EncodeToString(enc),
 		OrganizationsContributed: len(m.Contributors), TrainingRound: m.Round,
 		CurrentRound: st.Round, EpsilonSpent: m.EpsilonSpent, Scaling: scalingOut(m.Scaling),
+		ModelType: task.Model.Type, WeightValues: m.Weights, Features: modelFeatures(task, columns, m.Scaling),
+		ClampZ: task.ClampZ, Classes: task.ONNXClasses(),
 	}
 	if met := federated.LatestMetrics(h); met != nil {
 		acc := met.Accuracy
@@ -104,6 +124,42 @@ func roundOut(v *federated.RoundView) (*api.FederatedRound, error) {
 }
 
 // scalingOut is the wire form of a learned scaling.
+// writeONNX answers the model version m as an ONNX model file.
+func (s *srv) writeONNX(w http.ResponseWriter, r *http.Request, task federated.Task, columns []string, m federated.ModelVersion) {
+	b, err := federated.ExportONNX(task, columns, m)
+	if errors.Is(err, federated.ErrTask) && task.Learns() && m.Scaling == nil {
+		err = healthagents.Errorf(healthagents.CodeConflict, "Conflict: model version %s has no learned scaling yet (the statistics round learns it); the ONNX export needs it", m.Version)
+	}
+	if err != nil {
+		s.writeError(w, r, fedError(err))
+		return
+	}
+	w.Header().Set("Content-Type", federated.ONNXMediaType)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+federated.ModelFileName(task.Name, m.Version, "onnx")+`"`)
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+// modelFeatures are the model's inputs and their standardization, with
+// the learned features' scaling once known.
+func modelFeatures(task federated.Task, columns []string, sc []federated.LearnedScaling) []api.ModelFeature {
+	if scaled, err := task.WithScaling(sc); err == nil {
+		task = scaled
+	}
+	out := make([]api.ModelFeature, len(task.Features))
+	for i, f := range task.Features {
+		out[i] = api.ModelFeature{Name: f.Name, Mean: f.Mean, Scale: f.Scale}
+		if i < len(columns) {
+			out[i].Column = columns[i]
+		}
+		if f.Learned {
+			out[i].Range = []float64{f.Min, f.Max}
+		}
+	}
+	return out
+}
+
 func scalingOut(sc []federated.LearnedScaling) []api.LearnedScaling {
 	if sc == nil {
 		return nil

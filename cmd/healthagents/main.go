@@ -14,6 +14,8 @@
 //	                                a multi-party setup of the ZK keys (docs/ceremony.md)
 //	healthagents verify-decision --rpc URL --tx HASH [--registry ADDRESS] [--statement FILE]
 //	                                check a recorded decision from the chain alone (docs/verify.md)
+//	healthagents model export --server URL --api-key KEY [--format onnx|json]
+//	                                the latest federated model, as ONNX or its JSON answer
 //	healthagents version            print the version
 //
 // Settings: HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT,
@@ -88,7 +90,7 @@ FEDERATED_MIN_PARTICIPANTS, FEDERATED_TARGET_PARTICIPANTS,
 FEDERATED_ROUND_TIMEOUT, FEDERATED_PROOFS.`
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal [--fhir] FILE | x12 271|270 | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant --server URL --api-key KEY --data FILE.csv [--fhir-label SYSTEM|CODE] [--task ID] | issuer keygen|sign | ceremony init|contribute|init-phase2|verify|finalize | verify-decision --rpc URL --tx HASH [--registry ADDRESS] [--statement FILE] | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal [--fhir] FILE | x12 271|270 | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant --server URL --api-key KEY --data FILE.csv [--fhir-label SYSTEM|CODE] [--task ID] | model export --server URL --api-key KEY [--format onnx|json] [--out FILE] | issuer keygen|sign | ceremony init|contribute|init-phase2|verify|finalize | verify-decision --rpc URL --tx HASH [--registry ADDRESS] [--statement FILE] | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
@@ -120,6 +122,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if cmd == "x12" {
 		// Offline: renders an answer, needs no service settings.
 		return x12Command(args, time.Now, stdin, stdout, stderr)
+	}
+	if cmd == "model" {
+		// A client of a running coordinator (model.go).
+		return modelCommand(ctx, args, getenv, stdout, stderr)
 	}
 	if cmd == "verify-decision" {
 		// A third party's machine: only a chain endpoint, no service settings.

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/csv"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -110,6 +111,24 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "1.0.2", m.ModelVersion)
 	assert.NotContains(t, serveLogs.String(), `"status":429`, "the polling fits the key's rate class")
+
+	// The trained model leaves the service: as ONNX (the bytes the API
+	// gives) and as its JSON answer.
+	want, err := reader.FederatedModelONNX(ctx)
+	require.NoError(t, err)
+	var exported bytes.Buffer
+	require.NoError(t, run(ctx, []string{"model", "export", "--server", base, "--api-key", lastKey, "--out", "-"}, settings, nil, &exported, &bytes.Buffer{}))
+	assert.Equal(t, want, exported.Bytes())
+	jsonPath := filepath.Join(dir, "model.json")
+	var said bytes.Buffer
+	require.NoError(t, run(ctx, []string{"model", "export", "--server", base, "--api-key", lastKey, "--format", "json", "--out", jsonPath}, settings, nil, &said, &bytes.Buffer{}))
+	assert.Contains(t, said.String(), "model 1.0.2 written to "+jsonPath)
+	b, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	var fromFile client.GlobalModel
+	require.NoError(t, json.Unmarshal(b, &fromFile))
+	assert.Equal(t, m.WeightValues, fromFile.WeightValues)
+	assert.Equal(t, "1.0.2", fromFile.ModelVersion)
 	cancel()
 	require.NoError(t, <-done)
 }
@@ -128,5 +147,24 @@ func TestParticipantFlags(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "participant")
 		})
+	}
+}
+
+func TestModelExportFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"model"}, "usage: healthagents model export"},
+		{[]string{"model", "import"}, "usage: healthagents model export"},
+		{[]string{"model", "export", "--api-key", "k"}, "model export: --server (or HEALTHAGENTS_URL) is required"},
+		{[]string{"model", "export", "--server", "http://127.0.0.1:1"}, "model export: --api-key (or HEALTHAGENTS_API_KEY) is required"},
+		{[]string{"model", "export", "--server", "http://127.0.0.1:1", "--api-key", "k", "--format", "pmml"}, `model export: --format must be onnx or json, not "pmml"`},
+		{[]string{"model", "export", "--server", "http://127.0.0.1:1", "--api-key", "k", "extra"}, `model export: unexpected argument "extra"`},
+	} {
+		err := run(t.Context(), tc.args, env(nil), nil, &bytes.Buffer{}, &bytes.Buffer{})
+		require.Error(t, err, tc.args)
+		assert.Contains(t, err.Error(), tc.err)
 	}
 }
