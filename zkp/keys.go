@@ -43,6 +43,8 @@ type circuitKeys struct {
 	name   string
 	ccs    *csbn254.R1CS
 	digest [32]byte // SHA-256 of the serialized constraint system
+	pkSum  [32]byte // SHA-256 of the proving key's bytes as stored (zero for ceremony files)
+	vkSum  [32]byte // SHA-256 of the verifying key's bytes as stored
 	pk     *groth16bn254.ProvingKey
 	vk     *groth16bn254.VerifyingKey
 	origin string
@@ -129,17 +131,11 @@ func commitmentsOf(r *csbn254.R1CS) constraint.Groth16Commitments {
 }
 
 func compileWithDigest(name string) (*circuitKeys, error) {
-	ccs, err := CompileCircuit(name)
+	ccs, digest, err := compileOnce(name)
 	if err != nil {
 		return nil, err
 	}
-	h := sha256.New()
-	if _, err := ccs.WriteTo(h); err != nil {
-		return nil, fmt.Errorf("zkp: hash %s constraint system: %w", name, err)
-	}
-	ck := &circuitKeys{name: name, ccs: ccs}
-	copy(ck.digest[:], h.Sum(nil))
-	return ck, nil
+	return &circuitKeys{name: name, ccs: ccs, digest: digest}, nil
 }
 
 // manifest is written beside each key pair, last, so that its presence
@@ -204,8 +200,13 @@ func LoadOrSetup(ctx context.Context, dir string, opts ...SystemOption) (*System
 			if err := ck.save(dir); err != nil {
 				return nil, err
 			}
+			// Read back what was written: the pair is then known by the
+			// digests of its files, as a later start knows it.
+			if _, err := ck.load(dir); err != nil {
+				return nil, err
+			}
 		}
-		if err := ck.selfCheck(); err != nil {
+		if ck, err = ck.checkOnce(); err != nil {
 			return nil, err
 		}
 		sys.circuits[name] = ck
@@ -241,13 +242,20 @@ func (ck *circuitKeys) load(dir string) (bool, error) {
 	if m.CCSSHA256 != hex.EncodeToString(ck.digest[:]) {
 		return false, fmt.Errorf("%w: the keys under %s were made for another version of the %s circuit (constraint system digest differs); remove them to run a new setup, or import keys from a ceremony over this version", ErrKeyMismatch, dir, ck.name)
 	}
-	pkBytes, err := readDigest(pkPath, m.PKSHA256)
+	pkBytes, pkSum, err := readDigest(pkPath, m.PKSHA256)
 	if err != nil {
 		return false, err
 	}
-	vkBytes, err := readDigest(vkPath, m.VKSHA256)
+	vkBytes, vkSum, err := readDigest(vkPath, m.VKSHA256)
 	if err != nil {
 		return false, err
+	}
+	ck.pkSum, ck.vkSum, ck.origin = pkSum, vkSum, m.Origin
+	if prev, ok := checkedBefore(ck.identity()); ok {
+		// The same bytes were decoded and self-checked earlier in this
+		// process (checkOnce returns that circuit).
+		ck.pk, ck.vk = prev.pk, prev.vk
+		return true, nil
 	}
 	ck.pk, ck.vk = new(groth16bn254.ProvingKey), new(groth16bn254.VerifyingKey)
 	// The proving key's bytes match the digest recorded when we wrote them,
@@ -259,20 +267,19 @@ func (ck *circuitKeys) load(dir string) (bool, error) {
 	if _, err := ck.vk.ReadFrom(bytes.NewReader(vkBytes)); err != nil {
 		return false, fmt.Errorf("%w: decode %s: %w", ErrKeyMismatch, vkPath, err)
 	}
-	ck.origin = m.Origin
 	return true, ck.checkShape()
 }
 
-func readDigest(path, want string) ([]byte, error) {
+func readDigest(path, want string) ([]byte, [32]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: read %s: %w", ErrKeyMismatch, path, err)
+		return nil, [32]byte{}, fmt.Errorf("%w: read %s: %w", ErrKeyMismatch, path, err)
 	}
 	sum := sha256.Sum256(b)
 	if hex.EncodeToString(sum[:]) != want {
-		return nil, fmt.Errorf("%w: %s does not match the digest in its manifest (corrupt or replaced)", ErrKeyMismatch, path)
+		return nil, [32]byte{}, fmt.Errorf("%w: %s does not match the digest in its manifest (corrupt or replaced)", ErrKeyMismatch, path)
 	}
-	return b, nil
+	return b, sum, nil
 }
 
 // checkShape verifies that the key pair fits the compiled circuit: number

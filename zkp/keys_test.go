@@ -3,13 +3,10 @@ package zkp
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/consensys/gnark-crypto/ecc"
-	"github.com/consensys/gnark/backend/groth16/bn254/mpcsetup"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,6 +39,9 @@ func TestKeysReusedAcrossRestart(t *testing.T) {
 	require.NoError(t, err)
 	for _, name := range CircuitNames() {
 		assert.Equal(t, vkBytes(t, testSys, name), vkBytes(t, reloaded, name), name)
+		// The same key bytes in one process: decoded and self-checked once,
+		// one set of prover tables.
+		assert.Same(t, testSys.circuits[name], reloaded.circuits[name], name)
 		info, ok := reloaded.Info(name)
 		require.True(t, ok)
 		assert.Equal(t, OriginSetup, info.Origin)
@@ -113,62 +113,33 @@ func TestLoadRejectsMismatchedKeys(t *testing.T) {
 func TestSetupReplacesIncompletePair(t *testing.T) {
 	t.Parallel()
 	dir := copyKeyDir(t)
-	// A crash after the keys but before the manifest: the pair is redone.
-	require.NoError(t, os.Remove(filepath.Join(dir, CircuitPrescriptionV3+".json")))
+	// A crash after the keys but before the manifest: the pair is redone
+	// (the smaller circuit's, to keep the set-up short).
+	require.NoError(t, os.Remove(filepath.Join(dir, CircuitEligibilityV2+".json")))
 	sys, err := LoadOrSetup(t.Context(), dir)
 	require.NoError(t, err)
-	assert.Equal(t, vkBytes(t, testSys, CircuitEligibilityV2), vkBytes(t, sys, CircuitEligibilityV2))
-	assert.NotEqual(t, vkBytes(t, testSys, CircuitPrescriptionV3), vkBytes(t, sys, CircuitPrescriptionV3))
-	_, err = os.Stat(filepath.Join(dir, CircuitPrescriptionV3+".json"))
+	assert.Equal(t, vkBytes(t, testSys, CircuitPrescriptionV3), vkBytes(t, sys, CircuitPrescriptionV3))
+	assert.NotEqual(t, vkBytes(t, testSys, CircuitEligibilityV2), vkBytes(t, sys, CircuitEligibilityV2))
+	assert.NotSame(t, testSys.circuits[CircuitEligibilityV2], sys.circuits[CircuitEligibilityV2], "new keys are checked on their own")
+	_, err = os.Stat(filepath.Join(dir, CircuitEligibilityV2+".json"))
 	require.NoError(t, err)
 	leftovers, err := filepath.Glob(filepath.Join(dir, "*.tmp-*"))
 	require.NoError(t, err)
 	assert.Empty(t, leftovers)
 }
 
-// TestCeremony produces keys with gnark's mpcsetup for both circuits, writes
-// them as a ceremony coordinator would, loads them with LoadCeremony and
-// installs them with Save. The ceremony is seeded: no contributor, only the
-// fixed beacons, so it is deterministic — and forgeable by anyone who knows
-// the beacons. A test fixture, never production keys (docs/decisions/zkp.md
-// lists the real steps, with contributors).
-//
-// It costs about 10 CPU-seconds (phase-2 initialisation runs FFTs over group
-// elements), so -short skips it.
+// TestCeremony takes keys from gnark's mpcsetup for both circuits (the
+// seeded ceremonyFixture), loads them with LoadCeremony and installs them
+// with Save. -short skips it: the ceremony costs minutes of CPU the first
+// time (then it comes from the test cache).
 func TestCeremony(t *testing.T) {
 	if testing.Short() {
-		t.Skip("mpcsetup ceremony: about 10 CPU-seconds")
+		t.Skip("mpcsetup ceremony over the real circuits")
 	}
 	t.Parallel()
 	ctx := t.Context()
 	dir := t.TempDir()
-
-	// Phase 1 (powers of tau) per domain size, sealed with the beacon: a
-	// circuit's phase 2 takes the commons of its own domain.
-	commonsOf := map[uint64]*mpcsetup.SrsCommons{}
-	files := map[string]CeremonyKeys{}
-	for _, name := range CircuitNames() {
-		r, err := CompileCircuit(name)
-		require.NoError(t, err)
-		domain := ecc.NextPowerOfTwo(uint64(r.GetNbConstraints()))
-		if commonsOf[domain] == nil {
-			c, err := mpcsetup.VerifyPhase1(domain, []byte("healthagents test fixture: phase 1"))
-			require.NoError(t, err)
-			commonsOf[domain] = &c
-		}
-		// Phase 2 per circuit, sealed with the beacon.
-		pk, vk, err := mpcsetup.VerifyPhase2(r, commonsOf[domain], []byte("healthagents test fixture: phase 2"))
-		require.NoError(t, err)
-		f := CeremonyKeys{ProvingKey: filepath.Join(dir, name+".ceremony.pk"), VerifyingKey: filepath.Join(dir, name+".ceremony.vk")}
-		for path, k := range map[string]io.WriterTo{f.ProvingKey: pk, f.VerifyingKey: vk} {
-			out, err := os.Create(path)
-			require.NoError(t, err)
-			_, err = k.WriteTo(out)
-			require.NoError(t, err)
-			require.NoError(t, out.Close())
-		}
-		files[name] = f
-	}
+	files := ceremonyFixture(t, dir)
 
 	sys, err := LoadCeremony(ctx, files)
 	require.NoError(t, err)

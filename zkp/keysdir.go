@@ -83,7 +83,7 @@ func LoadKeysDir(ctx context.Context, dir string, opts ...SystemOption) (*System
 		if !loaded {
 			return nil, fmt.Errorf("%w: no keys for the %s circuit", ErrKeyMismatch, name)
 		}
-		if err := ck.selfCheck(); err != nil {
+		if ck, err = ck.checkOnce(); err != nil {
 			return nil, err
 		}
 		sys.circuits[name] = ck

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/healthagents/healthagents/internal/testcache"
 )
 
-// One key set per test run: set-up is the slow part (seconds), so every test
-// shares it. testKeyDir holds its files for the persistence tests.
+// One key set per test run, from the test cache shared with the other
+// packages' tests (set-up is the slow part): every test shares it. testKeyDir holds its files for the persistence tests.
 var (
 	testSys    *System
 	testKeyDir string
@@ -24,6 +26,7 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
+	ctx := context.Background()
 	dir := os.Getenv(keyDirEnv)
 	if dir == "" {
 		var err error
@@ -36,13 +39,36 @@ func runTests(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+		if err := cachedKeys(ctx, dir); err != nil {
+			fmt.Fprintln(os.Stderr, "zkp test keys:", err)
+			return 1
+		}
 	}
 	testKeyDir = dir
 	var err error
-	testSys, err = LoadOrSetup(context.Background(), dir)
+	testSys, err = LoadOrSetup(ctx, dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zkp test setup:", err)
 		return 1
 	}
 	return m.Run()
+}
+
+// cachedKeys writes the keys of every circuit into dir from the test cache
+// (package testcache; internal/testcache/zkkeys does the same for the other
+// packages, which may import zkp), setting up and storing the circuits the
+// cache misses.
+func cachedKeys(ctx context.Context, dir string) error {
+	c, err := testcache.Open()
+	if err != nil {
+		return err
+	}
+	files, err := c.KeyFiles(ctx, testcache.ZKPKeys(CircuitNames(), CircuitDigest, func(ctx context.Context, dir string) error {
+		_, err := LoadOrSetup(ctx, dir)
+		return err
+	}))
+	if err != nil {
+		return err
+	}
+	return testcache.WriteFiles(dir, files)
 }

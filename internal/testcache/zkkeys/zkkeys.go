@@ -1,0 +1,75 @@
+// Package zkkeys hands tests the development Groth16 keys of zkp's
+// circuits from the shared test cache (package testcache), so that a
+// DATA_DIR's first start loads keys instead of running groth16.Setup.
+package zkkeys
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/healthagents/healthagents/internal/testcache"
+	"github.com/healthagents/healthagents/zkp"
+)
+
+// Set is zkp's circuits as a testcache.KeySet (testcache.ZKPKeys), built
+// and checked by zkp.LoadOrSetup.
+func Set() testcache.KeySet {
+	return testcache.ZKPKeys(zkp.CircuitNames(), zkp.CircuitDigest, func(ctx context.Context, dir string) error {
+		_, err := zkp.LoadOrSetup(ctx, dir)
+		return err
+	})
+}
+
+var shared struct {
+	once  sync.Once
+	files map[string][]byte
+	err   error
+}
+
+// Files returns the key files of every circuit (file name → bytes), read
+// from the shared cache (and checked) once per process.
+func Files() (map[string][]byte, error) {
+	shared.once.Do(func() {
+		c, err := testcache.Open()
+		if err != nil {
+			shared.err = err
+			return
+		}
+		shared.files, shared.err = c.KeyFiles(context.Background(), Set())
+	})
+	if shared.err != nil {
+		return nil, fmt.Errorf("zk keys from the test cache: %w", shared.err)
+	}
+	return shared.files, nil
+}
+
+// Write writes the keys into dir (created if need be) in the layout
+// zkp.LoadOrSetup reads. A service of this process that loads them shares
+// the check Files made (zkp keeps the circuits it checked).
+func Write(dir string) error {
+	files, err := Files()
+	if err != nil {
+		return err
+	}
+	return testcache.WriteFiles(dir, files)
+}
+
+// Into is Write for a test, which it fails on an error.
+func Into(tb testing.TB, dir string) {
+	tb.Helper()
+	if err := Write(dir); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// DataDir returns a fresh DATA_DIR (a test's temporary directory) holding
+// the keys under zkp/ and nothing else.
+func DataDir(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	Into(tb, filepath.Join(dir, "zkp"))
+	return dir
+}
