@@ -51,31 +51,70 @@ func (c *Coordinator) finish(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	mv, ledger, err := c.aggregate(r, sum, now)
-	if err != nil {
+	base := c.history[len(c.history)-1]
+	if base.Version != r.BaseVersion {
+		return fmt.Errorf("%w: round %d started from %s, history ends at %s", ErrStoreMismatch, r.Number, r.BaseVersion, base.Version)
+	}
+	var mv *ModelVersion
+	var ledger *dp.Ledger
+	if r.Kind == RoundEvaluation {
+		if err := zeroUpdate(sum[:r.Dim-evalWords]); err != nil {
+			return c.abandon(ctx, now, err.Error())
+		}
+	} else if mv, ledger, err = c.aggregate(r, sum, now); err != nil {
 		return c.abandon(ctx, now, err.Error())
 	}
-	var evalNote string
+	// The evaluation words measure the round's starting model: its figures
+	// go with that version.
+	var evaluated *ModelVersion
+	evalNote := ""
 	met, err := evalMetrics(sum[r.Dim-evalWords:], len(r.U3), bound)
 	switch {
 	case err != nil:
 		// The update passed its own checks; only the figures are refused.
 		evalNote = "; evaluation refused: " + err.Error()
 	case met != nil:
-		met.EvaluatedVersion = r.BaseVersion
-		mv.Metrics = met
+		met.EvaluatedVersion = base.Version
+		ev := base
+		ev.Metrics = met
+		evaluated = &ev
+		evalNote = fmt.Sprintf("; %s evaluated on %d held-out records", base.Version, met.EvalSamples)
 	}
 	done := r.clone()
-	done.Phase, done.ResultVersion = PhaseClosed, mv.Version
+	done.Phase = PhaseClosed
 	done.Outcome = fmt.Sprintf("closed with %d contributors", len(r.U3)) + evalNote
-	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{done}, Model: mv, Ledger: ledger}); err != nil {
+	if mv != nil {
+		done.ResultVersion = mv.Version
+	}
+	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{done}, Model: mv, Evaluated: evaluated, Ledger: ledger}); err != nil {
 		return fmt.Errorf("federated: saving round %d: %w", r.Number, err)
 	}
-	c.round, c.ledger = done, ledger
+	c.round = done
+	if ledger != nil {
+		c.ledger = ledger
+	}
+	if evaluated != nil {
+		c.history[len(c.history)-1] = *evaluated
+	}
+	if mv != nil {
+		c.history = append(c.history, *mv)
+		c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "federated round closed", slog.Int("round", r.Number), slog.String("version", mv.Version), slog.Int("contributors", len(r.U3)))
+	} else {
+		c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "federated evaluation round closed", slog.Int("round", r.Number), slog.String("evaluated", base.Version), slog.Int("contributors", len(r.U3)))
+	}
 	c.notify()
-	c.history = append(c.history, *mv)
-	c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "federated round closed", slog.Int("round", r.Number), slog.String("version", mv.Version), slog.Int("contributors", len(r.U3)))
 	return c.openNext(ctx, now)
+}
+
+// zeroUpdate checks the weight words of an evaluation round's sum: every
+// participant sends a zero update, so anything else is refused.
+func zeroUpdate(words []uint64) error {
+	for i, w := range words {
+		if w != 0 {
+			return fmt.Errorf("evaluation round: weight word %d of the sum is not zero", i)
+		}
+	}
+	return nil
 }
 
 // aggregate turns the unmasked sum into the next model version. It runs the
@@ -113,9 +152,6 @@ func (c *Coordinator) aggregate(r *RoundState, sum []uint64, now time.Time) (*Mo
 		dp.AddGaussianNoise(mrand.New(mrand.NewChaCha8(seed)), update, r.NoiseMultiplier*r.ClipNorm)
 	}
 	base := c.history[len(c.history)-1]
-	if base.Version != r.BaseVersion {
-		return nil, nil, fmt.Errorf("%w: round %d started from %s, history ends at %s", ErrStoreMismatch, r.Number, r.BaseVersion, base.Version)
-	}
 	w := slices.Clone(base.Weights)
 	for i := range w {
 		w[i] += c.cfg.ServerLearningRate * update[i] / n

@@ -152,6 +152,7 @@ func (c *Coordinator) restore(snap *Snapshot) error {
 	if c.ledger != nil && c.ledger.Budget != c.cfg.Privacy.Budget {
 		return fmt.Errorf("%w: privacy budget differs from the stored ledger", ErrStoreMismatch)
 	}
+	moveMetrics(c.history)
 	if sc := c.history[len(c.history)-1].Scaling; sc != nil {
 		if _, err := c.cfg.Task.WithScaling(sc); err != nil {
 			return fmt.Errorf("%w: the stored learned scaling does not fit the task: %w", ErrStoreMismatch, err)
@@ -186,17 +187,19 @@ func (c *Coordinator) openNext(ctx context.Context, now time.Time) error {
 	if c.round != nil {
 		next = c.round.Number + 1
 	}
-	if next >= c.cfg.MaxRounds {
-		c.stopped = fmt.Errorf("%w: %d", ErrMaxRounds, c.cfg.MaxRounds)
-		return nil
-	}
 	var z float64
-	if p := c.cfg.Privacy; p != nil {
+	var stop error
+	if next >= c.cfg.MaxRounds {
+		stop = fmt.Errorf("%w: %d", ErrMaxRounds, c.cfg.MaxRounds)
+	} else if p := c.cfg.Privacy; p != nil {
 		z = p.NoiseMultiplier
 		if _, err := c.ledger.Check(z); err != nil { // privacy_check
-			c.stopped = fmt.Errorf("%w: %w", ErrBudgetExhausted, err)
-			return nil
+			stop = fmt.Errorf("%w: %w", ErrBudgetExhausted, err)
 		}
+	}
+	if stop != nil && !c.finalEvaluationDue() {
+		c.stopped = stop
+		return nil
 	}
 	session := make([]byte, secagg.SessionSize)
 	if _, err := io.ReadFull(c.cfg.Rand, session); err != nil {
@@ -220,6 +223,10 @@ func (c *Coordinator) openNext(ctx context.Context, now time.Time) error {
 		r.Kind, r.Dim, r.FracBits = RoundStatistics, statsWords*len(c.cfg.Task.learned()), f
 		r.NoiseMultiplier, r.Proved = 0, false
 	}
+	if stop != nil {
+		// Training is over: one more round measures the final model.
+		r.Kind, r.NoiseMultiplier = RoundEvaluation, 0
+	}
 	if p := c.cfg.Privacy; p != nil && p.Distributed && r.NoiseMultiplier > 0 {
 		r.NoiseShare = noiseShare(r.NoiseMultiplier, r.ClipNorm, r.FracBits, r.Dim-evalWords, c.cfg.MinParticipants)
 	}
@@ -231,6 +238,16 @@ func (c *Coordinator) openNext(ctx context.Context, now time.Time) error {
 	c.notify()
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "federated round opened", slog.Int("round", next), slog.String("base", base.Version))
 	return nil
+}
+
+// finalEvaluationDue reports whether training is over with a final model
+// no round has evaluated: a trained version (not the initial model, its
+// scaling learned if the task learns any), and the last round was not
+// already the evaluation round.
+func (c *Coordinator) finalEvaluationDue() bool {
+	last := c.history[len(c.history)-1]
+	return c.round != nil && c.round.Kind != RoundEvaluation && last.Round >= 0 && last.Metrics == nil &&
+		(!c.cfg.Task.Learns() || last.Scaling != nil)
 }
 
 func (c *Coordinator) phaseDeadline(r *RoundState, now time.Time) time.Time {
@@ -358,4 +375,22 @@ func (c *Coordinator) abandon(ctx context.Context, now time.Time, why string) er
 	c.notify()
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "federated round abandoned", slog.Int("round", done.Number), slog.String("reason", why))
 	return c.openNext(ctx, now)
+}
+
+// moveMetrics puts figures stored the old way — on the version made by the
+// round that measured them, naming the version they measured — on the
+// version they measure.
+func moveMetrics(h []ModelVersion) {
+	for i := range h {
+		m := h[i].Metrics
+		if m == nil || m.EvaluatedVersion == h[i].Version {
+			continue
+		}
+		for j := range h {
+			if h[j].Version == m.EvaluatedVersion && (h[j].Metrics == nil || h[j].Metrics.EvaluatedVersion != h[j].Version) {
+				h[i].Metrics, h[j].Metrics = h[j].Metrics, m
+				break
+			}
+		}
+	}
 }

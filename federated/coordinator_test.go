@@ -78,10 +78,12 @@ func TestSecureSumEqualsPlainSum(t *testing.T) {
 	assert.Equal(t, "1.0.1", got.Version)
 	assert.Equal(t, 0, got.Round)
 	assert.Equal(t, []string{"hospital-00", "hospital-01", "hospital-02"}, got.Contributors)
-	require.NotNil(t, got.Metrics)
-	assert.Equal(t, ev.Total, got.Metrics.EvalSamples)
-	assert.InDelta(t, ev.Accuracy(), got.Metrics.Accuracy, 0)
-	assert.Equal(t, "1.0.0", got.Metrics.EvaluatedVersion)
+	assert.Nil(t, got.Metrics, "1.0.1 is measured by the next round")
+	evaluated := h[0]
+	require.NotNil(t, evaluated.Metrics, "round 0 measured its starting model")
+	assert.Equal(t, ev.Total, evaluated.Metrics.EvalSamples)
+	assert.InDelta(t, ev.Accuracy(), evaluated.Metrics.Accuracy, 0)
+	assert.Equal(t, "1.0.0", evaluated.Metrics.EvaluatedVersion)
 	hash, err := ModelHash(got.Weights)
 	require.NoError(t, err)
 	assert.Equal(t, hash, got.Hash)
@@ -241,12 +243,19 @@ func TestPrivacyCheckRefusesRoundOverBudget(t *testing.T) {
 	ps, _ := cohortParticipants(t, 3, 100, 5)
 	runRound(t, ctx, c, ps)
 	runRound(t, ctx, c, ps)
+	// The budget is spent: one more round evaluates the final model and
+	// spends nothing.
+	v, err := c.View(ctx, "hospital-00")
+	require.NoError(t, err)
+	assert.Equal(t, RoundEvaluation, v.Kind)
+	assert.Equal(t, "1.0.2", v.Base.Version)
+	runRound(t, ctx, c, ps)
 
 	_, err = c.View(ctx, "hospital-00")
 	require.ErrorIs(t, err, ErrNoOpenRound)
 	require.ErrorIs(t, err, ErrBudgetExhausted)
 	require.ErrorIs(t, err, dp.ErrBudgetExceeded)
-	err = c.Submit(ctx, "hospital-00", Submission{Round: 2, Keys: &secagg.PublicKeys{}})
+	err = c.Submit(ctx, "hospital-00", Submission{Round: 3, Keys: &secagg.PublicKeys{}})
 	require.ErrorIs(t, err, ErrBudgetExhausted)
 
 	l, err := c.Ledger(ctx)
@@ -278,8 +287,47 @@ func TestMaxRounds(t *testing.T) {
 	require.NoError(t, err)
 	ps, _ := cohortParticipants(t, 3, 100, 6)
 	runRound(t, ctx, c, ps)
+
+	// The round limit is reached: the evaluation round measures the final
+	// model, trains nothing and makes no version.
+	v, err := c.View(ctx, "hospital-00")
+	require.NoError(t, err)
+	assert.Equal(t, RoundEvaluation, v.Kind)
+	assert.Equal(t, 1, v.Round)
+	assert.Equal(t, "1.0.1", v.Base.Version)
+	runRound(t, ctx, c, ps)
 	_, err = c.View(ctx, "hospital-00")
 	require.ErrorIs(t, err, ErrMaxRounds)
+	h, err := c.History(ctx)
+	require.NoError(t, err)
+	require.Len(t, h, 2, "no version from the evaluation round")
+	final := h[1]
+	require.NotNil(t, final.Metrics, "the final model's accuracy is measured")
+	assert.Equal(t, "1.0.1", final.Metrics.EvaluatedVersion)
+	var ev Evaluation
+	for _, p := range ps {
+		e, err := p.Evaluate(final.Weights)
+		require.NoError(t, err)
+		ev.Correct, ev.Total = ev.Correct+e.Correct, ev.Total+e.Total
+	}
+	assert.Equal(t, ev.Total, final.Metrics.EvalSamples)
+	assert.InDelta(t, ev.Accuracy(), final.Metrics.Accuracy, 0, "the pooled accuracy of the final weights")
+	assert.Equal(t, final.Metrics, LatestMetrics(h), "the latest figure belongs to the final version")
+}
+
+// A history stored before figures went with the version they measure (on
+// the version made by the measuring round) is read the new way.
+func TestMetricsMoveToTheVersionTheyMeasure(t *testing.T) {
+	t.Parallel()
+	h := []ModelVersion{{Version: "1.0.0"}, {Version: "1.0.1", Metrics: &Metrics{Accuracy: 0.5, EvaluatedVersion: "1.0.0"}},
+		{Version: "1.0.2", Metrics: &Metrics{Accuracy: 0.7, EvaluatedVersion: "1.0.1"}}, {Version: "1.0.3"}}
+	moveMetrics(h)
+	assert.InDelta(t, 0.5, h[0].Metrics.Accuracy, 0)
+	assert.InDelta(t, 0.7, h[1].Metrics.Accuracy, 0)
+	assert.Nil(t, h[2].Metrics)
+	assert.Nil(t, h[3].Metrics)
+	moveMetrics(h)
+	assert.InDelta(t, 0.7, h[1].Metrics.Accuracy, 0, "moving twice changes nothing")
 }
 
 func TestSubmitRejects(t *testing.T) {

@@ -61,8 +61,8 @@ func TestEvaluationSpreadAndCohortBound(t *testing.T) {
 	runRound(t, ctx, c, ps)
 	h, err := c.History(ctx)
 	require.NoError(t, err)
-	m := h[1].Metrics
-	require.NotNil(t, m)
+	m := h[0].Metrics
+	require.NotNil(t, m, "round 0 measured its starting model 1.0.0")
 	mean := (accs[0] + accs[1] + accs[2]) / 3
 	var variance float64
 	for _, a := range accs {
@@ -105,7 +105,8 @@ func TestInflatedEvaluationIsRefused(t *testing.T) {
 	h, err := c.History(ctx)
 	require.NoError(t, err)
 	require.Len(t, h, 2, "the round closed with the update")
-	assert.Nil(t, h[1].Metrics, "inflated counts are not published")
+	assert.Nil(t, h[0].Metrics, "inflated counts are not published")
+	assert.Nil(t, h[1].Metrics)
 	var r0 RoundState
 	require.NoError(t, jsonUnmarshal(store.rounds[0], &r0))
 	assert.Contains(t, r0.Outcome, "evaluation refused")

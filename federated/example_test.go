@@ -43,6 +43,13 @@ func (s *exampleStore) SaveFederated(_ context.Context, ch federated.Change) err
 	if ch.Model != nil {
 		s.snap.History = append(s.snap.History, *ch.Model)
 	}
+	if ch.Evaluated != nil {
+		for i := range s.snap.History {
+			if s.snap.History[i].Version == ch.Evaluated.Version {
+				s.snap.History[i] = *ch.Evaluated
+			}
+		}
+	}
 	if ch.Ledger != nil {
 		s.snap.Ledger = ch.Ledger
 	}
@@ -75,9 +82,10 @@ func Example() {
 				}
 			}
 		}
-		m, _ := coord.Model(ctx)
+		h, _ := coord.History(ctx)
+		m, met := h[len(h)-1], federated.LatestMetrics(h)
 		fmt.Printf("round %d -> model %s from %d hospitals, held-out accuracy of %s measured: %v\n",
-			m.Round, m.Version, len(m.Contributors), m.Metrics.EvaluatedVersion, m.Metrics.Accuracy > 0)
+			m.Round, m.Version, len(m.Contributors), met.EvaluatedVersion, met.Accuracy > 0)
 	}
 	// Output:
 	// round 0 -> model 1.0.1 from 3 hospitals, held-out accuracy of 1.0.0 measured: true

@@ -69,6 +69,21 @@ func (s *memStore) SaveFederated(_ context.Context, ch Change) error {
 	if ch.Model != nil {
 		s.models = append(s.models, mustJSON(ch.Model))
 	}
+	if ch.Evaluated != nil {
+		found := false
+		for i, b := range s.models {
+			var mv ModelVersion
+			if err := json.Unmarshal(b, &mv); err != nil {
+				return err
+			}
+			if mv.Version == ch.Evaluated.Version {
+				s.models[i], found = mustJSON(ch.Evaluated), true
+			}
+		}
+		if !found {
+			return fmt.Errorf("no stored model version %s", ch.Evaluated.Version)
+		}
+	}
 	if ch.Ledger != nil {
 		s.ledger = mustJSON(ch.Ledger)
 	}

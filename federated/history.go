@@ -45,8 +45,10 @@ type ModelVersion struct {
 
 func versionString(n int) string { return fmt.Sprintf("1.0.%d", n) }
 
-// LatestMetrics returns the most recent metrics in the history and the
-// version they measure, or nil when no round has completed yet.
+// LatestMetrics returns the metrics of the latest measured version (they
+// name it), or nil when no round has measured one yet. A version is
+// measured by the round after it (the round's evaluation words score its
+// starting model), the final one by the evaluation round.
 func LatestMetrics(history []ModelVersion) *Metrics {
 	for i := len(history) - 1; i >= 0; i-- {
 		if history[i].Metrics != nil {

@@ -349,9 +349,14 @@ func (p *Participant) prepare(ctx context.Context, v *RoundView) ([]uint64, erro
 		return nil, fmt.Errorf("federated: randomness: %w", err)
 	}
 	rng := mrand.New(mrand.NewChaCha8(seed))
-	upd, err := Train(ctx, p.model, base, p.train, p.cfg.Task.Training, rng)
-	if err != nil {
-		return nil, err
+	upd := &Update{Delta: make([]float64, nw)}
+	if v.Kind != RoundEvaluation {
+		// An evaluation round measures the final model and trains nothing:
+		// the update is zero.
+		var err error
+		if upd, err = Train(ctx, p.model, base, p.train, p.cfg.Task.Training, rng); err != nil {
+			return nil, err
+		}
 	}
 	Clip(upd.Delta, v.ClipNorm)
 	if err := NaNCheck(upd.Delta); err != nil {
@@ -376,7 +381,7 @@ func (p *Participant) prepare(ctx context.Context, v *RoundView) ([]uint64, erro
 	if test.Len() > limit {
 		test = Dataset{X: test.X[:limit], Y: test.Y[:limit]}
 	}
-	if v.NoiseShare > 0 {
+	if v.NoiseShare > 0 && v.Kind != RoundEvaluation {
 		// Distributed DP: this participant's share of the noise, on the
 		// weights only, before masking (distributed.go).
 		if !(v.NoiseShare < maxNoiseShare) {

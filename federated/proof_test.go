@@ -187,6 +187,6 @@ func TestProvedRoundResumesAfterRestart(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, h, 2)
 	assert.Len(t, h[1].Contributors, 3)
-	require.NotNil(t, h[1].Metrics)
-	assert.Equal(t, 3, h[1].Metrics.Participants)
+	require.NotNil(t, h[0].Metrics, "round 0 measured its starting model")
+	assert.Equal(t, 3, h[0].Metrics.Participants)
 }

@@ -101,6 +101,10 @@ func TestFederatedSoftmax(t *testing.T) {
 	}
 	assert.Greater(t, ev.Accuracy(), 0.85, "three separated classes are learned")
 	assert.False(t, math.IsNaN(m.Weights[0]))
-	require.NotNil(t, m.Metrics)
-	assert.Greater(t, m.Metrics.Accuracy, 0.5, "the pooled accuracy of round 9's base model")
+	h, err := c.History(ctx)
+	require.NoError(t, err)
+	met := LatestMetrics(h)
+	require.NotNil(t, met)
+	assert.Equal(t, h[len(h)-2].Version, met.EvaluatedVersion)
+	assert.Greater(t, met.Accuracy, 0.5, "the pooled accuracy of round 9's base model")
 }

@@ -38,6 +38,13 @@ type RoundKind string
 // the round's result is a model version carrying the pooled scaling.
 const RoundStatistics RoundKind = "statistics"
 
+// RoundEvaluation is the kind of the round that follows the last training
+// round (the round limit or the privacy budget reached): each participant
+// sends a zero update with the held-out evaluation counts of the final
+// model, so that the final version's accuracy is measured like every
+// other's. It produces no model version and spends no privacy budget.
+const RoundEvaluation RoundKind = "evaluation"
+
 // RoundState is the persisted header of a round: its parameters, the
 // participant sets fixed at each phase change, and its outcome. Submissions
 // are persisted separately, as an append-only log.
@@ -125,7 +132,10 @@ type Change struct {
 	Rounds     []*RoundState `json:"rounds,omitempty"`     // upsert by Number
 	Submission *Submission   `json:"submission,omitempty"` // append to its round's log
 	Model      *ModelVersion `json:"model,omitempty"`      // append to the history
-	Ledger     *dp.Ledger    `json:"ledger,omitempty"`     // replace
+	// Evaluated replaces the stored version of the same Version: the
+	// version with its Metrics, measured by the round after it.
+	Evaluated *ModelVersion `json:"evaluated,omitempty"`
+	Ledger    *dp.Ledger    `json:"ledger,omitempty"` // replace
 }
 
 // Snapshot is the persisted state a coordinator starts from.

@@ -124,6 +124,23 @@ func (s *FederatedStore) SaveFederated(ctx context.Context, ch federated.Change)
 				return err
 			}
 		}
+		if m := ch.Evaluated; m != nil {
+			body, err := json.Marshal(m)
+			if err != nil {
+				return err
+			}
+			res, err := tx.ExecContext(ctx, s.db.Rebind(`UPDATE federated_models SET body = ? WHERE task = ? AND version = ?`), string(body), s.task, m.Version)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			if n != 1 {
+				return fmt.Errorf("model version %s: %d stored versions to update, not 1", m.Version, n)
+			}
+		}
 		if l := ch.Ledger; l != nil {
 			body, err := json.Marshal(l)
 			if err != nil {

@@ -62,6 +62,23 @@ func TestFederatedStoreTasksApart(t *testing.T) {
 		assert.Len(t, sa.History, 1)
 		assert.Len(t, sb.History, 1)
 
+		// A round's figures go on the version they measure, in this task
+		// only; an unknown version is refused and changes nothing.
+		ev := *change("1.0.0", 1).Model
+		ev.Metrics = &federated.Metrics{Accuracy: 0.9, EvalSamples: 10, EvaluatedVersion: "1.0.0"}
+		require.NoError(t, a.SaveFederated(ctx, federated.Change{Evaluated: &ev}))
+		ghost := ev
+		ghost.Version = "1.0.9"
+		require.Error(t, a.SaveFederated(ctx, federated.Change{Evaluated: &ghost, Ledger: &dp.Ledger{}}))
+		sa, err = a.LoadFederated(ctx)
+		require.NoError(t, err)
+		require.NotNil(t, sa.History[0].Metrics)
+		assert.InDelta(t, 0.9, sa.History[0].Metrics.Accuracy, 0)
+		assert.Equal(t, 1.0, sa.Ledger.Budget.Epsilon, "the refused change left the ledger")
+		sb, err = b.LoadFederated(ctx)
+		require.NoError(t, err)
+		assert.Nil(t, sb.History[0].Metrics)
+
 		fenced := b.WithLeaseFence("federated:task:sepsis", "nobody", 1)
 		assert.Equal(t, "sepsis", fenced.Task(), "a fence keeps the task")
 		require.ErrorIs(t, fenced.SaveFederated(ctx, federated.Change{}), store.ErrFenced)

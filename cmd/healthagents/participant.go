@@ -386,6 +386,10 @@ func reportFinal(ctx context.Context, c *client.Client, p *federated.Participant
 			line += fmt.Sprintf(", local held-out accuracy %.3f (%d records)", ev.Accuracy(), ev.Total)
 		}
 	}
+	if m.Accuracy != nil && m.AccuracyModelVersion == m.ModelVersion {
+		// The evaluation round after the last training round measured it.
+		line += fmt.Sprintf(", pooled held-out accuracy %.3f (%d records)", *m.Accuracy, m.EvalSamples)
+	}
 	fmt.Fprintln(stdout, line)
 }
 

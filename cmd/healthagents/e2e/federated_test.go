@@ -212,6 +212,11 @@ func TestFederatedEndToEnd(t *testing.T) {
 	for i, p := range parts {
 		assert.Contains(t, p.Output(), "final model "+m.ModelVersion, "participant %d", i)
 	}
+	// The evaluation round after the last training round measured the
+	// final model: the answer's accuracy is that version's.
+	require.NotNil(t, m.Accuracy, "the final model's pooled accuracy")
+	assert.Equal(t, m.ModelVersion, m.AccuracyModelVersion)
+	assert.Positive(t, m.EvalSamples)
 	w, err := client.DecodeWeights(m)
 	require.NoError(t, err)
 	tf, err := federated.ParseTaskFile(strings.NewReader(clitest.MustRead(t, taskPath)))
