@@ -77,9 +77,11 @@ func TestMarshalRefuses(t *testing.T) {
 	for name, m := range map[string]func(*Model){
 		"no opset":        func(m *Model) { m.Opset = 0 },
 		"node without op": func(m *Model) { m.Graph.Nodes = []Node{{Outputs: []string{"y"}}} },
-		"short tensor":    func(m *Model) { m.Graph.Initializers = []Tensor{{Name: "c", Type: TypeDouble, Dims: []int64{3}, Doubles: []float64{1}}} },
-		"negative dim":    func(m *Model) { m.Graph.Initializers = []Tensor{{Name: "c", Type: TypeInt64, Dims: []int64{-1}}} },
-		"other type":      func(m *Model) { m.Graph.Initializers = []Tensor{{Name: "c", Type: 1, Doubles: []float64{1}}} },
+		"short tensor": func(m *Model) {
+			m.Graph.Initializers = []Tensor{{Name: "c", Type: TypeDouble, Dims: []int64{3}, Doubles: []float64{1}}}
+		},
+		"negative dim": func(m *Model) { m.Graph.Initializers = []Tensor{{Name: "c", Type: TypeInt64, Dims: []int64{-1}}} },
+		"other type":   func(m *Model) { m.Graph.Initializers = []Tensor{{Name: "c", Type: 1, Doubles: []float64{1}}} },
 	} {
 		mm := ok()
 		m(mm)
