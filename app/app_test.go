@@ -22,6 +22,7 @@ import (
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/attest"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/record"
 )
 
@@ -32,8 +33,8 @@ var (
 	sharedDir  string
 )
 
-// shared opens one whole service for the package's tests: Groth16 set-up and
-// the embedded chain are the slow parts.
+// shared opens one whole service for the package's tests, on the Groth16
+// keys of the test cache (internal/testcache/zkkeys).
 func shared(t *testing.T) *app.App {
 	t.Helper()
 	sharedOnce.Do(func() {
@@ -41,7 +42,12 @@ func shared(t *testing.T) *app.App {
 		if sharedErr != nil {
 			return
 		}
-		sharedApp, sharedErr = app.Open(t.Context(), app.Config{DataDir: sharedDir}, slog.New(slog.DiscardHandler))
+		zkkeys.Into(t, filepath.Join(sharedDir, "zkp"))
+		// Queued heavy requests wait up to a minute rather than 5 s: the
+		// package's parallel tests share this service, and on a busy
+		// machine the default would shed them with 503 (the shedding tests
+		// open services of their own).
+		sharedApp, sharedErr = app.Open(t.Context(), app.Config{DataDir: sharedDir, AdmissionWait: time.Minute}, slog.New(slog.DiscardHandler))
 	})
 	require.NoError(t, sharedErr)
 	return sharedApp
@@ -160,15 +166,13 @@ func TestAttestationOnChain(t *testing.T) {
 	}
 }
 
-// keyedDir is a fresh DATA_DIR holding the shared service's Groth16 keys
-// (so no set-up runs again) and nothing else: its own database and embedded
-// chain, since one chain directory serves one process at a time.
+// keyedDir is a fresh DATA_DIR holding the Groth16 keys of the test cache
+// (the shared service's, so no set-up runs) and nothing else: its own
+// database and embedded chain, since one chain directory serves one process
+// at a time.
 func keyedDir(t *testing.T) string {
 	t.Helper()
-	shared(t)
-	dir := t.TempDir()
-	require.NoError(t, os.CopyFS(filepath.Join(dir, "zkp"), os.DirFS(filepath.Join(sharedDir, "zkp"))))
-	return dir
+	return zkkeys.DataDir(t)
 }
 
 // TestKeysReusedAcrossRestart closes a service and opens another on the same
@@ -262,7 +266,7 @@ func getJSON(t *testing.T, url string) (int, map[string]any) {
 // prints a one-time token that creates a key; production never prints one.
 func TestBootstrapTokenPrintedOnce(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := keyedDir(t)
 	var out bytes.Buffer
 	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: dir, Port: 8000}, nil, &out)
 	require.NoError(t, err)
@@ -293,7 +297,7 @@ func TestBootstrapTokenPrintedOnce(t *testing.T) {
 	// Production prints no bootstrap token: without ADMIN_TOKEN or a key
 	// it refuses to start (TestProductionFirstKey).
 	var prod bytes.Buffer
-	prodCfg := app.Config{DataDir: t.TempDir(), Production: true, TrustedProxies: []string{"10.0.0.0/8"}}
+	prodCfg := app.Config{DataDir: keyedDir(t), Production: true, TrustedProxies: []string{"10.0.0.0/8"}}
 	app.AllowDevelopmentParts(&prodCfg)
 	_, err = app.OpenWithOutput(t.Context(), prodCfg, nil, &prod)
 	require.ErrorContains(t, err, "ADMIN_TOKEN")

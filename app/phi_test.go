@@ -66,7 +66,7 @@ func TestNoPlaintextInLogsOfAFullRun(t *testing.T) {
 	)
 	var logs lockedBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: t.TempDir(), LogLevel: slog.LevelDebug}, logger, io.Discard)
+	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: keyedDir(t), LogLevel: slog.LevelDebug}, logger, io.Discard)
 	require.NoError(t, err)
 	closed := false
 	defer func() {

@@ -26,7 +26,7 @@ import (
 func TestProductionRules(t *testing.T) {
 	t.Parallel()
 	settings := map[string]string{
-		"HEALTHAGENTS_ENV": "production", "DATA_DIR": t.TempDir(), "LOG_LEVEL": "debug",
+		"HEALTHAGENTS_ENV": "production", "DATA_DIR": keyedDir(t), "LOG_LEVEL": "debug",
 		"CORS_ORIGINS": "https://portal.example.org", "TRUSTED_PROXIES": "10.9.0.0/16", "ADMIN_TOKEN": "admin-token-of-the-test",
 	}
 	cfg, err := app.ConfigFromEnv(func(k string) string { return settings[k] })

@@ -32,7 +32,7 @@ func TestOverloadSheds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens a whole service and proves under load")
 	}
-	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: t.TempDir(), MaxInFlight: 1, TrustedProxies: []string{"127.0.0.1"}},
+	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: keyedDir(t), MaxInFlight: 1, TrustedProxies: []string{"127.0.0.1"}},
 		slog.New(slog.DiscardHandler), io.Discard)
 	require.NoError(t, err)
 	defer a.Close()

@@ -46,7 +46,8 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 func TestDevelopmentModeWarnsAndWebhooksKeepTheKeySealed(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	cfg, err := app.ConfigFromEnv(func(k string) string { return map[string]string{"DATA_DIR": t.TempDir()}[k] })
+	dataDir := keyedDir(t)
+	cfg, err := app.ConfigFromEnv(func(k string) string { return map[string]string{"DATA_DIR": dataDir}[k] })
 	require.NoError(t, err)
 	require.False(t, cfg.Production, "unset HEALTHAGENTS_ENV stays development")
 	var logs syncBuffer

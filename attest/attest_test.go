@@ -22,6 +22,7 @@ import (
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/credential"
 	"github.com/healthagents/healthagents/eligibility"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/prescription"
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/trust"
@@ -46,6 +47,9 @@ func fixture(t testing.TB) (*zkp.System, *chain.Ledger) {
 	once.Do(func() {
 		ctx := context.Background()
 		if keyDir, setErr = os.MkdirTemp("", "attest-keys"); setErr != nil {
+			return
+		}
+		if setErr = zkkeys.Write(keyDir); setErr != nil { // the test cache's keys: no set-up
 			return
 		}
 		if sys, setErr = zkp.LoadOrSetup(ctx, keyDir); setErr != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/client"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/server"
 )
@@ -25,7 +26,7 @@ func realServer(t *testing.T) (*client.Client, string) {
 	t.Helper()
 	key, err := cipher.GenerateKey()
 	require.NoError(t, err)
-	a, err := app.Open(t.Context(), app.Config{DataDir: t.TempDir(), FernetKey: key}, nil)
+	a, err := app.Open(t.Context(), app.Config{DataDir: zkkeys.DataDir(t), FernetKey: key}, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close() })
 	srv := httptest.NewServer(a.Handler)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +33,7 @@ import (
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/client"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/pharmacy"
 	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/record"
@@ -56,6 +58,10 @@ func v1SharedApp(t testing.TB) *app.App {
 		dir, err := os.MkdirTemp("", "healthagents-v1-test")
 		if err != nil {
 			v1Err = err
+			return
+		}
+		// The test cache's Groth16 keys: no set-up at the first start.
+		if v1Err = zkkeys.Write(filepath.Join(dir, "zkp")); v1Err != nil {
 			return
 		}
 		// The app lives for the whole test binary; its chain is in-process.

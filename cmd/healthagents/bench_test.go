@@ -16,6 +16,7 @@ import (
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/ratelimit"
 	"github.com/healthagents/healthagents/server"
 )
@@ -59,7 +60,7 @@ func TestBenchOpenLoop(t *testing.T) {
 // is a 429. The keys are revoked after the run.
 func TestBenchOwnKeys(t *testing.T) {
 	t.Parallel()
-	settings := env(map[string]string{"DATA_DIR": t.TempDir()})
+	settings := env(map[string]string{"DATA_DIR": zkkeys.DataDir(t)})
 	cfg, err := app.ConfigFromEnv(settings)
 	require.NoError(t, err)
 	a, err := app.OpenWithOutput(t.Context(), cfg, nil, io.Discard)

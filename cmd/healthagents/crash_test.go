@@ -27,6 +27,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
@@ -309,7 +310,7 @@ func crashRecord(id string, i int) []byte {
 }
 
 func crashAndRecover(t *testing.T, databaseURL string) {
-	dataDir := t.TempDir()
+	dataDir := zkkeys.DataDir(t)
 	fernet, err := cipher.GenerateKey()
 	require.NoError(t, err)
 	kr, err := cipher.ParseKeyring(fernet)

@@ -27,6 +27,7 @@ import (
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/zkp"
 )
 
@@ -51,7 +52,7 @@ func TestUnknownCommand(t *testing.T) {
 // the generated key, serve, and post the envelope.
 func TestSealThenServe(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := zkkeys.DataDir(t)
 	settings := env(map[string]string{"DATA_DIR": dir, "HOST": "127.0.0.1", "PORT": "0", "LOG_LEVEL": "debug"})
 
 	var envelope, logs bytes.Buffer
@@ -134,7 +135,7 @@ func TestChainDeployThenServe(t *testing.T) {
 	require.NoError(t, err)
 	defer node.Close()
 
-	dir := t.TempDir()
+	dir := zkkeys.DataDir(t)
 	settings := map[string]string{
 		"DATA_DIR": dir, "CHAIN_ENDPOINT": "http://" + rpcAddr,
 		"CHAIN_PRIVATE_KEY": "0x" + hex.EncodeToString(crypto.FromECDSA(key)),
@@ -241,7 +242,7 @@ func TestChainDeployThenServe(t *testing.T) {
 // latency percentiles and the spec's typical times beside them.
 func TestBench(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := zkkeys.DataDir(t)
 	// Requests come from many addresses through a trusted proxy, as behind
 	// a load balancer, so the public limit (10/min per address) does not
 	// answer first.

@@ -22,6 +22,7 @@ import (
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/client"
 	"github.com/healthagents/healthagents/federated/synth"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 )
 
 // writeCohortCSV writes one synthetic cohort as a hospital's CSV export.
@@ -47,7 +48,7 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
-	dir := t.TempDir()
+	dir := zkkeys.DataDir(t)
 	settings := env(map[string]string{"DATA_DIR": dir, "HOST": "127.0.0.1", "PORT": "0", "ADMIN_TOKEN": "participant-test-admin-token-0123456789"})
 	cfg, err := app.ConfigFromEnv(settings)
 	require.NoError(t, err)

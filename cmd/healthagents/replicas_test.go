@@ -24,9 +24,9 @@ import (
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
-	"github.com/healthagents/healthagents/zkp"
 )
 
 // TestTwoServeProcesses runs two `healthagents serve` processes (the
@@ -50,12 +50,6 @@ func TestTwoServeProcesses(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	dsn := storetest.PostgresDSN(t)
-
-	// One Groth16 set-up, copied to both DATA_DIRs (replicas must prove
-	// with the same keys).
-	keys := t.TempDir()
-	_, err := zkp.LoadOrSetup(ctx, filepath.Join(keys, "zkp"))
-	require.NoError(t, err)
 
 	// The external chain: a dev node served over JSON-RPC.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -81,8 +75,7 @@ func TestTwoServeProcesses(t *testing.T) {
 	const admin = "replicas-admin-token"
 	var procs []*process
 	for range 2 {
-		dir := t.TempDir()
-		require.NoError(t, os.CopyFS(filepath.Join(dir, "zkp"), os.DirFS(filepath.Join(keys, "zkp"))))
+		dir := zkkeys.DataDir(t) // the same Groth16 keys in both: replicas prove alike
 		port := clitest.FreePort(t)
 		procs = append(procs, startServer(t, []string{
 			"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port), "LOG_LEVEL=info",

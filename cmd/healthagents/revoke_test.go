@@ -25,6 +25,7 @@ import (
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/client"
 	"github.com/healthagents/healthagents/credential"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/record"
 )
 
@@ -41,7 +42,7 @@ import (
 func TestPayerRevokesOverHTTP(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: t.TempDir(), ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
+	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: zkkeys.DataDir(t), ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
 	require.NoError(t, err)
 	defer a.Close()
 	<-a.ZK.Warm()

@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/app"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 )
 
 // testCA is a throwaway certificate authority and a server certificate it
@@ -75,7 +76,7 @@ func TestServeTLS(t *testing.T) {
 	t.Parallel()
 	ca := newTestCA(t)
 	cfg, err := app.ConfigFromEnv(env(map[string]string{
-		"DATA_DIR": t.TempDir(), "HOST": "127.0.0.1", "PORT": "0",
+		"DATA_DIR": zkkeys.DataDir(t), "HOST": "127.0.0.1", "PORT": "0",
 		"TLS_CERT_FILE": ca.certFile, "TLS_KEY_FILE": ca.keyFile,
 	}))
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/verify/verifytest"
 	"github.com/healthagents/healthagents/zkp"
 	"github.com/healthagents/healthagents/zkp/statement"
@@ -33,7 +34,7 @@ import (
 // with CHAIN_ENDPOINT.
 func TestVerifyDecisionOnServiceDecisions(t *testing.T) {
 	ctx := t.Context()
-	dataDir := t.TempDir()
+	dataDir := zkkeys.DataDir(t)
 	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: dataDir, ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
 	require.NoError(t, err)
 	defer a.Close()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/zkp"
 	"github.com/healthagents/healthagents/zkp/statement"
@@ -26,7 +27,7 @@ import (
 // states the drug not valid.
 func TestVerifyDecisionShowsUnidentified(t *testing.T) {
 	ctx := t.Context()
-	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: t.TempDir(), ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
+	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: zkkeys.DataDir(t), ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
 	require.NoError(t, err)
 	defer a.Close()
 	<-a.ZK.Warm()

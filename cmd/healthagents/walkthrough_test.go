@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 )
 
 // walkBlock is one fenced block of the README's walkthrough: a shell block
@@ -117,7 +118,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 
 	port, rpcPort := clitest.FreePort(t), clitest.FreePort(t)
-	dataDir := t.TempDir()
+	dataDir := zkkeys.DataDir(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	srv := exec.CommandContext(ctx, bin)
 	srv.Env = append(os.Environ(), "DATA_DIR="+dataDir, "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),

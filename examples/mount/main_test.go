@@ -16,6 +16,7 @@ import (
 
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/client"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/record"
 )
 
@@ -53,7 +54,7 @@ func TestMount(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	env := map[string]string{"FERNET_KEY": key, "DATA_DIR": t.TempDir()}
+	env := map[string]string{"FERNET_KEY": key, "DATA_DIR": zkkeys.DataDir(t)}
 	base, done := start(t, ctx, []string{"-addr", "127.0.0.1:0", "-prefix", "/api/health/"},
 		func(k string) string { return env[k] })
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 )
 
 func env(m map[string]string) func(string) string {
@@ -24,7 +25,7 @@ func env(m map[string]string) func(string) string {
 // server serves every case: setting up its proving keys is the slow part.
 func TestQuickstart(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := zkkeys.DataDir(t)
 	a, err := app.Open(t.Context(), app.Config{DataDir: dir}, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close() })

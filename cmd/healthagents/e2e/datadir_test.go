@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 )
 
 // program is one binary serving the API: its path, its arguments and the
@@ -51,13 +52,10 @@ func TestDataDirSharedByPrograms(t *testing.T) {
 	ha := program{name: "healthagents", bin: clitest.Binary(t), args: []string{"serve"}}
 	mount := program{name: "mount", bin: mountBin, prefix: "/healthagents"}
 
-	var zkKeys string // the first data dir's ZK keys, reused by the second
 	for _, order := range [][2]program{{mount, ha}, {ha, mount}} {
 		dir := t.TempDir()
 		data := filepath.Join(dir, "data")
-		if zkKeys != "" {
-			require.NoError(t, os.CopyFS(filepath.Join(data, "zkp"), os.DirFS(zkKeys)))
-		}
+		zkkeys.Into(t, filepath.Join(data, "zkp")) // the test cache's ZK keys: no set-up at the first start
 		seal := exec.CommandContext(t.Context(), ha.bin, "seal", filepath.Join(root, "testdata", "record.json"))
 		seal.Env = append(os.Environ(), "DATA_DIR="+data)
 		sealed, err := seal.Output()
@@ -66,7 +64,6 @@ func TestDataDirSharedByPrograms(t *testing.T) {
 		first := startProgram(t, order[0], dir, data)
 		tx := first.decide(t, sealed)
 		first.stop(t)
-		zkKeys = filepath.Join(data, "zkp")
 
 		second := startProgram(t, order[1], dir, data)
 		ec, err := ethclient.DialContext(t.Context(), second.rpc)

@@ -19,6 +19,7 @@ import (
 	"github.com/healthagents/healthagents/client"
 	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 	"github.com/healthagents/healthagents/federated"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 )
 
 // centralizedAccuracy trains the task's model on all training records
@@ -95,6 +96,7 @@ type server struct {
 // it is healthy.
 func startServer(t *testing.T, bin, dir, admin string, settings ...string) *server {
 	t.Helper()
+	zkkeys.Into(t, filepath.Join(dir, "data", "zkp")) // the test cache's Groth16 keys: no set-up at the first start
 	port := clitest.FreePort(t)
 	s := &server{bin: bin, base: fmt.Sprintf("http://127.0.0.1:%d", port), log: filepath.Join(dir, "server.log"),
 		env: append(append(os.Environ(), "DATA_DIR="+filepath.Join(dir, "data"), "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
