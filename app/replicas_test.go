@@ -267,7 +267,11 @@ func startReplicas(t *testing.T, n int) *replicaSet {
 	fernetKey, err := cipher.GenerateKey()
 	require.NoError(t, err)
 	for range n {
-		cfg := app.Config{DataDir: keyedDir(t), DatabaseURL: dsn, RedisURL: redisURL, FernetKey: fernetKey}
+		// A queued request waits up to a minute, not the default 5 s: the
+		// tests check what the replicas answer, and on a busy machine the
+		// default would shed their bursts with 503 (TestOverloadSheds and
+		// TestBurstOfTwelveRealProofs check shedding).
+		cfg := app.Config{DataDir: keyedDir(t), DatabaseURL: dsn, RedisURL: redisURL, FernetKey: fernetKey, AdmissionWait: time.Minute}
 		useNode(&cfg, "http://"+rs.rpcAddr)
 		a, err := app.OpenWithOutput(ctx, cfg, slog.New(slog.DiscardHandler), io.Discard)
 		require.NoError(t, err)
