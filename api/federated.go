@@ -17,9 +17,13 @@ type FederatedUpdateResult struct {
 // OrganizationRequest is the body of POST /api/v1/federated/organizations.
 type OrganizationRequest struct {
 	OrganizationName string `json:"organization_name" doc:"Display name, 1-200 characters."`
-	Endpoint         string `json:"endpoint" doc:"The organization's https:// (or http://) URL, for the directory; the service never calls it."`
-	EncryptionKey    string `json:"encryption_key" doc:"The organization's long-term X25519 public key: 32 bytes as 64 hex digits or standard/URL-safe Base64."`
+	Endpoint         string `json:"endpoint,omitempty" doc:"The organization's https:// (or http://) URL, for the directory; the service never calls it. Optional."`
+	EncryptionKey    string `json:"encryption_key" doc:"The organization's long-term X25519 public key: 32 bytes as 64 hex digits or standard/URL-safe Base64. healthagents participant makes the key pair and registers it by itself (keeping the private key in its state file); by hand: openssl genpkey -algorithm X25519 -out org.pem, then openssl pkey -in org.pem -pubout -outform DER | tail -c 32 | base64."`
 }
+
+// NotRegisteredDetail is the 403 detail of a v1 round endpoint called with
+// a key whose organization is not registered.
+const NotRegisteredDetail = "Forbidden: Insufficient permissions - the organization is not registered (POST /api/v1/federated/organizations)"
 
 // GradientSubmission is the body of POST /api/v1/federated/gradients: the
 // masked-input step of secure aggregation.
@@ -46,8 +50,8 @@ type GlobalModel struct {
 	ModelVersion             string           `json:"model_version" example:"1.0.3"`
 	ModelHash                string           `json:"model_hash" doc:"SHA-256 hex of the canonical weight encoding."`
 	Weights                  string           `json:"weights" doc:"Hex of the canonical weight encoding (\"HAFW\", version 1, uint32 LE count, float64 LE weights)."`
-	Accuracy                 *float64         `json:"accuracy" doc:"Held-out accuracy (0-1) summed over the participants' held-out records, null before any round closed. It measures accuracy_model_version, the starting model of the latest round."`
-	AccuracyModelVersion     string           `json:"accuracy_model_version,omitempty"`
+	Accuracy                 *float64         `json:"accuracy" doc:"Held-out accuracy (0-1) summed over the participants' held-out records (eval_samples of them), null before any round measured a version. It is the accuracy of accuracy_model_version: each version is measured by the round after it (the round's participants score its starting model), the final version by the evaluation round that follows the last training round. So model_version equals accuracy_model_version once the run has ended."`
+	AccuracyModelVersion     string           `json:"accuracy_model_version,omitempty" doc:"The version the accuracy figures belong to: the latest version a round has measured."`
 	EvalSamples              int              `json:"eval_samples,omitempty"`
 	EvalParticipants         int              `json:"eval_participants,omitempty" doc:"Organizations that evaluated at least one held-out record (each bounded by its registered cohort size)."`
 	MeanAccuracy             *float64         `json:"mean_accuracy,omitempty" doc:"Unweighted mean of the organizations' held-out accuracies, from the secure sum (no single figure is revealed)."`
@@ -150,7 +154,7 @@ type FederatedRound struct {
 	Proved          bool             `json:"proved,omitempty" doc:"A proved round: masks live in the BN254 scalar field, shares carry seed_commitments, and the masked vector needs a proof."`
 	EvalBound       int              `json:"eval_bound,omitempty" doc:"The most held-out records the caller may report: its registered cohort size, at most max_eval_records."`
 	NoiseShare      float64          `json:"noise_share,omitempty" doc:"Distributed DP (FEDERATED_DP=distributed): the standard deviation, in quantized units (2^frac_bits per unit), of the discrete Gaussian the caller adds to every weight word of its quantized update before masking; the coordinator adds no noise. Absent: central noise or none."`
-	Kind            string           `json:"kind,omitempty" enum:"statistics" doc:"statistics: the round that learns the scaling of the task's learned features (the masked vector holds, per learned feature, the count, sum and sum of squares of the training values in fixed point); absent for a training round."`
+	Kind            string           `json:"kind,omitempty" enum:"statistics,evaluation" doc:"statistics: the round that learns the scaling of the task's learned features (the masked vector holds, per learned feature, the count, sum and sum of squares of the training values in fixed point); evaluation: the round after the last training round, whose participants send a zero update with their held-out counts of the final model (no version made, no privacy spent); absent for a training round."`
 	Scaling         []LearnedScaling `json:"scaling,omitempty" doc:"The starting model's learned scaling, which the round trains with."`
 }
 

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 )
 
 // Error is the one error type for a response the API answered with a status
@@ -252,6 +253,13 @@ func IsUnauthorized(err error) bool { return hasCode(err, healthagents.CodeUnaut
 // IsForbidden reports a 403: the key lacks permission or the caller's address
 // is not allowed.
 func IsForbidden(err error) bool { return hasCode(err, healthagents.CodeForbidden) }
+
+// IsNotRegistered reports a v1 federated round endpoint's 403 for a key
+// whose organization is not registered (RegisterFederatedOrganization).
+func IsNotRegistered(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.StatusCode == http.StatusForbidden && e.Detail == api.NotRegisteredDetail
+}
 
 // IsNotFound reports a 404: an unknown procedure, drug, key or route.
 func IsNotFound(err error) bool { return hasCode(err, healthagents.CodeNotFound) }

@@ -52,21 +52,25 @@ func (e *FieldError) Unwrap() error { return e.Err }
 
 // NewOrganization checks a registration of organization id and normalizes
 // it: a trimmed, printable name of 1-200 characters; an http(s) URL with a
-// host and no user info; an X25519 public key, kept as lowercase hex.
+// host and no user info, or none; an X25519 public key, kept as lowercase
+// hex.
 func NewOrganization(id, name, endpoint, encryptionKey string) (Organization, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 200 || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return Organization{}, &FieldError{Field: "organization_name", Rule: "1-200 printable characters"}
 	}
-	u, err := url.Parse(strings.TrimSpace(endpoint))
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || len(endpoint) > 2048 {
-		return Organization{}, &FieldError{Field: "endpoint", Rule: "an http(s) URL with a host and no user info", Err: err}
+	if endpoint = strings.TrimSpace(endpoint); endpoint != "" {
+		u, err := url.Parse(endpoint)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || len(endpoint) > 2048 {
+			return Organization{}, &FieldError{Field: "endpoint", Rule: "an http(s) URL with a host and no user info", Err: err}
+		}
+		endpoint = u.String()
 	}
 	key, err := ParseX25519PublicKey(encryptionKey)
 	if err != nil {
 		return Organization{}, &FieldError{Field: "encryption_key", Rule: "an X25519 public key: 32 bytes as 64 hex digits or Base64", Err: err}
 	}
-	return Organization{OrganizationID: id, OrganizationName: name, Endpoint: u.String(), EncryptionKey: hex.EncodeToString(key)}, nil
+	return Organization{OrganizationID: id, OrganizationName: name, Endpoint: endpoint, EncryptionKey: hex.EncodeToString(key)}, nil
 }
 
 // ParseX25519PublicKey reads a 32-byte X25519 public key written as 64 hex

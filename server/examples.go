@@ -20,6 +20,12 @@ import (
 // it. Never seal real records with it.
 const ExampleFernetKey = "CpZPMLWfQP-hxEw4mz23w1ad8LbF6YME6BpJhzMsFkk="
 
+// ExampleOrganizationKey is the organization registration example's X25519
+// public key: RFC 7748's test vector (section 6.1, Alice), whose private
+// key is published there, so the example is a key pair anyone can check
+// (TestExampleOrganizationKey). Never register it for real.
+const ExampleOrganizationKey = "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a"
+
 // ExampleEnvelope is a real PatientData envelope: testdata/record.json
 // (PT-000123, active PPO coverage, type 2 diabetes, on warfarin) sealed
 // with ExampleFernetKey by `healthagents seal`. TestExampleEnvelopeOpens
@@ -209,7 +215,7 @@ func bodyExamples() []any {
 	}
 	org := federated.Organization{
 		OrganizationID: "org_st_mary", OrganizationName: "St. Mary's Hospital", Endpoint: "https://fl.stmary.example.org",
-		EncryptionKey: exampleHex("org-x25519", 32), CreatedAt: exampleTime, UpdatedAt: exampleTime,
+		EncryptionKey: ExampleOrganizationKey, CreatedAt: exampleTime, UpdatedAt: exampleTime,
 	}
 	weights := "48414657" + "01000000" + "0a000000" + exampleHex("weights", 80)
 	taskFeature := api.TaskFeature{Name: "radius_mean", Column: "radius_mean", Scaling: "given", Mean: 14.1273, Scale: 3.52095}

@@ -52,7 +52,7 @@ const (
 	detailFedDecryption   = federatedPrefix + ": Decryption failed - check encryption key"
 	detailFedTimeout      = federatedPrefix + ": Timeout"
 	detailNotOrganization = detailForbidden + " - the API key is not bound to an organization"
-	detailNotRegistered   = detailForbidden + " - the organization is not registered (POST /api/v1/federated/organizations)"
+	detailNotRegistered   = api.NotRegisteredDetail
 )
 
 // FederatedCoordinator is the coordinator behind the federated endpoints;
@@ -190,8 +190,10 @@ func (s *srv) federatedRoutes() []route {
 		{Method: "POST", Path: "/api/v1/federated/organizations", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: SmallBodyBytes,
 			Handler: http.HandlerFunc(s.registerOrganization), Doc: openapi.Operation{
 				OperationID: "registerFederatedOrganization", Tags: []string{"federated"}, Summary: "Register the caller's organization",
-				Description: "Needs a key with the federated scope bound to an organization: organization_id is that organization. 201 on first registration, 200 when it replaces an earlier one. Registration is required before the v1 round endpoints.",
-				Request:     api.OrganizationRequest{},
+				Description: "Needs a key with the federated scope bound to an organization: organization_id is that organization. 201 on first registration, 200 when it replaces an earlier one. Registration is required before the v1 round endpoints (403 `" + api.NotRegisteredDetail + "` until then). " +
+					"encryption_key is the public half of the organization's long-term X25519 key pair. `healthagents participant` makes the pair and registers it by itself when its organization is not registered, keeping the private half in its state file (0600); `healthagents participant init` does only that. " +
+					"By hand: `openssl genpkey -algorithm X25519 -out org.pem`, then `openssl pkey -in org.pem -pubout -outform DER | tail -c 32 | base64` is the key. The example's key is RFC 7748's published test vector (section 6.1): never register it.",
+				Request: api.OrganizationRequest{},
 				Responses: map[int]openapi.Response{
 					http.StatusCreated: {Description: "Registered.", Body: Organization{}},
 					http.StatusOK:      {Description: "Registration replaced.", Body: Organization{}},

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"crypto/ecdh"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,6 +16,7 @@ import (
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/onnx/onnxtest"
 	"github.com/healthagents/healthagents/record"
+	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store/storetest"
 )
 
@@ -87,4 +90,18 @@ func TestFederatedModelExportOverHTTP(t *testing.T) {
 	res := s.ks.call(t, "GET", "/api/v1/federated/model?format=pmml", s.keys["hospital-a"], nil)
 	assert.Equal(t, http.StatusBadRequest, res.status)
 	assert.Equal(t, "Validation error: format must be json or onnx", res.detail())
+}
+
+// TestExampleOrganizationKey: the registration example's key is the public
+// half of RFC 7748's published private key (section 6.1), and the example
+// body registers.
+func TestExampleOrganizationKey(t *testing.T) {
+	t.Parallel()
+	priv, err := hex.DecodeString("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")
+	require.NoError(t, err)
+	k, err := ecdh.X25519().NewPrivateKey(priv)
+	require.NoError(t, err)
+	assert.Equal(t, server.ExampleOrganizationKey, hex.EncodeToString(k.PublicKey().Bytes()))
+	_, err = federated.NewOrganization("org_st_mary", "St. Mary's Hospital", "", server.ExampleOrganizationKey)
+	require.NoError(t, err, "the endpoint is optional")
 }

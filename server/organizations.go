@@ -26,7 +26,7 @@ func (s *srv) registerOrganization(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req api.OrganizationRequest
-	if err := read(w, r, s.opts.maxBody, &req, "organization_name", "endpoint", "encryption_key"); err != nil {
+	if err := read(w, r, s.opts.maxBody, &req, "organization_name", "encryption_key"); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

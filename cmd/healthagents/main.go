@@ -90,7 +90,7 @@ FEDERATED_MIN_PARTICIPANTS, FEDERATED_TARGET_PARTICIPANTS,
 FEDERATED_ROUND_TIMEOUT, FEDERATED_PROOFS.`
 
 // errUsage marks a command-line mistake.
-var errUsage = errors.New("usage: healthagents [serve | seal [--fhir] FILE | x12 271|270 | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant --server URL --api-key KEY --data FILE.csv [--fhir-label SYSTEM|CODE] [--task ID] | model export --server URL --api-key KEY [--format onnx|json] [--out FILE] | issuer keygen|sign | ceremony init|contribute|init-phase2|verify|finalize | verify-decision --rpc URL --tx HASH [--registry ADDRESS] [--statement FILE] | version]")
+var errUsage = errors.New("usage: healthagents [serve | seal [--fhir] FILE | x12 271|270 | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant [init] --server URL --api-key KEY --data FILE.csv [--fhir-label SYSTEM|CODE] [--task ID] | model export --server URL --api-key KEY [--format onnx|json] [--out FILE] | issuer keygen|sign | ceremony init|contribute|init-phase2|verify|finalize | verify-decision --rpc URL --tx HASH [--registry ADDRESS] [--statement FILE] | version]")
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"

@@ -26,7 +26,7 @@ import (
 // participantOptions are the flags of `healthagents participant`.
 type participantOptions struct {
 	server, apiKey, org, data, task, taskFile, state string
-	fhirLabel, records, keyFile                      string
+	fhirLabel, records, keyFile, name, endpoint      string
 	poll, wait                                       time.Duration
 	rounds, rate                                     int
 }
@@ -49,6 +49,8 @@ func parseParticipant(args []string, getenv func(string) string, stderr io.Write
 	fs.DurationVar(&o.wait, "wait", 20*time.Second, "long poll: how long the server may hold a look while there is nothing to do (0 to 25s; 0 polls)")
 	fs.IntVar(&o.rounds, "rounds", 0, "stop after contributing to this many rounds' models in all (0: until the task ends)")
 	fs.IntVar(&o.rate, "rate", 60, "most requests a minute this participant makes (the free tier allows 100)")
+	fs.StringVar(&o.name, "name", "", "when it registers the organization: its name for the directory (default: the organization id)")
+	fs.StringVar(&o.endpoint, "endpoint", "", "when it registers the organization: its https:// URL for the directory (optional; the service never calls it)")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("participant: %w", err)
 	}
@@ -149,6 +151,9 @@ func builtinTaskFile() (*federated.TaskFile, error) {
 // the same task as the same organization and joins the next round (a round
 // in progress needs the secrets the previous process held in memory).
 func participate(ctx context.Context, args []string, getenv func(string) string, logger *slog.Logger, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "init" {
+		return participantInit(ctx, args[1:], getenv, stdout, stderr)
+	}
 	o, err := parseParticipant(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil // the flags were printed
@@ -192,6 +197,9 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 	switch {
 	case state == nil:
 		state = &participantState{Org: org, TaskID: st.ID, TaskHash: st.TaskHash, LastRound: -1}
+	case state.Org == org && state.TaskHash == "":
+		// Written by `participant init`: the organization's key, no task yet.
+		state.TaskID, state.TaskHash = st.ID, st.TaskHash
 	case state.Org != org || state.TaskHash != st.TaskHash:
 		return fmt.Errorf("participant: state file %s is for organization %q and task %q; pass another --state", o.state, state.Org, state.TaskID)
 	case state.LearnedScaling != nil && st.LearnedScaling != nil && !slices.Equal(state.LearnedScaling, st.LearnedScaling):
@@ -202,6 +210,9 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 			left = fmt.Sprintf(", %d left out", state.RoundsLeftOut)
 		}
 		fmt.Fprintf(stdout, "resuming: %d rounds joined%s, last round %d (model %s)\n", state.RoundsJoined, left, state.LastRound, state.ModelVersion)
+	}
+	if _, err := registerOrganization(ctx, c, state, o.state, o.name, o.endpoint, stdout); err != nil {
+		return err
 	}
 	read := readParticipantCSV
 	switch {

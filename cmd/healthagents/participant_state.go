@@ -15,9 +15,12 @@ import (
 // participantState is what `healthagents participant` keeps between its own
 // restarts (--state): which organization and task it trains, and how far it
 // got, and the learned scaling of a task with learned features once its
-// statistics round closed. It holds no record, update or secret: a round in progress when the
-// process died is one the organization dropped out of (its round secrets
-// were only in memory), and the restarted process joins the next one.
+// statistics round closed. It holds no record or update; its one secret is
+// the organization's long-term X25519 private key when the command made
+// the key pair itself (registerOrganization), so the file is written 0600.
+// A round in progress when the process died is one the organization
+// dropped out of (its round secrets were only in memory), and the
+// restarted process joins the next one.
 type participantState struct {
 	Org      string `json:"organization_id"`
 	TaskID   string `json:"task_id"`
@@ -32,7 +35,11 @@ type participantState struct {
 	// LearnedScaling is what the task's statistics round learned, kept so
 	// that a restarted participant refuses to train with another scaling.
 	LearnedScaling []client.LearnedScaling `json:"learned_scaling,omitempty"`
-	Updated        time.Time               `json:"updated_at"`
+	// PrivateKey is the organization's long-term X25519 private key (hex),
+	// whose public half the command registered; empty when the
+	// organization was registered otherwise.
+	PrivateKey string    `json:"x25519_private_key,omitempty"`
+	Updated    time.Time `json:"updated_at"`
 }
 
 // loadParticipantState reads path; a missing file is a fresh start (nil).
@@ -63,6 +70,10 @@ func (s *participantState) save(path string) error {
 		return fmt.Errorf("participant: state file: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil { // it may hold the organization's private key
+		tmp.Close()
+		return fmt.Errorf("participant: state file: %w", err)
+	}
 	if _, err := tmp.Write(append(b, '\n')); err != nil {
 		tmp.Close()
 		return fmt.Errorf("participant: state file: %w", err)

@@ -80,17 +80,30 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 		org := fmt.Sprintf("hospital-%c", 'a'+i)
 		k, err := admin.CreateKey(ctx, &client.CreateKeyRequest{Name: org, Scopes: []string{"federated"}, Organization: org})
 		require.NoError(t, err)
-		pub, err := ecdh.X25519().GenerateKey(rand.Reader)
-		require.NoError(t, err)
 		orgClient, err := client.New(base, client.WithAPIKey(k.APIKey))
 		require.NoError(t, err)
 		reader, lastKey = orgClient, k.APIKey
-		_, err = orgClient.RegisterFederatedOrganization(ctx, client.OrganizationRequest{
-			OrganizationName: org, Endpoint: "https://" + org + ".example", EncryptionKey: hex.EncodeToString(pub.PublicKey().Bytes()),
-		})
-		require.NoError(t, err)
 		path := filepath.Join(dir, org+".csv")
 		writeCohortCSV(t, path, c)
+		switch i {
+		case 0:
+			// Registered by hand with a key of its own: left as it is.
+			pub, err := ecdh.X25519().GenerateKey(rand.Reader)
+			require.NoError(t, err)
+			_, err = orgClient.RegisterFederatedOrganization(ctx, client.OrganizationRequest{
+				OrganizationName: org, Endpoint: "https://" + org + ".example", EncryptionKey: hex.EncodeToString(pub.PublicKey().Bytes()),
+			})
+			require.NoError(t, err)
+		case 1:
+			// Provisioned first with `participant init`, which only registers.
+			var out bytes.Buffer
+			require.NoError(t, run(ctx, []string{"participant", "init", "--server", base, "--api-key", k.APIKey, "--data", path}, settings, nil, &out, &bytes.Buffer{}))
+			assert.Contains(t, out.String(), "organization hospital-b registered, X25519 public key ")
+			out.Reset()
+			require.NoError(t, run(ctx, []string{"participant", "init", "--server", base, "--api-key", k.APIKey, "--data", path}, settings, nil, &out, &bytes.Buffer{}))
+			assert.Equal(t, "organization hospital-b is registered already; nothing to do\n", out.String())
+		}
+		// hospital-c registers itself when it starts.
 		args := []string{"participant", "--server", base, "--api-key", k.APIKey, "--org", org, "--data", path, "--poll", "1s", "--rounds", "2"}
 		wg.Go(func() { errs[i] = run(ctx, args, settings, nil, &outs[i], &bytes.Buffer{}) })
 	}
@@ -104,6 +117,25 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 	for i := range outs {
 		require.NoError(t, errs[i], outs[i].String())
 		out := outs[i].String()
+		st, err := loadParticipantState(filepath.Join(dir, fmt.Sprintf("hospital-%c.csv.participant.json", 'a'+i)))
+		require.NoError(t, err)
+		fi, err := os.Stat(filepath.Join(dir, fmt.Sprintf("hospital-%c.csv.participant.json", 'a'+i)))
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the state file may hold the organization's private key")
+		if i == 0 {
+			assert.Empty(t, st.PrivateKey, "registered by hand: no key made")
+			assert.NotContains(t, out, "registered, X25519")
+		} else {
+			priv, err := hex.DecodeString(st.PrivateKey)
+			require.NoError(t, err)
+			k, err := ecdh.X25519().NewPrivateKey(priv)
+			require.NoError(t, err)
+			pub := hex.EncodeToString(k.PublicKey().Bytes())
+			if i == 2 {
+				assert.Contains(t, out, "organization hospital-c registered, X25519 public key "+pub)
+			}
+		}
+		assert.NotEmpty(t, st.TaskHash, "a state written by init learns its task")
 		assert.Contains(t, out, "round 0 closed: model 1.0.1 from 3 organizations")
 		assert.Contains(t, out, "round 1 closed: model 1.0.2 from 3 organizations")
 		assert.Contains(t, out, "local held-out accuracy")

@@ -124,8 +124,7 @@ func (s *server) restart(t *testing.T) {
 func federatedOrg(t *testing.T, adm *client.Client, base, org string) *client.KeyCreated {
 	t.Helper()
 	ctx := t.Context()
-	k, err := adm.CreateKey(ctx, &client.CreateKeyRequest{Name: org, Scopes: []string{"federated"}, Organization: org})
-	require.NoError(t, err)
+	k := federatedKey(t, adm, org)
 	oc, err := client.New(base, client.WithAPIKey(k.APIKey))
 	require.NoError(t, err)
 	pub, err := ecdh.X25519().GenerateKey(crand.Reader)
@@ -137,9 +136,19 @@ func federatedOrg(t *testing.T, adm *client.Client, base, org string) *client.Ke
 	return k
 }
 
+// federatedKey creates a federated key of organization org and does not
+// register the organization: `healthagents participant` registers it.
+func federatedKey(t *testing.T, adm *client.Client, org string) *client.KeyCreated {
+	t.Helper()
+	k, err := adm.CreateKey(t.Context(), &client.CreateKeyRequest{Name: org, Scopes: []string{"federated"}, Organization: org})
+	require.NoError(t, err)
+	return k
+}
+
 // The issue's "done when", over real processes: the binary serves a task
 // file (WDBC, DP off); three `healthagents participant` processes, each with
-// its own CSV, train over HTTP with keys of the default (free) tier; one
+// its own CSV and nothing but an API key (each registers its organization
+// itself), train over HTTP with keys of the default (free) tier; one
 // participant is killed and restarted, then the coordinator is; the run
 // still ends with every round's model, no 429, and the model's held-out
 // accuracy is within 0.02 of centralized training on the same records.
@@ -173,7 +182,8 @@ func TestFederatedEndToEnd(t *testing.T) {
 	var args [][]string
 	for i, path := range csvs {
 		org := fmt.Sprintf("hospital-%c", 'a'+i)
-		k := federatedOrg(t, adm, base, org)
+		// Nothing but a key: the participant registers its organization.
+		k := federatedKey(t, adm, org)
 		assert.Equal(t, "free", k.Tier, "the default tier")
 		a := []string{"participant", "--server", base, "--api-key", k.APIKey, "--data", path}
 		if i > 0 {
@@ -213,6 +223,7 @@ func TestFederatedEndToEnd(t *testing.T) {
 	assert.GreaterOrEqual(t, closed, rounds-2, "rounds that produced a model")
 	for i, p := range parts {
 		assert.Contains(t, p.Output(), "final model "+m.ModelVersion, "participant %d", i)
+		assert.Contains(t, p.Output(), fmt.Sprintf("organization hospital-%c registered, X25519 public key", 'a'+i), "participant %d registered itself", i)
 	}
 	// The evaluation round after the last training round measured the
 	// final model: the answer's accuracy is that version's.
