@@ -25,7 +25,15 @@ type Config struct {
 	MaxParticipants int
 	RoundTimeout    time.Duration
 	// PhaseTimeout bounds each of the four phases (default RoundTimeout/4).
+	// Both are measured in coordinator uptime: a coordinator that restarts
+	// extends the open round's deadlines by the time it was down (see
+	// Heartbeat).
 	PhaseTimeout time.Duration
+	// Heartbeat is how often the open round is stored with the time the
+	// coordinator last ran it (RoundState.Alive), so that a restart knows
+	// how long it was down (default 5s; the downtime is over-counted by
+	// at most this much).
+	Heartbeat time.Duration
 	// MaxRounds bounds round numbers: rounds 0 .. MaxRounds-1 may run.
 	MaxRounds int
 	// ClipNorm is the L2 bound of each update (the DP sensitivity).
@@ -103,6 +111,9 @@ func (c *Config) fill() error {
 	}
 	if c.PhaseTimeout == 0 {
 		c.PhaseTimeout = c.RoundTimeout / 4
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = 5 * time.Second
 	}
 	if c.ClipNorm == 0 {
 		c.ClipNorm = d.ClipNorm

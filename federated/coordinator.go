@@ -113,6 +113,9 @@ func NewCoordinator(ctx context.Context, store Store, cfg Config) (*Coordinator,
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.resume(ctx, c.cfg.Clock()); err != nil {
+		return nil, err
+	}
 	if c.round == nil || !c.round.Phase.Open() {
 		if err := c.openNext(ctx, c.cfg.Clock()); err != nil {
 			return nil, err
@@ -211,7 +214,7 @@ func (c *Coordinator) openNext(ctx context.Context, now time.Time) error {
 		Session: session, Dim: c.model.NumWeights() + evalWords,
 		ClipNorm: c.cfg.ClipNorm, FracBits: c.cfg.FracBits, MaxParticipants: c.cfg.MaxParticipants,
 		MaxEvalRecords: c.cfg.MaxEvalRecords, NoiseMultiplier: z, Proved: c.cfg.Proofs != nil,
-		OpenedAt: now.UTC(), Deadline: now.Add(c.cfg.RoundTimeout).UTC(),
+		OpenedAt: now.UTC(), Deadline: now.Add(c.cfg.RoundTimeout).UTC(), Alive: now.UTC(),
 	}
 	if c.cfg.Task.Learns() && base.Scaling == nil {
 		// The scaling is not learned yet: this is the statistics round. It
@@ -277,11 +280,52 @@ func (c *Coordinator) advance(ctx context.Context, now time.Time) error {
 			// store error): try again.
 			return c.openNext(ctx, now)
 		}
+		if err := c.heartbeat(ctx, now); err != nil {
+			return err
+		}
 		moved, err := c.transition(ctx, now)
 		if err != nil || !moved {
 			return err
 		}
 	}
+}
+
+// heartbeat stores the open round with Alive = now when the last one is
+// Config.Heartbeat old.
+func (c *Coordinator) heartbeat(ctx context.Context, now time.Time) error {
+	if now.Sub(c.round.Alive) < c.cfg.Heartbeat {
+		return nil
+	}
+	r := c.round.clone()
+	r.Alive = now.UTC()
+	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{r}}); err != nil {
+		return fmt.Errorf("federated: saving round %d: %w", r.Number, err)
+	}
+	c.round = r
+	return nil
+}
+
+// resume extends the open round's deadlines by the time the coordinator
+// was down: since the round's last heartbeat (or save) until now. Phase
+// and round times are coordinator uptime, so participants that waited out
+// a restart still have the time they had.
+func (c *Coordinator) resume(ctx context.Context, now time.Time) error {
+	r := c.round
+	if r == nil || !r.Phase.Open() || r.Alive.IsZero() {
+		return nil
+	}
+	down := now.Sub(r.Alive)
+	if down <= 0 {
+		return nil
+	}
+	next := r.clone()
+	next.PhaseDeadline, next.Deadline, next.Alive = r.PhaseDeadline.Add(down), r.Deadline.Add(down), now.UTC()
+	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{next}}); err != nil {
+		return fmt.Errorf("federated: saving round %d: %w", r.Number, err)
+	}
+	c.round = next
+	c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "federated round resumed", slog.Int("round", r.Number), slog.String("phase", string(r.Phase)), slog.Duration("downtime", down))
+	return nil
 }
 
 // transition performs at most one phase change.
@@ -335,7 +379,7 @@ func (c *Coordinator) transition(ctx context.Context, now time.Time) (bool, erro
 	default:
 		return false, nil
 	}
-	next.PhaseDeadline = c.phaseDeadline(next, now)
+	next.PhaseDeadline, next.Alive = c.phaseDeadline(next, now), now.UTC()
 	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{next}}); err != nil {
 		return false, fmt.Errorf("federated: saving round %d: %w", r.Number, err)
 	}

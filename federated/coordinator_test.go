@@ -562,3 +562,50 @@ func TestRunAppliesDeadlines(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, st.Round)
 }
+
+// A coordinator down for longer than a phase loses no round: on restart the
+// open round's deadlines move on by the time it was down (since its last
+// heartbeat), so the participant that had not answered yet still can, and
+// the round closes with all three. The heartbeat keeps Alive fresh while
+// the coordinator runs idle.
+func TestRestartExtendsDeadlinesByTheDowntime(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	clock := newFakeClock()
+	store := newMemStore()
+	cfg := noDPConfig(clock, 3)
+	c, err := NewCoordinator(ctx, store, cfg)
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 3, 100, 21)
+	for _, p := range ps[:2] {
+		_, err := p.Step(ctx, c)
+		require.NoError(t, err)
+	}
+	// Idle but running: heartbeats, no phase change.
+	clock.Add(cfg.PhaseTimeout / 2)
+	v, err := c.View(ctx, "hospital-00")
+	require.NoError(t, err)
+	require.Equal(t, PhaseAdvertiseKeys, v.Phase)
+	var r0 RoundState
+	require.NoError(t, jsonUnmarshal(store.rounds[0], &r0))
+	assert.Equal(t, clock.Now().UTC(), r0.Alive, "the heartbeat stored the round")
+	deadline := v.PhaseDeadline
+
+	// Down for two phases, then back.
+	down := 2 * c.cfg.PhaseTimeout
+	clock.Add(down)
+	c, err = NewCoordinator(ctx, store, cfg)
+	require.NoError(t, err)
+	v, err = c.View(ctx, "hospital-02")
+	require.NoError(t, err)
+	assert.Equal(t, 0, v.Round, "the round survived")
+	assert.Equal(t, PhaseAdvertiseKeys, v.Phase)
+	assert.Equal(t, deadline.Add(down), v.PhaseDeadline, "moved on by the downtime")
+	for range 4 {
+		stepAll(t, ctx, c, ps)
+	}
+	h, err := c.History(ctx)
+	require.NoError(t, err)
+	require.Len(t, h, 2)
+	assert.Len(t, h[1].Contributors, 3, "the round closed with every participant")
+}

@@ -71,9 +71,14 @@ type RoundState struct {
 	NoiseShare float64 `json:"noise_share,omitempty"`
 	// Kind is RoundStatistics for the statistics round of a task with
 	// learned features, empty for a training round.
-	Kind          RoundKind           `json:"kind,omitempty"`
-	Threshold     int                 `json:"threshold,omitempty"`
-	OpenedAt      time.Time           `json:"opened_at"`
+	Kind      RoundKind `json:"kind,omitempty"`
+	Threshold int       `json:"threshold,omitempty"`
+	OpenedAt  time.Time `json:"opened_at"`
+	// Alive is when the coordinator last ran the round: set at every save
+	// of the round and every Config.Heartbeat while it is open. A
+	// coordinator that starts on an open round extends its deadlines by
+	// the time since (the downtime), so a restart loses no round.
+	Alive         time.Time           `json:"alive,omitzero"`
 	PhaseDeadline time.Time           `json:"phase_deadline"`
 	Deadline      time.Time           `json:"deadline"`
 	Roster        []secagg.PublicKeys `json:"roster,omitempty"` // U1

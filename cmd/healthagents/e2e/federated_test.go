@@ -208,6 +208,7 @@ func TestFederatedEndToEnd(t *testing.T) {
 	require.NoError(t, srv.Cmd.Process.Signal(syscall.SIGKILL), "the run must still be going")
 	<-srv.Err
 	before := strings.Count(clitest.MustRead(t, srv.log), `"msg":"federated round closed"`)
+	abandoned := strings.Count(clitest.MustRead(t, srv.log), `"msg":"federated round abandoned"`)
 	srv.restart(t)
 	clitest.WaitHealthy(t, base+"/health")
 
@@ -242,6 +243,10 @@ func TestFederatedEndToEnd(t *testing.T) {
 	logs := clitest.MustRead(t, srv.log)
 	assert.Greater(t, strings.Count(logs, `"msg":"federated round closed"`), before, "rounds closed after the coordinator's restart")
 	assert.Less(t, before, rounds, "the coordinator was killed mid-run")
+	// Its deadlines are uptime: the round it was killed in resumed with
+	// its deadlines moved on by the downtime, and no round was lost.
+	assert.Contains(t, logs, `"msg":"federated round resumed"`)
+	assert.Equal(t, abandoned, strings.Count(logs, `"msg":"federated round abandoned"`), "no round abandoned after the restart")
 	assert.Contains(t, logs, `"route":"GET /api/v1/federated/rounds/current"`, "the requests are in the log")
 	assert.Contains(t, logs, `"route":"GET /api/v1/federated/tasks/{task}/rounds/current"`, "the task's own endpoints")
 	assert.NotContains(t, logs, `"status":429`, "the participants' polling fits the free tier")
