@@ -81,11 +81,11 @@ type App struct {
 	bootstrapOut   io.Writer
 }
 
-// proofTimeout is the deadline of a service's proofs: the spec's 5 s
-// (zkp.DefaultTimeout). This package's tests lengthen it (export_test.go):
-// they run on machines whose load no service would accept, and what they
-// check is the answer, not how fast it came (server.TestProofTimeout checks
-// the timeout's answer).
+// proofTimeout is the deadline of a service's proofs when
+// Config.ProofTimeout is zero: the spec's 5 s (zkp.DefaultTimeout). This
+// package's tests lengthen it (export_test.go): they run on machines whose
+// load no service would accept, and what they check is the answer, not how
+// fast it came (server.TestProofTimeout checks the timeout's answer).
 var proofTimeout = zkp.DefaultTimeout
 
 // Open assembles the service. Close releases what it opened. A one-time
@@ -162,7 +162,11 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	prover, err := zkp.NewProver(a.ZK, zkp.WithTimeout(proofTimeout))
+	timeout := proofTimeout
+	if cfg.ProofTimeout > 0 {
+		timeout = cfg.ProofTimeout
+	}
+	prover, err := zkp.NewProver(a.ZK, zkp.WithTimeout(timeout))
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,11 @@ type Config struct {
 	// one waits at most; 0 = server.DefaultAdmissionWait (5 s).
 	AdmissionQueue *int
 	AdmissionWait  time.Duration
+	// ProofTimeout bounds one proof, the wait for a prover slot included;
+	// 0 = zkp.DefaultTimeout (the spec's 5 s). No setting reads it: a
+	// program that embeds the service, or a test on a machine busier than
+	// any service would run on, may lengthen it.
+	ProofTimeout time.Duration
 	// MaxConnections (MAX_CONNECTIONS) caps open client connections of
 	// `healthagents serve`; 0 = 4096.
 	MaxConnections int

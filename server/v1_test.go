@@ -65,7 +65,12 @@ func v1SharedApp(t testing.TB) *app.App {
 			return
 		}
 		// The app lives for the whole test binary; its chain is in-process.
-		v1App, v1Err = app.Open(context.Background(), app.Config{DataDir: dir}, slog.New(slog.DiscardHandler))
+		// The package's parallel tests share it: a proof (slot wait
+		// included) and a queued request get a minute, not the spec's 5 s,
+		// so that a busy machine does not answer them 500 or 503
+		// (TestProofTimeout and the shedding tests check those answers).
+		v1App, v1Err = app.Open(context.Background(), app.Config{DataDir: dir, ProofTimeout: time.Minute, AdmissionWait: time.Minute},
+			slog.New(slog.DiscardHandler))
 		if v1Err == nil {
 			// The fast prover's tables: on a loaded machine the first
 			// proofs must not run gnark's prover against the 5 s deadline
