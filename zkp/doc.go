@@ -38,6 +38,10 @@
 // LoadOrSetup runs groth16.Setup once per circuit and keeps the keys under a
 // directory (DATA_DIR), reusing and checking them on restart; LoadCeremony
 // loads keys produced by an mpcsetup ceremony. See docs/decisions/zkp.md.
+// A process compiles each circuit once, and a key pair whose files match
+// one it already decoded and self-checked (same circuit, same bytes, same
+// origin) is shared with its prover tables (memo.go): the tests open the
+// service dozens of times per process.
 //
 // # Proving
 //
