@@ -128,7 +128,7 @@ func TestMount(t *testing.T) {
 
 func TestMountFailures(t *testing.T) {
 	t.Parallel()
-	dataDir := t.TempDir()
+	dataDir := zkkeys.DataDir(t) // "bad address" opens the service before it listens
 	noEnv := func(k string) string { return map[string]string{"DATA_DIR": dataDir}[k] }
 	for name, args := range map[string][]string{
 		"root prefix":  {"-addr", "127.0.0.1:0", "-prefix", "/"},
