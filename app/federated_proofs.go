@@ -15,7 +15,11 @@ import (
 // DATA_DIR/federated-proofs, so a restarted coordinator verifies with the
 // keys its participants fetched. It returns the ProofKeys function of
 // GET /api/v1/federated/proof-keys/{shape}, which serves only the shapes
-// this run's rounds can have.
+// this run's rounds can have. The keys of the shapes the run's rounds will
+// most likely have (MinParticipants to TargetParticipants organizations)
+// are set up (or read from the directory) here, before the coordinator
+// opens round 0: a setup inside a round's masked-input phase, plus the
+// participants' proving, could outlast the phase and lose the round.
 func federatedProofs(dataDir string, cfg *federated.Config) (func(context.Context, string) ([]byte, []byte, error), error) {
 	svc, err := normproof.NewServiceDir(filepath.Join(dataDir, "federated-proofs"))
 	if err != nil {
@@ -40,6 +44,16 @@ func federatedProofs(dataDir string, cfg *federated.Config) (func(context.Contex
 		maxPeers = federated.DefaultConfig().MaxParticipants
 	}
 	maxPeers--
+	minOrgs := cfg.MinParticipants
+	if minOrgs == 0 {
+		minOrgs = federated.DefaultConfig().MinParticipants
+	}
+	target := max(cfg.TargetParticipants, minOrgs)
+	for peers := max(2, minOrgs-1); peers <= min(target-1, maxPeers); peers++ {
+		if _, err := svc.Keys(normproof.Shape{Weights: m.NumWeights(), Extra: federated.EvalWords, Peers: peers, Bits: bits}); err != nil {
+			return nil, fmt.Errorf("FEDERATED_PROOFS: setting up the proof keys: %w", err)
+		}
+	}
 	return func(_ context.Context, name string) ([]byte, []byte, error) {
 		s, err := normproof.ParseShape(name)
 		if err != nil || s.Weights != m.NumWeights() || s.Extra != federated.EvalWords || s.Bits != bits || s.Peers < 2 || s.Peers > maxPeers {

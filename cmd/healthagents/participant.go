@@ -254,6 +254,7 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 		})
 		_, pp := svc.ProofGroup()
 		pcfg.Proofs = &pp
+		prefetchProofKeys(ctx, c, svc, st, logger)
 	}
 	p, err := federated.NewParticipant(pcfg, recs)
 	if err != nil {
@@ -441,4 +442,25 @@ func readParticipantFHIR(tf *federated.TaskFile, path, label string) ([]*record.
 		return nil, fmt.Errorf("participant: %s has no records", path)
 	}
 	return recs, nil
+}
+
+// prefetchProofKeys fetches, before the first round needs it, the proving
+// key of the shape the task's rounds will most likely have (its target
+// number of organizations), so that a round's masked-input phase is spent
+// proving, not downloading. A miss only means the key is fetched when a
+// round needs it.
+func prefetchProofKeys(ctx context.Context, c *client.Client, svc *normproof.Service, st *client.FederatedTask, logger *slog.Logger) {
+	v, err := c.FederatedRound(ctx)
+	if err != nil || v.Kind != "" || v.Dim <= federated.EvalWords {
+		return // no round, or a statistics or evaluation round: the next look will do
+	}
+	bits, err := normproof.WeightBits(v.ClipNorm, v.FracBits)
+	if err != nil {
+		return
+	}
+	orgs := max(st.TargetParticipants, st.MinParticipants, 3)
+	s := normproof.Shape{Weights: v.Dim - federated.EvalWords, Extra: federated.EvalWords, Peers: orgs - 1, Bits: bits}
+	if _, err := svc.Keys(s); err != nil {
+		logger.LogAttrs(ctx, slog.LevelWarn, "proving key not fetched ahead; a round will fetch it", slog.String("shape", s.Name()), slog.String("error", err.Error()))
+	}
 }
