@@ -24,15 +24,15 @@ import (
 // envelope, decide, prove with Groth16, record on chain and wait for the
 // block) sent round-robin to one replica, then to two, each set on its own
 // PostgreSQL schema, the same Redis and its own JSON-RPC chain in this
-// process. It runs only with HEALTHAGENTS_MEASURE_REPLICAS=<requests>
+// process. It runs only with HEALTHAGENTS_TEST_MEASURE_REPLICAS=<requests>
 // (e.g. 96) and the PostgreSQL and Redis settings; concurrency is
-// HEALTHAGENTS_MEASURE_CONCURRENCY (default 8).
+// HEALTHAGENTS_TEST_MEASURE_CONCURRENCY (default 8).
 func TestMeasureReplicas(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("HEALTHAGENTS_MEASURE_REPLICAS"))
+	n, _ := strconv.Atoi(os.Getenv("HEALTHAGENTS_TEST_MEASURE_REPLICAS"))
 	if n <= 0 || os.Getenv(storetest.PostgresEnv) == "" || os.Getenv("HEALTHAGENTS_TEST_REDIS") == "" {
-		t.Skip("set HEALTHAGENTS_MEASURE_REPLICAS, HEALTHAGENTS_TEST_POSTGRES and HEALTHAGENTS_TEST_REDIS to measure")
+		t.Skip("set HEALTHAGENTS_TEST_MEASURE_REPLICAS, HEALTHAGENTS_TEST_POSTGRES and HEALTHAGENTS_TEST_REDIS to measure")
 	}
-	conc, _ := strconv.Atoi(os.Getenv("HEALTHAGENTS_MEASURE_CONCURRENCY"))
+	conc, _ := strconv.Atoi(os.Getenv("HEALTHAGENTS_TEST_MEASURE_CONCURRENCY"))
 	if conc <= 0 {
 		conc = 8
 	}

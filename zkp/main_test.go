@@ -19,7 +19,7 @@ var (
 // keyDirEnv passes the key directory of a test run to the fuzzing worker
 // processes it starts (they inherit the environment and run TestMain too), so
 // they load the keys instead of running their own set-up.
-const keyDirEnv = "HEALTHAGENTS_ZKP_TEST_KEYS"
+const keyDirEnv = "HEALTHAGENTS_TEST_ZKP_KEYS"
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))

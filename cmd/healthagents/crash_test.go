@@ -65,7 +65,7 @@ func TestCrashRecovery(t *testing.T) {
 }
 
 // crashChildEnv marks the re-executed test binary as the server.
-const crashChildEnv = "HEALTHAGENTS_CRASH_CHILD"
+const crashChildEnv = "HEALTHAGENTS_TEST_CRASH_CHILD"
 
 // TestServeChild is the server process TestCrashRecovery starts and kills:
 // the command's own run("serve"), configured by the environment it was

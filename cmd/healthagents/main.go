@@ -18,17 +18,10 @@
 //	                                the latest federated model, as ONNX or its JSON answer
 //	healthagents version            print the version
 //
-// Settings: HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT,
-// CHAIN_PRIVATE_KEY, CHAIN_REGISTRY, CHAIN_ID, CHAIN_RPC_LISTEN, CHAIN_OWNER,
-// CHAIN_OWNER_KEY_FILE, CHAIN_LEGACY_REGISTRY, CHAIN_CONFIRMATIONS, COVERAGE_TRUST,
-// PHARMACY_ORACLE, IPFS_ENDPOINT, FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL,
-// HEALTHAGENTS_ENV, TLS_CERT_FILE, TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES, REPLICA_URL,
-// MAX_IN_FLIGHT, ADMISSION_QUEUE, ADMISSION_WAIT, MAX_CONNECTIONS, ZK_KEYS_DIR,
-// OTEL_EXPORTER_OTLP_ENDPOINT, ENVELOPE_TTL, and the federated run:
-// FEDERATED_TASK, FEDERATED_DP, FEDERATED_EPSILON, FEDERATED_DELTA,
-// FEDERATED_CLIP_NORM, FEDERATED_ROUNDS, FEDERATED_MIN_PARTICIPANTS,
-// FEDERATED_TARGET_PARTICIPANTS, FEDERATED_ROUND_TIMEOUT, FEDERATED_PROOFS. See docs/decisions.md#settings. CHAIN_REPLACE_VERIFIERS
-// is gone and refused: verifiers are immutable per circuit id (docs/decisions/governance.md).
+// Settings are environment variables, listed by `healthagents serve -h` and
+// docs/decisions.md#settings, both from app.Settings. A variable with one of
+// our prefixes that is not a setting (FEDERATED_EPSILLON) stops every
+// subcommand that reads settings, naming the nearest one (app.CheckEnviron).
 package main
 
 import (
@@ -40,6 +33,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,7 +46,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+	if err := start(ctx, os.Args[1:], os.Environ(), os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "healthagents:", err)
 		code := 1
 		var ec interface{ ExitCode() int }
@@ -73,24 +67,55 @@ var plainUsage = map[string]string{
 }
 
 // serveUsage is what `healthagents serve --help` prints.
-const serveUsage = `usage: healthagents serve
+func serveUsage() string {
+	return `usage: healthagents serve
 
 Runs the HTTP service on HOST:PORT (default 0.0.0.0:8000). It takes no flags:
-every setting is an environment variable (docs/decisions.md#settings):
-HOST, PORT, LOG_LEVEL, DATABASE_URL, CHAIN_ENDPOINT, CHAIN_PRIVATE_KEY,
-CHAIN_REGISTRY, CHAIN_ID, CHAIN_RPC_LISTEN, CHAIN_OWNER, CHAIN_OWNER_KEY_FILE,
-CHAIN_LEGACY_REGISTRY, CHAIN_CONFIRMATIONS, COVERAGE_TRUST,
-PHARMACY_ORACLE, IPFS_ENDPOINT, FERNET_KEY, DATA_DIR, ADMIN_TOKEN, REDIS_URL,
-HEALTHAGENTS_ENV, TLS_CERT_FILE, TLS_KEY_FILE, CORS_ORIGINS, TRUSTED_PROXIES,
-REPLICA_URL, MAX_IN_FLIGHT, ADMISSION_QUEUE, ADMISSION_WAIT, MAX_CONNECTIONS, ZK_KEYS_DIR,
-OTEL_EXPORTER_OTLP_ENDPOINT, ENVELOPE_TTL; federated training (see
-docs/federated-privacy.md): FEDERATED_TASK, FEDERATED_DP, FEDERATED_EPSILON,
-FEDERATED_DELTA, FEDERATED_CLIP_NORM, FEDERATED_ROUNDS,
-FEDERATED_MIN_PARTICIPANTS, FEDERATED_TARGET_PARTICIPANTS,
-FEDERATED_ROUND_TIMEOUT, FEDERATED_PROOFS.`
+every setting is an environment variable (docs/decisions.md#settings; federated
+training: docs/federated-privacy.md). A variable with one of our prefixes that is
+not one of these refuses the start, naming the nearest setting.
+
+` + app.SettingsUsage()
+}
 
 // errUsage marks a command-line mistake.
 var errUsage = errors.New("usage: healthagents [serve | seal [--fhir] FILE | x12 271|270 | keys create|list|revoke | chain deploy|register-issuer|retire-issuer|set-submitter|revoke-nonce|add-circuit | bench [flags] | participant [init] --server URL --api-key KEY --data FILE.csv [--fhir-label SYSTEM|CODE] [--task ID] | model export --server URL --api-key KEY [--format onnx|json] [--out FILE] | issuer keygen|sign | ceremony init|contribute|init-phase2|verify|finalize | verify-decision --rpc URL --tx HASH [--registry ADDRESS] [--statement FILE] | version]")
+
+// offline are the subcommands that read no settings: they run on
+// machines (a ceremony participant's, a third party's) whose environment
+// is none of ours, and check none.
+func offline(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "ceremony", "verify-decision", "version", "-v", "--version", "help", "-h", "--help":
+		return true
+	case "x12":
+		return len(args) < 2 || args[1] != "270"
+	}
+	return slices.ContainsFunc(args[1:], isHelp)
+}
+
+// start is main: it refuses an environment that sets a variable with one
+// of our prefixes that is not a setting (app.CheckEnviron) before any
+// subcommand that reads settings, then runs the command on environ.
+func start(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if !offline(args) {
+		if err := app.CheckEnviron(environ); err != nil {
+			return err
+		}
+	}
+	vars := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			if _, dup := vars[k]; !dup { // the first wins, as with os.Getenv
+				vars[k] = v
+			}
+		}
+	}
+	return run(ctx, args, func(k string) string { return vars[k] }, stdin, stdout, stderr)
+}
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
@@ -106,7 +131,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if cmd == "serve" && len(args) > 0 {
 		// serve takes no flags: its settings are environment variables.
 		if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-			_, err := fmt.Fprintln(stdout, serveUsage)
+			_, err := fmt.Fprintln(stdout, serveUsage())
 			return err
 		}
 		return fmt.Errorf("serve takes no arguments (got %q); its settings are environment variables: healthagents serve --help", args[0])

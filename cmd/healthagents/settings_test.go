@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,38 +17,103 @@ import (
 	"github.com/healthagents/healthagents/app"
 )
 
-// TestSettingsAreDocumented: every environment variable the service reads
-// has a row in docs/decisions.md's settings table and is named in this
-// command's package documentation. The variables are the ones
-// app.ConfigFromEnv asks for, recorded, with the chain settings switched on
-// so that those read only with CHAIN_ENDPOINT are asked for too.
-func TestSettingsAreDocumented(t *testing.T) {
+// TestUnknownSettingStopsCommands: a misspelt setting stops serve and the
+// subcommands that read settings before they open anything, with the one
+// line naming the nearest setting; the offline subcommands run.
+func TestUnknownSettingStopsCommands(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	asked := map[string]bool{}
-	record := func(set map[string]string) func(string) string {
-		return func(k string) string {
-			mu.Lock()
-			defer mu.Unlock()
-			asked[k] = true
-			return set[k]
+	for _, args := range [][]string{nil, {"serve"}, {"keys", "list"}, {"seal", "x"}, {"bench"}, {"chain", "deploy"},
+		{"participant", "--server", "http://127.0.0.1:1"}, {"x12", "270"}} {
+		dir := t.TempDir()
+		err := start(t.Context(), args, []string{"DATA_DIR=" + dir, "FEDERATED_EPSILLON=8", "HOST=127.0.0.1", "PORT=0"}, nil, io.Discard, io.Discard)
+		require.Error(t, err, "%v", args)
+		assert.Equal(t, "FEDERATED_EPSILLON: unknown setting; did you mean FEDERATED_EPSILON?", err.Error(), "%v", args)
+		entries, _ := os.ReadDir(dir)
+		assert.Empty(t, entries, "%v created nothing", args)
+	}
+	var out bytes.Buffer
+	require.NoError(t, start(t.Context(), []string{"version"}, []string{"FEDERATED_EPSILLON=8"}, nil, &out, io.Discard))
+	require.NoError(t, start(t.Context(), []string{"serve", "-h"}, []string{"FEDERATED_EPSILLON=8"}, nil, &out, io.Discard))
+	// The environment reaches the command: a known setting is read.
+	err := start(t.Context(), []string{"keys", "list"}, []string{"PORT=99999"}, nil, io.Discard, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "PORT must be a port number")
+}
+
+// TestServeHelpListsSettings: `serve -h` lists every setting of the table
+// with its default.
+func TestServeHelpListsSettings(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), []string{"serve", "-h"}, env(nil), nil, &out, io.Discard))
+	for _, s := range app.Settings() {
+		assert.Contains(t, out.String(), "  "+s.Name+" (default: ", s.Name)
+	}
+}
+
+// TestSettingsReadAreInTable: every variable this command's code reads by
+// name (getenv("X") in a non-test file) is a setting of the table, listed
+// as read by a subcommand or by the service.
+func TestSettingsReadAreInTable(t *testing.T) {
+	t.Parallel()
+	known := map[string]bool{}
+	for _, s := range app.Settings() {
+		known[s.Name] = true
+	}
+	read := regexp.MustCompile(`[gG]etenv\("([A-Z0-9_]+)"\)`)
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range read.FindAllStringSubmatch(string(src), -1) {
+			n++
+			assert.True(t, known[m[1]], "%s reads %s, which app.Settings does not list", f, m[1])
 		}
 	}
-	_, _ = app.ConfigFromEnv(record(nil))
-	_, _ = app.ConfigFromEnv(record(map[string]string{
-		"CHAIN_ENDPOINT":    "http://127.0.0.1:8545",
-		"CHAIN_PRIVATE_KEY": "0x" + strings.Repeat("11", 32),
-		"CHAIN_REGISTRY":    "0x" + strings.Repeat("22", 20),
-	}))
-	require.Contains(t, asked, "CHAIN_OWNER", "the chain settings were read")
+	assert.Greater(t, n, 5, "sanity: the reads were found")
+}
 
-	decisions, err := os.ReadFile("../../docs/decisions.md")
-	require.NoError(t, err)
-	settings := string(decisions)[strings.Index(string(decisions), "## Settings"):]
-	pkgDoc, err := os.ReadFile("main.go")
-	require.NoError(t, err)
-	for name := range asked {
-		assert.Regexp(t, `(?m)^\| (?:[A-Z_]+, )*`+name+`[ ,]`, settings, "%s has a row in docs/decisions.md#settings", name)
-		assert.Contains(t, string(pkgDoc), name, "%s is named in cmd/healthagents's package doc", name)
+// TestTestVariablesAreReserved: every HEALTHAGENTS_ variable named in the
+// repository's tests (but those of the check itself) and test helpers is a setting or under
+// app.TestPrefix, which the start check lets through: a shell that exports
+// them for `go test` can run the binary.
+func TestTestVariablesAreReserved(t *testing.T) {
+	t.Parallel()
+	known := map[string]bool{}
+	for _, s := range app.Settings() {
+		known[s.Name] = true
 	}
+	name := regexp.MustCompile(`"(HEALTHAGENTS_[A-Z0-9_]+)`)
+	n := 0
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if slices.Contains([]string{"../../app/settings_table_test.go", "../../cmd/healthagents/settings_test.go"}, filepath.ToSlash(path)) {
+			return nil // the tests of the check name wrong variables on purpose
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || !(strings.HasSuffix(path, "_test.go") || strings.Contains(path, "test"+string(filepath.Separator))) {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range name.FindAllStringSubmatch(string(src), -1) {
+			n++
+			v := strings.TrimSuffix(m[1], "_")
+			assert.True(t, known[v] || strings.HasPrefix(v+"_", app.TestPrefix), "%s names %s: a test-only variable goes under %s", path, v, app.TestPrefix)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Greater(t, n, 5, "sanity: the names were found")
 }

@@ -144,7 +144,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(root, "testdata"), filepath.Join(work, "testdata")))
 	var script strings.Builder
 	script.WriteString("set -euo pipefail\n")
-	script.WriteString(`go() { if [ "${1:-}" = run ] && [ "${2:-}" = ./cmd/healthagents ]; then shift 2; "$HEALTHAGENTS_BIN" "$@"; else command go "$@"; fi; }` + "\n")
+	script.WriteString(`go() { if [ "${1:-}" = run ] && [ "${2:-}" = ./cmd/healthagents ]; then shift 2; "$HEALTHAGENTS_TEST_BIN" "$@"; else command go "$@"; fi; }` + "\n")
 	ports := strings.NewReplacer("http://localhost:8000", base, "127.0.0.1:8545", fmt.Sprintf("127.0.0.1:%d", rpcPort))
 	for i, b := range blocks[1:] {
 		fmt.Fprintf(&script, "echo '::block %d'\n", i+1)
@@ -154,7 +154,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	script.WriteString("echo '::end'\n")
 	run := exec.CommandContext(t.Context(), "bash", "-c", script.String())
 	run.Dir = work
-	run.Env = append(os.Environ(), "DATA_DIR="+dataDir, "HEALTHAGENTS_BIN="+bin)
+	run.Env = append(os.Environ(), "DATA_DIR="+dataDir, "HEALTHAGENTS_TEST_BIN="+bin)
 	var stderr strings.Builder
 	run.Stderr = &stderr
 	stdout, err := run.Output()
