@@ -125,6 +125,12 @@ func (c Config) developmentParts() []string {
 	if c.ChainEndpoint == "" && !c.allowDevelopmentParts {
 		out = append(out, "the embedded development chain (set CHAIN_ENDPOINT, CHAIN_PRIVATE_KEY and CHAIN_REGISTRY; deploy with `healthagents chain deploy`)")
 	}
+	if c.ChainEndpoint != "" && c.ChainID == 0 {
+		out = append(out, "no CHAIN_ID (set CHAIN_ID to the id of the network CHAIN_ENDPOINT serves, e.g. 1 for Ethereum mainnet; start checks the node against it)")
+	}
+	if c.ChainOwnerKeyFile != "" {
+		out = append(out, "CHAIN_OWNER_KEY_FILE (the registry owner's key does not belong on the server: unset it, keep CHAIN_OWNER a cold wallet's address and sign the printed owner actions offline)")
+	}
 	if c.ChainID != 0 && chain.NetworkName(c.ChainID) == "dev" {
 		out = append(out, fmt.Sprintf("a development chain id %d (set CHAIN_ENDPOINT to a real network's node)", c.ChainID))
 	}
@@ -201,7 +207,8 @@ func preflight(ctx context.Context, cfg Config) error {
 // checkChainNode asks CHAIN_ENDPOINT for its chain id within 5 s: an
 // unreachable node refuses the start naming the variable, and production
 // refuses a development chain (geth --dev, Anvil, Hardhat, Ganache: chain
-// ids 1337 and 31337). The endpoint itself, which may hold a provider's API
+// ids 1337 and 31337), and a node serving another chain than CHAIN_ID
+// (required in production) is refused in every mode. The endpoint itself, which may hold a provider's API
 // key, is never echoed.
 func checkChainNode(ctx context.Context, cfg Config) error {
 	if cfg.ChainEndpoint == "" {
@@ -220,6 +227,9 @@ func checkChainNode(ctx context.Context, cfg Config) error {
 	}
 	if cfg.Production && chain.NetworkName(id.Uint64()) == "dev" {
 		return productionRefusal([]string{fmt.Sprintf("a development chain (CHAIN_ENDPOINT serves chain id %s; set CHAIN_ENDPOINT to a real network's node)", id)})
+	}
+	if cfg.ChainID != 0 && id.Uint64() != cfg.ChainID {
+		return fmt.Errorf("CHAIN_ID=%d but CHAIN_ENDPOINT serves chain id %s: point CHAIN_ENDPOINT at the network you mean, or correct CHAIN_ID", cfg.ChainID, id)
 	}
 	return nil
 }

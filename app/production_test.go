@@ -91,6 +91,9 @@ func TestProductionRules(t *testing.T) {
 		tls    = "https://api.example.org/status"
 	)
 	const unauthorized, forbidden = "Unauthorized: Invalid API key", "Forbidden: Insufficient permissions"
+	const liveNeedsHTTPS, adminNeedsHTTPS = "Forbidden: HTTPS required for live keys", "Forbidden: HTTPS required for the admin token"
+	narrow, _, err := a.Keys.Create(t.Context(), apikey.CreateParams{Env: apikey.Live, Scopes: []apikey.Scope{apikey.ScopeEligibility}})
+	require.NoError(t, err)
 
 	t.Run("sk_live_ keys only over HTTPS", func(t *testing.T) {
 		for _, tt := range []struct {
@@ -99,11 +102,12 @@ func TestProductionRules(t *testing.T) {
 			status int
 			detail string
 		}{
-			{"fail/plain HTTP from a client", call{method: "GET", url: plain, peer: direct, token: live}, 403, forbidden},
-			{"fail/X-Forwarded-Proto https from an untrusted peer", call{method: "GET", url: plain, peer: direct, token: live, headers: []string{"X-Forwarded-Proto: https"}}, 403, forbidden},
-			{"fail/trusted proxy says http", call{method: "GET", url: plain, peer: proxy, token: live, headers: []string{"X-Forwarded-Proto: http"}}, 403, forbidden},
-			{"fail/trusted proxy without X-Forwarded-Proto", call{method: "GET", url: plain, peer: proxy, token: live}, 403, forbidden},
-			{"fail/client-written https left of the proxy's http", call{method: "GET", url: plain, peer: proxy, token: live, headers: []string{"X-Forwarded-Proto: https", "X-Forwarded-Proto: http"}}, 403, forbidden},
+			{"fail/plain HTTP from a client", call{method: "GET", url: plain, peer: direct, token: live}, 403, liveNeedsHTTPS},
+			{"fail/X-Forwarded-Proto https from an untrusted peer", call{method: "GET", url: plain, peer: direct, token: live, headers: []string{"X-Forwarded-Proto: https"}}, 403, liveNeedsHTTPS},
+			{"fail/trusted proxy says http", call{method: "GET", url: plain, peer: proxy, token: live, headers: []string{"X-Forwarded-Proto: http"}}, 403, liveNeedsHTTPS},
+			{"fail/trusted proxy without X-Forwarded-Proto", call{method: "GET", url: plain, peer: proxy, token: live}, 403, liveNeedsHTTPS},
+			{"fail/client-written https left of the proxy's http", call{method: "GET", url: plain, peer: proxy, token: live, headers: []string{"X-Forwarded-Proto: https", "X-Forwarded-Proto: http"}}, 403, liveNeedsHTTPS},
+			{"fail/a missing scope over TLS says so, not HTTPS", call{method: "GET", url: "https://api.example.org/api/keys", peer: direct, token: narrow}, 403, forbidden},
 			{"ok/TLS to the service", call{method: "GET", url: tls, peer: direct, token: live}, 200, ""},
 			{"ok/trusted proxy says https", call{method: "GET", url: plain, peer: proxy, token: live, headers: []string{"X-Forwarded-Proto: https"}}, 200, ""},
 			{"ok/no key over plain HTTP (the public root family)", call{method: "GET", url: plain, peer: direct}, 200, ""},
@@ -112,6 +116,30 @@ func TestProductionRules(t *testing.T) {
 			assert.Equal(t, tt.status, rec.Code, tt.name)
 			if tt.detail != "" {
 				assert.Equal(t, tt.detail, detail(t, rec), tt.name)
+			}
+		}
+	})
+
+	t.Run("ADMIN_TOKEN only over HTTPS", func(t *testing.T) {
+		const create = "/auth/keys"
+		for _, tt := range []struct {
+			name   string
+			call   call
+			status int
+			detail string
+		}{
+			{"fail/plain HTTP from a client", call{method: "POST", url: "http://api.example.org" + create, peer: direct, token: "admin-token-of-the-test", body: `{}`}, 403, adminNeedsHTTPS},
+			{"fail/a wrong token over plain HTTP gets the same answer", call{method: "POST", url: "http://api.example.org" + create, peer: direct, token: "not-the-admin-token", body: `{}`}, 403, adminNeedsHTTPS},
+			{"fail/X-Forwarded-Proto https from an untrusted peer", call{method: "POST", url: "http://api.example.org" + create, peer: direct, token: "admin-token-of-the-test", body: `{}`, headers: []string{"X-Forwarded-Proto: https"}}, 403, adminNeedsHTTPS},
+			{"fail/trusted proxy says http", call{method: "POST", url: "http://api.example.org" + create, peer: proxy, token: "admin-token-of-the-test", body: `{}`, headers: []string{"X-Forwarded-Proto: http"}}, 403, adminNeedsHTTPS},
+			{"ok/TLS to the service", call{method: "POST", url: "https://api.example.org" + create, peer: direct, token: "admin-token-of-the-test", body: `{}`}, 200, ""},
+			{"ok/trusted proxy says https", call{method: "POST", url: "http://api.example.org" + create, peer: proxy, token: "admin-token-of-the-test", body: `{}`, headers: []string{"X-Forwarded-Proto: https"}}, 200, ""},
+		} {
+			rec := do(t, tt.call)
+			assert.Equal(t, tt.status, rec.Code, "%s: %s", tt.name, rec.Body.String())
+			if tt.detail != "" {
+				assert.Equal(t, tt.detail, detail(t, rec), tt.name)
+				assert.NotContains(t, rec.Body.String(), "sk_live_", tt.name)
 			}
 		}
 	})

@@ -60,8 +60,10 @@ func TestStrictSettingsRefuseBeforeCreating(t *testing.T) {
 	prod := map[string]string{
 		"HEALTHAGENTS_ENV": "production", "FERNET_KEY": fernet, "ADMIN_TOKEN": "admin-token-s3cret",
 		"CHAIN_ENDPOINT": "http://" + closed, "CHAIN_PRIVATE_KEY": chainKey, "CHAIN_REGISTRY": "0x" + strings.Repeat("22", 20),
-		"ZK_KEYS_DIR": zkDir, "TRUSTED_PROXIES": "10.0.0.0/8",
+		"ZK_KEYS_DIR": zkDir, "TRUSTED_PROXIES": "10.0.0.0/8", "CHAIN_ID": "11155111",
 	}
+	ownerKey := filepath.Join(files, "owner-real.key")
+	require.NoError(t, os.WriteFile(ownerKey, []byte(hex.EncodeToString(crypto.FromECDSA(key))), 0o600))
 	with := func(base map[string]string, set ...string) map[string]string {
 		out := map[string]string{}
 		for k, v := range base {
@@ -108,6 +110,9 @@ func TestStrictSettingsRefuseBeforeCreating(t *testing.T) {
 		{"production/embedded chain", with(prod, "CHAIN_ENDPOINT", "", "CHAIN_PRIVATE_KEY", "", "CHAIN_REGISTRY", ""), "HEALTHAGENTS_ENV=production refuses to start with the embedded development chain (set CHAIN_ENDPOINT"},
 		{"production/development chain id", with(prod, "CHAIN_ID", "31337"), "HEALTHAGENTS_ENV=production refuses to start with a development chain id 31337"},
 		{"production/development node", with(prod, "CHAIN_ENDPOINT", "http://"+devAddr), "HEALTHAGENTS_ENV=production refuses to start with a development chain (CHAIN_ENDPOINT serves chain id 1337"},
+		{"production/no CHAIN_ID", with(prod, "CHAIN_ID", ""), "HEALTHAGENTS_ENV=production refuses to start with no CHAIN_ID (set CHAIN_ID"},
+		{"production/owner key file", with(prod, "CHAIN_OWNER_KEY_FILE", ownerKey), "HEALTHAGENTS_ENV=production refuses to start with CHAIN_OWNER_KEY_FILE (the registry owner's key does not belong on the server"},
+		{"chain id not the node's", with(nil, "CHAIN_ENDPOINT", "http://"+devAddr, "CHAIN_PRIVATE_KEY", chainKey, "CHAIN_REGISTRY", "0x"+strings.Repeat("22", 20), "CHAIN_ID", "11155111"), "CHAIN_ID=11155111 but CHAIN_ENDPOINT serves chain id 1337"},
 		{"production/development ZK keys", with(prod, "ZK_KEYS_DIR", ""), "HEALTHAGENTS_ENV=production refuses to start with development ZK keys (set ZK_KEYS_DIR"},
 		{"production/plain HTTP", with(prod, "TRUSTED_PROXIES", ""), "HEALTHAGENTS_ENV=production refuses to start with plain HTTP (set TLS_CERT_FILE and TLS_KEY_FILE, or TRUSTED_PROXIES"},
 		{"production/no first key", with(prod, "ADMIN_TOKEN", ""), "HEALTHAGENTS_ENV=production refuses to start with no way to create a first key (set ADMIN_TOKEN"},

@@ -23,6 +23,11 @@ const (
 	detailUnauthorized = "Unauthorized: Invalid API key"
 	detailForbidden    = "Forbidden: Insufficient permissions"
 	detailUnavailable  = "Service temporarily unavailable"
+	// A live key, or in production the admin token, that reached us over
+	// plain HTTP: it crossed the network in clear and must be rotated;
+	// distinct from a missing scope so the caller knows what to fix.
+	detailLiveNeedsHTTPS  = "Forbidden: HTTPS required for live keys"
+	detailAdminNeedsHTTPS = "Forbidden: HTTPS required for the admin token"
 )
 
 // authOptions are the settings of the authentication and limit middleware.
@@ -82,12 +87,19 @@ func (s *srv) guard(rt route) http.Handler {
 		var key *apikey.Key
 		switch {
 		case present && !wellFormed:
-			s.authFailed(w, r, remote, http.StatusUnauthorized)
+			s.authFailed(w, r, remote, http.StatusUnauthorized, "")
+			return
+		case present && adminBearer && !strings.HasPrefix(bearer, "sk_") && s.opts.auth.production && !https:
+			// The admin token (or anything in its place) over plain HTTP
+			// from a peer that is not a trusted proxy saying https:
+			// refused before it is looked at, so no key is handed back in
+			// clear.
+			s.authFailed(w, r, remote, http.StatusForbidden, detailAdminNeedsHTTPS)
 			return
 		case present && !(adminBearer && !strings.HasPrefix(bearer, "sk_")):
-			status, k := s.authenticate(r, bearer, remote, https, scope)
+			status, detail, k := s.authenticate(r, bearer, remote, https, scope)
 			if status != 0 {
-				s.authFailed(w, r, remote, status)
+				s.authFailed(w, r, remote, status, detail)
 				return
 			}
 			key = k
@@ -132,40 +144,43 @@ func (s *srv) guard(rt route) http.Handler {
 }
 
 // authenticate checks a key and its right to this request, returning a
-// status (401, 403 or 503) on refusal.
-func (s *srv) authenticate(r *http.Request, bearer string, remote netip.Addr, https bool, scope apikey.Scope) (int, *apikey.Key) {
+// status (401, 403 or 503) on refusal, with its detail when it is not the
+// status's usual one.
+func (s *srv) authenticate(r *http.Request, bearer string, remote netip.Addr, https bool, scope apikey.Scope) (int, string, *apikey.Key) {
 	if s.deps.Keys == nil {
-		return http.StatusUnauthorized, nil
+		return http.StatusUnauthorized, "", nil
 	}
 	k, err := s.deps.Keys.Authenticate(r.Context(), bearer, remote)
 	switch {
 	case errors.Is(err, apikey.ErrInvalid):
-		return http.StatusUnauthorized, nil
+		return http.StatusUnauthorized, "", nil
 	case errors.Is(err, apikey.ErrForbidden):
-		return http.StatusForbidden, nil
+		return http.StatusForbidden, "", nil
 	case err != nil:
 		s.logger.ErrorContext(r.Context(), "authenticating a key failed", "err", err)
-		return http.StatusServiceUnavailable, nil
+		return http.StatusServiceUnavailable, "", nil
 	case k.Env == apikey.Dev && s.opts.auth.production:
-		return http.StatusUnauthorized, nil // sk_dev_ keys do not exist for a production server
+		return http.StatusUnauthorized, "", nil // sk_dev_ keys do not exist for a production server
 	case k.Env == apikey.Live && !https:
-		return http.StatusForbidden, nil // production keys only over HTTPS
+		return http.StatusForbidden, detailLiveNeedsHTTPS, nil // production keys only over HTTPS
 	case scope != "" && !k.HasScope(scope):
-		return http.StatusForbidden, nil
+		return http.StatusForbidden, "", nil
 	}
-	return 0, k
+	return 0, "", k
 }
 
 // authFailed answers a refused credential. Failures count against the
 // client address's public budget, so guessing keys is rate limited too.
-func (s *srv) authFailed(w http.ResponseWriter, r *http.Request, remote netip.Addr, status int) {
+func (s *srv) authFailed(w http.ResponseWriter, r *http.Request, remote netip.Addr, status int, detail string) {
 	if status != http.StatusServiceUnavailable && !s.limit(w, r, ratelimit.ClassGeneral, ratelimit.Caller{IP: remote}) {
 		return
 	}
-	switch status {
-	case http.StatusUnauthorized:
+	switch {
+	case detail != "":
+		writeDetail(w, status, detail)
+	case status == http.StatusUnauthorized:
 		writeDetail(w, status, detailUnauthorized)
-	case http.StatusForbidden:
+	case status == http.StatusForbidden:
 		writeDetail(w, status, detailForbidden)
 	default:
 		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)

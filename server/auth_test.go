@@ -193,7 +193,7 @@ func TestAuthStatuses(t *testing.T) {
 			{"fail/other key's usage", "GET", "/api/keys/" + plainID + "/usage", rxOnly, nil, 403, forbidden},
 			{"fail/restricted account", "GET", "/status", restricted, nil, 403, forbidden},
 			{"fail/address not whitelisted", "GET", "/status", fenced, nil, 403, forbidden},
-			{"fail/sk_live_ over plain HTTP", "GET", "/status", live, nil, 403, forbidden},
+			{"fail/sk_live_ over plain HTTP", "GET", "/status", live, nil, 403, "Forbidden: HTTPS required for live keys"},
 			{"ok/sk_live_ behind a trusted TLS proxy", "GET", "/status", live, []string{"X-Forwarded-Proto: https"}, 200, ""},
 			{"ok/address whitelisted via trusted proxy", "GET", "/status", fenced, []string{"X-Forwarded-For: 10.1.2.3"}, 200, ""},
 			{"ok/public root family", "GET", "/status", "", nil, 200, ""},
