@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -41,7 +42,8 @@ func TestProbes(t *testing.T) {
 
 	down.Store(true)
 	status, _, body = f.do(t, "GET", "/readyz", nil)
-	requireDetail(t, status, body, 503, "Service temporarily unavailable")
+	requireDetail(t, status, body, 503, "Service temporarily unavailable: not answering: chain")
+	assert.NotContains(t, fmt.Sprint(body), "connection refused", "the error text stays in the log")
 	status, _, body = f.do(t, "GET", "/livez", nil)
 	require.Equal(t, 200, status)
 	assert.Equal(t, "alive", body["status"])

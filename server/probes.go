@@ -1,7 +1,10 @@
 package server
 
 import (
+	"context"
 	"net/http"
+	"strings"
+	"sync"
 
 	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/internal/openapi"
@@ -23,20 +26,51 @@ func (s *srv) probeRoutes() []route {
 			}},
 		{Method: "GET", Path: "/readyz", Class: ratelimit.ClassHealth, Handler: http.HandlerFunc(s.readyz), Doc: openapi.Operation{
 			OperationID: "getReadyz", Tags: []string{"service"}, Summary: "Readiness probe",
-			Description: "Runs every dependency check now (database, chain, and Redis and IPFS when configured): 200 with the checks when all answer, 503 `Service temporarily unavailable` otherwise (the log names the failing one).",
+			Description: "Runs every dependency check now (database, chain, and Redis and IPFS when configured), side by side: 200 with the checks when all answer; otherwise 503 `Service temporarily unavailable: not answering: <names>` naming each failing one (names only: no address or error text; the log has the error).",
 			Responses:   ok("Every dependency answers.", api.Readiness{}), Errors: []int{503}, Auth: openapi.AuthNone,
 		}},
 	}
 }
 
 func (s *srv) readyz(w http.ResponseWriter, r *http.Request) {
-	if err := s.runChecks(r.Context(), false); err != nil {
-		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)
+	failed := s.runAllChecks(r.Context())
+	checks := map[string]string{}
+	var names []string
+	for _, c := range s.deps.Checks {
+		checks[c.Name] = "ok"
+		if failed[c.Name] {
+			checks[c.Name] = "failing"
+			names = append(names, c.Name)
+		}
+	}
+	if len(names) > 0 {
+		// Error bodies hold only detail: the names, never an address or
+		// the error's text.
+		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable+": not answering: "+strings.Join(names, ", "))
 		return
 	}
-	out := api.Readiness{Status: "ready", Checks: map[string]string{}}
+	writeJSON(w, http.StatusOK, api.Readiness{Status: "ready", Checks: checks})
+}
+
+// runAllChecks runs every dependency check at once, each within the check
+// timeout, and returns the names of those that failed (their errors are
+// logged, never answered: they may hold addresses).
+func (s *srv) runAllChecks(ctx context.Context) map[string]bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.checkTimeout)
+	defer cancel()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	failed := map[string]bool{}
 	for _, c := range s.deps.Checks {
-		out.Checks[c.Name] = "ok"
+		wg.Go(func() {
+			if err := c.Ping(ctx); err != nil {
+				s.logger.WarnContext(ctx, "dependency check failed", "dependency", c.Name, "err", err)
+				mu.Lock()
+				failed[c.Name] = true
+				mu.Unlock()
+			}
+		})
 	}
-	writeJSON(w, http.StatusOK, out)
+	wg.Wait()
+	return failed
 }

@@ -237,6 +237,19 @@ func readFiles(paths []string) ([]*ceremony.File, error) {
 }
 
 // report prints one line per checked file and returns err.
+// reportChain is report for verify, which passes a chain of the initial
+// file alone (what a participant received before the first contribution):
+// it is checked like any file, and the answer says there is no
+// contribution yet.
+func reportChain(stdout io.Writer, kind string, steps []ceremony.Step, err error) error {
+	if !errors.Is(err, ceremony.ErrNoContribution) {
+		return report(stdout, steps, err)
+	}
+	_ = report(stdout, steps, nil)
+	fmt.Fprintf(stdout, "%s: the initial state only, well formed; no contribution yet\n", kind)
+	return nil
+}
+
 func report(stdout io.Writer, steps []ceremony.Step, err error) error {
 	for _, s := range steps {
 		fmt.Fprintln(stdout, s.String())
@@ -325,7 +338,7 @@ func ceremonyVerify(ctx context.Context, deps ceremonyDeps, dir string, in []str
 		fmt.Fprintf(stdout, "srs beacon %s: check it is the value announced before the ceremony\n", srs.Beacon)
 	case len(phase1) > 0:
 		steps, _, err := ceremony.VerifyPhase1(ctx, phase1)
-		if err := report(stdout, steps, err); err != nil {
+		if err := reportChain(stdout, ceremony.KindPhase1, steps, err); err != nil {
 			return err
 		}
 	}
@@ -341,7 +354,7 @@ func ceremonyVerify(ctx context.Context, deps ceremonyDeps, dir string, in []str
 	}
 	if keysDir == "" {
 		steps, err := ceremony.VerifyPhase2(ctx, srs, circuits, phase2)
-		return report(stdout, steps, err)
+		return reportChain(stdout, ceremony.KindPhase2, steps, err)
 	}
 	m, err := ceremony.ReadManifest(keysDir)
 	if err != nil {

@@ -174,6 +174,15 @@ func TestCeremonyCommand(t *testing.T) {
 	out, err = cli(t, deps, "verify", "--in", filepath.Join(dir, "phase1-0000.bin"), filepath.Join(dir, "phase1-0001.bin"), filepath.Join(dir, "phase1-0002.bin"))
 	require.NoError(t, err, out)
 	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 3)
+	// The documented optional check of the file a participant received
+	// before the first contribution: the initial state alone passes, saying
+	// so (docs/ceremony.md), for either phase.
+	out, err = cli(t, deps, "verify", "--in", filepath.Join(dir, "phase1-0000.bin"))
+	require.NoError(t, err, out)
+	assert.Regexp(t, `(?s)^phase1 #0 [0-9a-f]{64} .*\nphase1: the initial state only, well formed; no contribution yet\n$`, out)
+	out, err = cli(t, deps, "verify", "--in", filepath.Join(dir, "phase2-0000.bin"))
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "phase2: the initial state only, well formed; no contribution yet")
 	// Phase-2 files find the srs.bin beside them.
 	out, err = cli(t, deps, "verify", filepath.Join(dir, "phase2-0000.bin"), filepath.Join(dir, "phase2-0001.bin"))
 	require.NoError(t, err, out)
@@ -234,6 +243,15 @@ func TestCeremonyRealCircuits(t *testing.T) {
 	dir, keys, _ := threeParties(t, deps)
 	out, err := cli(t, deps, "verify", "--dir", dir, "--keys", keys)
 	require.NoError(t, err, out)
+	// Publishable as they are: every file readable by all, no lock left.
+	entries, err := os.ReadDir(keys)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.False(t, strings.HasPrefix(e.Name(), "."), "%s left in the published keys", e.Name())
+		fi, err := e.Info()
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm(), e.Name())
+	}
 
 	var log bytes.Buffer
 	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: t.TempDir(), ZKKeysDir: keys}, slog.New(slog.NewJSONHandler(&log, nil)), io.Discard)

@@ -218,3 +218,57 @@ func TestKubernetesManifest(t *testing.T) {
 		assert.True(t, kinds[k], "a %s", k)
 	}
 }
+
+// TestDockerignoreKeepsSecretsOut: .dockerignore keeps the .env that
+// docs/deploy.md puts at the repository root, a local DATA_DIR and key files
+// out of the build context, and keeps the sources the build embeds (the
+// packages' data/ directories) in it. The patterns are matched as Docker
+// does for the forms used (* and ? within a segment, ** across segments, a
+// match on a directory excluding what is under it).
+func TestDockerignoreKeepsSecretsOut(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../../.dockerignore")
+	require.NoError(t, err)
+	var patterns []*regexp.Regexp
+	for _, line := range strings.Split(string(raw), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		require.False(t, strings.HasPrefix(line, "!"), "exceptions are not used (this test does not read them)")
+		var re strings.Builder
+		for i := 0; i < len(line); i++ {
+			switch {
+			case strings.HasPrefix(line[i:], "**/"):
+				re.WriteString("(?:.*/)?")
+				i += 2
+			case strings.HasPrefix(line[i:], "**"):
+				re.WriteString(".*")
+				i++
+			case line[i] == '*':
+				re.WriteString("[^/]*")
+			case line[i] == '?':
+				re.WriteString("[^/]")
+			default:
+				re.WriteString(regexp.QuoteMeta(line[i : i+1]))
+			}
+		}
+		patterns = append(patterns, regexp.MustCompile("^"+re.String()+"(?:/.*)?$"))
+	}
+	ignored := func(path string) bool {
+		for _, p := range patterns {
+			if p.MatchString(path) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range []string{".env", ".env.production", "deploy/.env", "data", "data/fernet.key", "data/healthagents.db",
+		"data/chain/owner.key", "deploy/anvil-owner.key", "tls/server.pem", "owner.key", "certs/client.p12", ".git/config"} {
+		assert.True(t, ignored(p), "%s stays out of the build context", p)
+	}
+	for _, p := range []string{"go.mod", "go.sum", "cmd/healthagents/main.go", "eligibility/data/catalogue.json",
+		"prescription/data/drugs.json", "store/migrations/0001_init.sql", "pharmacy/internal/contracts/PharmacyOracle.abi"} {
+		assert.False(t, ignored(p), "%s is in the build context", p)
+	}
+}

@@ -210,7 +210,7 @@ func VerifyPhase1(ctx context.Context, files []*File) (steps []Step, last *mpcse
 		prev = next
 	}
 	if files[len(files)-1].Index == 0 {
-		return steps, nil, fmt.Errorf("%w: phase 1 has no contribution yet", ErrTranscript)
+		return steps, nil, fmt.Errorf("%w: phase 1 has %w", ErrTranscript, ErrNoContribution)
 	}
 	return steps, prev, nil
 }
@@ -435,7 +435,7 @@ func verifyPhase2(ctx context.Context, srs *File, circuits []Circuit, files []*F
 		}
 	}
 	if files[len(files)-1].Index == 0 {
-		return steps, nil, fmt.Errorf("%w: phase 2 has no contribution yet", ErrTranscript)
+		return steps, nil, fmt.Errorf("%w: phase 2 has %w", ErrTranscript, ErrNoContribution)
 	}
 	return steps, states, nil
 }

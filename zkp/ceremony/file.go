@@ -39,6 +39,12 @@ const maxHeader = 1 << 20
 // the file before it, or carries a contribution that does not verify.
 var ErrTranscript = errors.New("ceremony: transcript check failed")
 
+// ErrNoContribution (with ErrTranscript) reports a chain that holds only
+// its initial file: well formed, but nothing to seal or finalize yet. A
+// participant checking the file it received (`ceremony verify --in
+// phase1-0000.bin`) is told so, not refused.
+var ErrNoContribution = errors.New("no contribution yet")
+
 // Header is the first line of a transcript file, JSON. It is not trusted:
 // every field is checked against the previous file, the circuits and the
 // bytes it describes.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/zkp"
@@ -174,7 +175,7 @@ func Install(ctx context.Context, dir string, keys []Keys, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	if err := sys.Save(ctx, dir); err != nil {
+	if err := publish(ctx, dir, sys.Save); err != nil {
 		return err
 	}
 	out, err := json.MarshalIndent(m, "", "  ")
@@ -182,6 +183,48 @@ func Install(ctx context.Context, dir string, keys []Keys, m *Manifest) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, ManifestFile), append(out, '\n'), 0o644)
+}
+
+// publish has save write the keys into a staging directory beside dir's
+// files, then moves each file it wrote into dir readable by all (0644:
+// the keys of a ceremony are public, copied to every replica and to
+// auditors), leaving behind what is not a key file: the lock a key
+// directory of the service holds while it writes (.lock) and the
+// staging directory itself.
+func publish(ctx context.Context, dir string, save func(context.Context, string) error) error {
+	stage, err := os.MkdirTemp(dir, ".stage-*")
+	if err != nil {
+		return fmt.Errorf("ceremony: %w", err)
+	}
+	defer os.RemoveAll(stage)
+	if err := save(ctx, stage); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(stage)
+	if err != nil {
+		return fmt.Errorf("ceremony: %w", err)
+	}
+	// The manifests (.json) last, as save wrote them: each commits its pair.
+	last := func(e fs.DirEntry) int {
+		if filepath.Ext(e.Name()) == ".json" {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(entries, func(a, b fs.DirEntry) int { return last(a) - last(b) })
+	for _, e := range entries {
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		from := filepath.Join(stage, e.Name())
+		if err := os.Chmod(from, 0o644); err != nil {
+			return fmt.Errorf("ceremony: %w", err)
+		}
+		if err := os.Rename(from, filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("ceremony: %w", err)
+		}
+	}
+	return nil
 }
 
 func writeTo(path string, v io.WriterTo) error {
