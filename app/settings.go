@@ -122,8 +122,8 @@ func Settings() []Setting {
 		{Name: "FEDERATED_PROOFS", Default: "off", Usage: "on: proved rounds, every masked update carries a Groth16 proof that it is within the clip bound",
 			Doc:  "on: proved rounds — every masked update carries a Groth16 proof that it is within the clip bound and its evaluation counts within the cohort, checked before it joins the sum; keys set up once per shape and kept under DATA_DIR/federated-proofs, served to participants at GET /api/v1/federated/proof-keys/{shape}",
 			Read: svc},
-		{Name: "HEALTHAGENTS_URL", Default: "none", Usage: "the service's base URL, the default of `x12 270 --server`", Read: []string{"x12 270"}},
-		{Name: "HEALTHAGENTS_API_KEY", Default: "none", Usage: "an API key, the default of `--api-key`", Read: []string{"participant", "x12 270"}},
+		{Name: "HEALTHAGENTS_URL", Default: "none", Usage: "the service's base URL, the default of `--server`", Read: []string{"x12 270", "model export"}},
+		{Name: "HEALTHAGENTS_API_KEY", Default: "none", Usage: "an API key, the default of `--api-key`", Read: []string{"participant", "x12 270", "model export"}},
 	}
 }
 
