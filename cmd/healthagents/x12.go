@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/healthagents/healthagents"
@@ -34,41 +37,25 @@ func x12Command(args []string, now func() time.Time, stdin io.Reader, stdout, st
 	control := fs.Int("control", 1, "interchange control number (ISA13; also GS06 and ST02)")
 	production := fs.Bool("production", false, "mark the interchange production (ISA15 P) instead of test (T)")
 	at := fs.String("time", "", "interchange time and service date, RFC 3339 (default: now)")
+	status := fs.Int("status", 0, "the answer's HTTP status, for an error body without one ({\"detail\": ...}; default: the status line of `curl -i` output, else the body's \"status\")")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return fmt.Errorf("x12 271: %w", err)
 	}
+	if *status != 0 && (*status < 100 || *status > 599) {
+		return fmt.Errorf("x12 271: -status must be an HTTP status (100-599)")
+	}
 	raw, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
 	if err != nil {
 		return fmt.Errorf("x12 271: %w", err)
 	}
-	var in struct {
-		Request  *healthagents.V1EligibilityRequest `json:"request"`
-		Response json.RawMessage                    `json:"response"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return fmt.Errorf("x12 271: standard input is not JSON: %w", err)
-	}
-	if in.Response == nil {
-		in.Response = raw // the bare answer
-	}
-	// An error answer is an RFC 9457 problem: a status and a detail, and
-	// no "eligible".
-	var answer struct {
-		healthagents.V1EligibilityResult
-		Eligible *bool  `json:"eligible"`
-		Status   int    `json:"status"`
-		Detail   string `json:"detail"`
-	}
-	if err := json.Unmarshal(in.Response, &answer); err != nil {
-		return fmt.Errorf("x12 271: standard input is not an eligibility answer: %w", err)
+	in, answer, err := readAnswer(raw, *status)
+	if err != nil {
+		return err
 	}
 	problem := answer.Eligible == nil
-	if problem && (answer.Status < 400 || answer.Status > 599) {
-		return errors.New("x12 271: standard input is neither an eligibility answer (no \"eligible\") nor an error answer (a problem with a 4xx or 5xx \"status\")")
-	}
 	req := healthagents.V1EligibilityRequest{}
 	if in.Request != nil {
 		req = *in.Request
@@ -125,4 +112,97 @@ func x12Command(args []string, now func() time.Time, stdin io.Reader, stdout, st
 	}
 	_, err = stdout.Write(out)
 	return err
+}
+
+// eligibilityAnswer is one answer of POST /api/v1/eligibility/verify: the
+// result (with "eligible"), or an error: the service's {"detail": ...}
+// (or an RFC 9457 problem) with its HTTP status.
+type eligibilityAnswer struct {
+	healthagents.V1EligibilityResult
+	Eligible *bool  `json:"eligible"`
+	Status   int    `json:"status"`
+	Detail   string `json:"detail"`
+}
+
+// answerInput is what x12 271 reads: the bare answer, or the answer beside
+// its request.
+type answerInput struct {
+	Request  *healthagents.V1EligibilityRequest `json:"request"`
+	Response json.RawMessage                    `json:"response"`
+}
+
+// readAnswer reads standard input: JSON, or `curl -i` output (status
+// lines and headers, then the body). The status of an error answer is
+// -status when given (flag), else the last status line, else the body's
+// "status"; two that disagree are refused. An error answer whose body is
+// not JSON (a proxy's page) is still an error answer when its status is
+// known.
+func readAnswer(raw []byte, flagStatus int) (answerInput, eligibilityAnswer, error) {
+	var in answerInput
+	var answer eligibilityAnswer
+	lineStatus, body, err := curlHead(raw)
+	if err != nil {
+		return in, answer, err
+	}
+	status := flagStatus
+	if lineStatus != 0 {
+		if status != 0 && status != lineStatus {
+			return in, answer, fmt.Errorf("x12 271: -status %d but the answer's status line says %d", status, lineStatus)
+		}
+		status = lineStatus
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		if status >= 400 {
+			answer.Status = status // no JSON: the status alone decides the AAA
+			return in, answer, nil
+		}
+		return in, answer, fmt.Errorf("x12 271: standard input is not JSON: %w", err)
+	}
+	if in.Response == nil {
+		in.Response = body // the bare answer
+	}
+	if err := json.Unmarshal(in.Response, &answer); err != nil {
+		return in, answer, fmt.Errorf("x12 271: standard input is not an eligibility answer: %w", err)
+	}
+	if status != 0 {
+		if answer.Status != 0 && answer.Status != status {
+			return in, answer, fmt.Errorf("x12 271: the answer's status is %d but its body says %d", status, answer.Status)
+		}
+		answer.Status = status
+	}
+	switch {
+	case answer.Eligible != nil && answer.Status >= 300:
+		return in, answer, fmt.Errorf("x12 271: an eligibility answer (with \"eligible\") cannot come with status %d", answer.Status)
+	case answer.Eligible == nil && (answer.Status < 400 || answer.Status > 599):
+		return in, answer, errors.New("x12 271: standard input is neither an eligibility answer (no \"eligible\") nor an error answer (a 4xx or 5xx status: give -status, pipe `curl -i`, or a body with \"status\")")
+	}
+	return in, answer, nil
+}
+
+// curlHead splits `curl -i` output into the status of its last response
+// (an interim 100 Continue, or a proxy's 200 Connection established,
+// comes first) and the body; input that does not start with a status
+// line is all body, status 0.
+func curlHead(raw []byte) (int, []byte, error) {
+	status := 0
+	rest := bytes.TrimLeft(raw, " \t\r\n")
+	for bytes.HasPrefix(rest, []byte("HTTP/")) {
+		head, body, ok := bytes.Cut(rest, []byte("\n\r\n"))
+		if !ok {
+			if head, body, ok = bytes.Cut(rest, []byte("\n\n")); !ok {
+				return 0, nil, errors.New("x12 271: the status line and headers have no blank line after them")
+			}
+		}
+		line, _, _ := bytes.Cut(head, []byte("\n"))
+		fields := strings.Fields(string(line))
+		n := 0
+		if len(fields) >= 2 {
+			n, _ = strconv.Atoi(fields[1])
+		}
+		if n < 100 || n > 599 {
+			return 0, nil, fmt.Errorf("x12 271: %q is not an HTTP status line", strings.TrimSpace(string(line)))
+		}
+		status, rest = n, body
+	}
+	return status, rest, nil
 }
