@@ -226,8 +226,12 @@ func TestDevKeysRefusedInProduction(t *testing.T) {
 		r = prod.call(t, "POST", "/auth/keys", adminToken, nil, "X-Forwarded-Proto: https")
 		require.Equal(t, 200, r.status)
 		assert.True(t, strings.HasPrefix(r.body["api_key"].(string), "sk_live_"), "production issues sk_live_ keys")
-		r = prod.call(t, "POST", "/auth/keys", adminToken, api.CreateKeyRequest{Env: "dev"})
+		r = prod.call(t, "POST", "/auth/keys", adminToken, api.CreateKeyRequest{Env: "dev"}, "X-Forwarded-Proto: https")
 		assert.Equal(t, 400, r.status)
+		// The admin token over plain HTTP is refused before it is compared.
+		r = prod.call(t, "POST", "/auth/keys", adminToken, nil)
+		assert.Equal(t, 403, r.status)
+		assert.Equal(t, "Forbidden: HTTPS required for the admin token", r.detail())
 	})
 }
 
