@@ -20,6 +20,10 @@
 //   - Package server turns a Service into the whole HTTP API as an
 //     http.Handler ([server.New]), to mount in a program's own mux, under
 //     any prefix.
+//   - [app.OpenEmbedded] gives a Go program the agents with proofs in one
+//     call: a [Service] whose every decision is proven with Groth16 and
+//     recorded on an embedded chain kept in a directory, with none of the
+//     HTTP side (its Example prints a decision read back from the chain).
 //   - Package app assembles everything `healthagents serve` runs from
 //     environment settings: database, API keys and rate limits, ZK proofs
 //     verified on a chain, webhooks, the v1 patient registry, federated
@@ -35,4 +39,5 @@
 //
 // [server.New]: https://pkg.go.dev/github.com/healthagents/healthagents/server#New
 // [app.Open]: https://pkg.go.dev/github.com/healthagents/healthagents/app#Open
+// [app.OpenEmbedded]: https://pkg.go.dev/github.com/healthagents/healthagents/app#OpenEmbedded
 package healthagents

@@ -78,7 +78,7 @@ type App struct {
 	// without OTEL_EXPORTER_OTLP_ENDPOINT (tracing.go).
 	observer       *observer
 	tracerProvider trace.TracerProvider
-	bootstrapOut   io.Writer
+	bootstrapToken string
 }
 
 // proofTimeout is the deadline of a service's proofs when
@@ -88,16 +88,31 @@ type App struct {
 // fast it came (server.TestProofTimeout checks the timeout's answer).
 var proofTimeout = zkp.DefaultTimeout
 
-// Open assembles the service. Close releases what it opened. A one-time
-// bootstrap token, when one is issued, is printed to standard error.
+// Open assembles the service. Close releases what it opened. It prints
+// nothing: a one-time bootstrap token, when one is issued, is kept for the
+// program serving the API to show (BootstrapToken, WriteBootstrap).
 func Open(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err error) {
-	return OpenWithOutput(ctx, cfg, logger, os.Stderr)
+	return OpenWithOutput(ctx, cfg, logger, io.Discard)
 }
 
-// OpenWithOutput is Open printing the bootstrap token to out.
-func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io.Writer) (a *App, err error) {
+// OpenWithOutput is Open, then WriteBootstrap(out, "http://localhost:<Port>").
+func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io.Writer) (*App, error) {
+	a, err := open(ctx, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.WriteBootstrap(out, fmt.Sprintf("http://localhost:%d", cfg.Port)); err != nil {
+		return nil, errors.Join(err, a.Close())
+	}
+	return a, nil
+}
+
+func open(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg, err = cfg.withDefaults(); err != nil {
+		return nil, err
 	}
 	// Every setting, and what it names outside the process, before
 	// anything is created or printed (preflight.go).
@@ -118,7 +133,7 @@ func OpenWithOutput(ctx context.Context, cfg Config, logger *slog.Logger, out io
 	for _, w := range startupWarnings(cfg) {
 		logger.Warn(w)
 	}
-	a = &App{Config: cfg, logger: logger, bootstrapOut: out}
+	a = &App{Config: cfg, logger: logger}
 	opened := a // the error returns below set a to nil
 	defer func() {
 		if err != nil {

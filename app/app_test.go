@@ -273,6 +273,7 @@ func TestBootstrapTokenPrintedOnce(t *testing.T) {
 	defer a.Close()
 	line := regexp.MustCompile(`hab_[0-9A-Za-z]+`).FindString(out.String())
 	require.NotEmpty(t, line, out.String())
+	assert.Equal(t, line, a.BootstrapToken(), "kept for the program serving the API")
 
 	ts := httptest.NewServer(a.Handler)
 	defer ts.Close()

@@ -68,13 +68,9 @@ func (a *App) openAccess(ctx context.Context, logger *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		if tok != "" {
-			// The one place a secret is printed: once, to the operator, at
-			// first start. Production never prints one (set ADMIN_TOKEN).
-			fmt.Fprintf(a.bootstrapOut, "\nNo API key exists yet. One-time bootstrap token (valid 24 h, creates one key):\n\n    %s\n\n"+
-				"    curl -s -X POST http://localhost:%d/auth/keys -H 'Authorization: Bearer %s'\n\n",
-				tok, a.Config.Port, tok)
-		}
+		// Kept for the program that serves the API to print once
+		// (WriteBootstrap); opening the library prints nothing.
+		a.bootstrapToken = tok
 	}
 	return nil
 }
@@ -93,4 +89,23 @@ func redactDSN(dsn string) string {
 		}
 	}
 	return dsn
+}
+
+// BootstrapToken is the one-time bootstrap token issued by this Open (valid
+// 24 h, it creates one API key), or "" when none was: ADMIN_TOKEN is set, a
+// key exists, or production. Open prints nothing; the program serving the
+// API shows it to its operator (WriteBootstrap).
+func (a *App) BootstrapToken() string { return a.bootstrapToken }
+
+// WriteBootstrap writes the bootstrap token, when one was issued, to w with
+// the curl line that trades it for a key at base (the API's base URL, e.g.
+// http://localhost:8000). It writes nothing when no token was issued. The
+// one place a secret is shown: once, to the operator, at first start.
+func (a *App) WriteBootstrap(w io.Writer, base string) error {
+	if a.bootstrapToken == "" {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "\nNo API key exists yet. One-time bootstrap token (valid 24 h, creates one key):\n\n    %s\n\n"+
+		"    curl -s -X POST %s/auth/keys -H 'Authorization: Bearer %s'\n\n", a.bootstrapToken, strings.TrimSuffix(base, "/"), a.bootstrapToken)
+	return err
 }

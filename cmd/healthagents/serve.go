@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 
@@ -96,6 +97,13 @@ func serve(ctx context.Context, cfg app.Config, logger *slog.Logger, ready chan<
 		scheme = "https"
 	}
 	logger.Info("healthagents listening", "addr", scheme+"://"+ln.Addr().String())
+	// The one-time bootstrap token (first start, no ADMIN_TOKEN, no key),
+	// shown to the operator once the API is reachable.
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
+		if err := a.WriteBootstrap(os.Stderr, fmt.Sprintf("%s://localhost:%d", scheme, tcp.Port)); err != nil {
+			return err
+		}
+	}
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}

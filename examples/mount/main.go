@@ -20,7 +20,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -67,8 +66,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var bootstrap bytes.Buffer // printed once the program listens
-	svc, err := app.OpenWithOutput(ctx, cfg, logger, &bootstrap)
+	svc, err := app.Open(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -95,8 +93,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		IdleTimeout:       2 * time.Minute,
 	}
 	fmt.Fprintf(stdout, "listening on http://%s (API under %s/)\n", ln.Addr(), p)
-	if bootstrap.Len() > 0 {
-		fmt.Fprint(stdout, bootstrap.String())
+	// The one-time bootstrap token of a first start, once the API is reachable.
+	if err := svc.WriteBootstrap(stdout, "http://"+ln.Addr().String()+p); err != nil {
+		return err
 	}
 
 	errc := make(chan error, 1)
