@@ -123,9 +123,9 @@ func (v *V1) proofError(ctx context.Context, prefix, proofCode, netCode string, 
 	}
 	switch {
 	case errors.Is(err, ErrProofTimeout):
-		return v1Error(CodeInternal, proofCode, err, "ZK proof generation timed out")
+		return v1Error(CodeInternal, proofCode, err, detailProofTimeout)
 	case errors.Is(err, ErrProofRejected):
-		return v1Error(CodeInternal, proofCode, err, "ZK proof verification failed")
+		return v1Error(CodeInternal, proofCode, err, detailProofRejected)
 	case errors.Is(err, ErrChainUnavailable):
 		return v1Error(CodeUnavailable, netCode, err, "Service temporarily unavailable")
 	case errors.Is(err, ErrProofUnsupported):

@@ -59,20 +59,23 @@ func (e *Error) Unwrap() error {
 	return e.he
 }
 
-// V1 error codes the API puts at the front of a detail.
+// V1 error codes the API puts at the front of a detail: the root package's
+// (healthagents.V1PatientNotFound, …), named here too so that code using
+// only the SDK reads them from one place. errors.Is(err,
+// healthagents.ErrPatientNotFound) and the other sentinels of
+// healthagents.Error.Is answer as they do in process.
 const (
-	V1PatientNotFound = "PATIENT_NOT_FOUND"
-	V1NoInsurance     = "NO_INSURANCE"
-	// V1UntrustedCredential: 422, the record's coverage credential is not
-	// trusted (revoked nonce, expired, issuer not registered or retired).
-	V1UntrustedCredential = "UNTRUSTED_CREDENTIAL"
-	V1ProofInvalid        = "PROOF_INVALID"
-	V1NetworkError        = "NETWORK_ERROR"
-	V1InteractionFound    = "INTERACTION_FOUND"
-	V1Contraindicated     = "CONTRAINDICATED"
-	V1Ineligible          = "INELIGIBLE"
-	V1PharmacyError       = "PHARMACY_ERROR"
-	V1ProofFailed         = "PROOF_FAILED"
+	V1PatientNotFound     = healthagents.V1PatientNotFound
+	V1NoInsurance         = healthagents.V1NoInsurance
+	V1UntrustedCredential = healthagents.V1UntrustedCredential
+	V1ProofInvalid        = healthagents.V1ProofInvalid
+	V1NetworkError        = healthagents.V1NetworkError
+	V1InteractionFound    = healthagents.V1InteractionFound
+	V1Contraindicated     = healthagents.V1Contraindicated
+	V1Ineligible          = healthagents.V1Ineligible
+	V1Unidentified        = healthagents.V1Unidentified
+	V1PharmacyError       = healthagents.V1PharmacyError
+	V1ProofFailed         = healthagents.V1ProofFailed
 )
 
 // codeOf maps an HTTP status back to the service's code. It is the inverse of

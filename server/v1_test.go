@@ -84,6 +84,7 @@ func v1SharedApp(t testing.TB) *app.App {
 
 type v1Env struct {
 	a      *app.App
+	v1     *healthagents.V1 // the operations the server serves, for in-process calls
 	url    string
 	keys   *apikey.Service
 	events *v1Sink
@@ -144,7 +145,7 @@ func newV1EnvWithAttestor(t testing.TB, db *store.DB, att healthagents.Attestor,
 	require.NoError(t, err)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	return &v1Env{a: a, url: ts.URL, keys: keys, events: sink}
+	return &v1Env{a: a, v1: v1, url: ts.URL, keys: keys, events: sink}
 }
 
 func (e *v1Env) client(t testing.TB, p apikey.CreateParams) *client.Client {
@@ -748,32 +749,7 @@ func TestV1ResultFieldsRoundTrip(t *testing.T) {
 // is stored or announced.
 func TestV1ProofErrorsRoundTrip(t *testing.T) {
 	t.Parallel()
-	a := v1SharedApp(t)
-	ctx := t.Context()
-
-	slow, err := zkp.NewProver(a.ZK, zkp.WithTimeout(time.Microsecond))
-	require.NoError(t, err)
-	timingOut, err := attest.New(slow, a.Ledger, attest.WithTrust(a.Trust))
-	require.NoError(t, err)
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	rpcAddr := ln.Addr().String()
-	ln.Close()
-	nodeKey, err := crypto.GenerateKey()
-	require.NoError(t, err)
-	node, err := chain.NewSimulated(ctx, chain.WithHTTP(rpcAddr), chain.WithKey(nodeKey))
-	require.NoError(t, err)
-	require.NoError(t, attest.Register(ctx, node, a.ZK))
-	remote, err := chain.Dial(ctx, "http://"+rpcAddr, chain.DialConfig{Key: hex.EncodeToString(crypto.FromECDSA(nodeKey)), Registry: node.Registry().Hex(), LegacyRegistry: node.LegacyRegistry().Hex()},
-		chain.WithSubmitTimeout(2*time.Second))
-	require.NoError(t, err)
-	t.Cleanup(func() { remote.Close() })
-	require.NoError(t, node.Close(), "the chain stops answering")
-	prover, err := zkp.NewProver(a.ZK)
-	require.NoError(t, err)
-	chainDown, err := attest.New(prover, remote, attest.WithTrust(a.Trust))
-	require.NoError(t, err)
+	timingOut, chainDown := v1FailingAttestors(t, v1SharedApp(t))
 
 	tests := []struct {
 		name                 string
@@ -816,4 +792,36 @@ func TestV1ProofErrorsRoundTrip(t *testing.T) {
 			assert.Zero(t, e.events.count(healthagents.EventPrescriptionValidated))
 		})
 	}
+}
+
+// v1FailingAttestors are real attestors that fail: timingOut's prover has a
+// 1 µs deadline, so no proof finishes; chainDown submits to a chain served
+// over JSON-RPC and then closed.
+func v1FailingAttestors(t *testing.T, a *app.App) (timingOut, chainDown healthagents.Attestor) {
+	t.Helper()
+	ctx := t.Context()
+	slow, err := zkp.NewProver(a.ZK, zkp.WithTimeout(time.Microsecond))
+	require.NoError(t, err)
+	timingOut, err = attest.New(slow, a.Ledger, attest.WithTrust(a.Trust))
+	require.NoError(t, err)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	rpcAddr := ln.Addr().String()
+	ln.Close()
+	nodeKey, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	node, err := chain.NewSimulated(ctx, chain.WithHTTP(rpcAddr), chain.WithKey(nodeKey))
+	require.NoError(t, err)
+	require.NoError(t, attest.Register(ctx, node, a.ZK))
+	remote, err := chain.Dial(ctx, "http://"+rpcAddr, chain.DialConfig{Key: hex.EncodeToString(crypto.FromECDSA(nodeKey)), Registry: node.Registry().Hex(), LegacyRegistry: node.LegacyRegistry().Hex()},
+		chain.WithSubmitTimeout(2*time.Second))
+	require.NoError(t, err)
+	t.Cleanup(func() { remote.Close() })
+	require.NoError(t, node.Close(), "the chain stops answering")
+	prover, err := zkp.NewProver(a.ZK)
+	require.NoError(t, err)
+	chainDown, err = attest.New(prover, remote, attest.WithTrust(a.Trust))
+	require.NoError(t, err)
+	return timingOut, chainDown
 }
