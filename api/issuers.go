@@ -2,12 +2,27 @@ package api
 
 import (
 	"encoding/hex"
+	"errors"
 	"time"
 
 	"github.com/healthagents/healthagents/credential"
 )
 
 // The payer (issuer) registry: POST/GET/DELETE /api/v1/issuers.
+
+// The payer registry's refusals: package issuers returns them, package
+// server answers each with its status (404, 409, 403). They are declared
+// here, with the registry's wire types, so that server needs none of the
+// registry's chain code to recognise them.
+var (
+	// ErrIssuerNotFound: no issuer has the id.
+	ErrIssuerNotFound = errors.New("issuer not found")
+	// ErrIssuerRetired: the issuer was retired and cannot be registered again.
+	ErrIssuerRetired = errors.New("the issuer was retired and cannot be registered again; a payer with a new key registers the new key")
+	// ErrNotIssuerAdmin: a revocation neither from the registry's owner nor
+	// signed by the payer's admin address (none registered, or another signer).
+	ErrNotIssuerAdmin = errors.New("only the registry's owner or the payer's admin_address may revoke its credential nonces")
+)
 
 // IssuerRequest registers a payer whose coverage credentials the service
 // accepts (COVERAGE_TRUST=registered) and proves.

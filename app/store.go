@@ -10,6 +10,7 @@ import (
 
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/ratelimit"
+	"github.com/healthagents/healthagents/ratelimit/redisstore"
 	"github.com/healthagents/healthagents/store"
 )
 
@@ -46,7 +47,7 @@ func (a *App) openAccess(ctx context.Context, logger *slog.Logger) error {
 		return err
 	}
 	a.closers = append(a.closers, closerFunc(func() error { return a.Keys.Close(context.Background()) }))
-	limiter, closeLimiter, err := ratelimit.NewFromURL(a.Config.RedisURL, ratelimit.WithLogger(logger))
+	limiter, closeLimiter, err := redisstore.FromURL(a.Config.RedisURL, ratelimit.WithLogger(logger))
 	if err != nil {
 		return err
 	}

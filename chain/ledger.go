@@ -155,6 +155,16 @@ func (l *Ledger) Registry() common.Address {
 	return l.registry
 }
 
+// RegistryHex returns the GovernedRegistry address in its checksummed hex
+// form, "" while there is none: what GET /status reports, for a caller (package
+// server) that names no go-ethereum type.
+func (l *Ledger) RegistryHex() string {
+	if a := l.Registry(); a != (common.Address{}) {
+		return a.Hex()
+	}
+	return ""
+}
+
 // LegacyRegistry returns the StatementRegistry recording the first
 // circuits' statements (zero when there is none).
 func (l *Ledger) LegacyRegistry() common.Address {

@@ -22,10 +22,11 @@ import (
 )
 
 var (
-	// ErrNotFound: no issuer has the id.
-	ErrNotFound = errors.New("issuer not found")
-	// ErrRetired: the issuer was retired and cannot be registered again.
-	ErrRetired = errors.New("the issuer was retired and cannot be registered again; a payer with a new key registers the new key")
+	// ErrNotFound: no issuer has the id (api.ErrIssuerNotFound).
+	ErrNotFound = api.ErrIssuerNotFound
+	// ErrRetired: the issuer was retired and cannot be registered again
+	// (api.ErrIssuerRetired).
+	ErrRetired = api.ErrIssuerRetired
 )
 
 // Record is an issuer as the store keeps it.

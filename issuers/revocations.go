@@ -2,7 +2,6 @@ package issuers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -16,7 +15,8 @@ import (
 
 // ErrNotAdmin: a revocation neither from the registry's owner nor signed by
 // the payer's admin address (none registered, or another signer).
-var ErrNotAdmin = errors.New("only the registry's owner or the payer's admin_address may revoke its credential nonces")
+// It is api.ErrNotIssuerAdmin.
+var ErrNotAdmin = api.ErrNotIssuerAdmin
 
 // RevokeNonce revokes nonce req.Nonce of the payer id on chain, from the
 // next block on: for the registry's owner (byOwner) as it is, otherwise

@@ -10,8 +10,9 @@
 // request that does the work of n (a batch). The [Decision] describes the most restrictive rule, for the
 // X-RateLimit-Limit / -Remaining / -Reset headers and Retry-After.
 //
-// [New] counts in process with golang.org/x/time/rate; [NewRedis] (or
-// [NewFromURL] with REDIS_URL) keeps the budgets in Redis so every replica
-// enforces one budget. See docs/decisions/keys-and-limits.md for how the
+// [New] counts in process with golang.org/x/time/rate; [NewShared] keeps
+// the budgets in a [Store] so every replica enforces one budget: package
+// ratelimit/redisstore is the Redis one (redisstore.FromURL with REDIS_URL),
+// kept apart so that this package links no Redis client. See docs/decisions/keys-and-limits.md for how the
 // figures combine.
 package ratelimit

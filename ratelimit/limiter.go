@@ -41,25 +41,26 @@ func (d Decision) RetryAfterSeconds() int {
 	return max(s, 1)
 }
 
-// state is one rule's outcome from a backend.
-type state struct {
-	allowed    bool
-	remaining  int
-	reset      time.Time
-	retryAfter time.Duration
+// State is one rule's outcome from a Store.
+type State struct {
+	Allowed    bool
+	Remaining  int
+	Reset      time.Time
+	RetryAfter time.Duration
 }
 
-// backend takes n units from every rule's budget if all have n left,
-// atomically; otherwise it takes nothing. n = 0 takes nothing and reports
-// the budgets as they are.
-type backend interface {
-	take(ctx context.Context, now time.Time, rules []Rule, n int) ([]state, error)
+// Store keeps the budgets of a Limiter made by NewShared (package
+// ratelimit/redisstore is one, on Redis). Take takes n units from every
+// rule's budget if all have n left, atomically; otherwise it takes nothing.
+// n = 0 takes nothing and reports the budgets as they are. It returns one
+// State per rule, in order.
+type Store interface {
+	Take(ctx context.Context, now time.Time, rules []Rule, n int) ([]State, error)
 }
 
 type options struct {
 	policy   *Policy
 	now      func() time.Time
-	prefix   string
 	logger   *slog.Logger
 	sweepMin time.Duration
 }
@@ -83,13 +84,7 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// WithKeyPrefix sets the prefix of Redis keys (default "healthagents:rl:").
-// Two Limiters with the same prefix on one Redis share their budgets.
-func WithKeyPrefix(p string) Option {
-	return func(o *options) error { o.prefix = p; return nil }
-}
-
-// WithLogger sets a logger for Redis failures (the limiter then falls back
+// WithLogger sets a logger for Store failures (the limiter then falls back
 // to in-process counting for that request).
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) error { o.logger = l; return nil }
@@ -97,13 +92,13 @@ func WithLogger(l *slog.Logger) Option {
 
 // Limiter applies a Policy. It is safe for concurrent use.
 type Limiter struct {
-	policy  Policy
-	now     func() time.Time
-	backend backend
+	policy Policy
+	now    func() time.Time
+	store  Store
 }
 
 func buildOptions(opts []Option) (options, error) {
-	o := options{now: time.Now, prefix: "healthagents:rl:", sweepMin: time.Minute}
+	o := options{now: time.Now, sweepMin: time.Minute}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return o, err
@@ -126,7 +121,45 @@ func New(opts ...Option) (*Limiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Limiter{policy: *o.policy, now: o.now, backend: newMemory(o.sweepMin)}, nil
+	return &Limiter{policy: *o.policy, now: o.now, store: newMemory(o.sweepMin)}, nil
+}
+
+// NewShared returns a Limiter whose budgets live in store, shared by every
+// Limiter (every replica) using the same store. When the store fails, the
+// request is counted by an in-process fallback (per-replica limits) and the
+// failure is logged (WithLogger): store trouble degrades limits rather than
+// failing requests.
+func NewShared(store Store, opts ...Option) (*Limiter, error) {
+	if store == nil {
+		return nil, errors.New("ratelimit: nil store")
+	}
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Limiter{policy: *o.policy, now: o.now, store: fallback{store, newMemory(o.sweepMin), o.logger}}, nil
+}
+
+// fallback counts in process while the shared store fails.
+type fallback struct {
+	shared Store
+	local  *memory
+	logger *slog.Logger
+}
+
+func (f fallback) Take(ctx context.Context, now time.Time, rules []Rule, n int) ([]State, error) {
+	states, err := f.shared.Take(ctx, now, rules, n)
+	if err == nil && len(states) == len(rules) {
+		return states, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err == nil {
+		err = fmt.Errorf("ratelimit: the store returned %d states for %d rules", len(states), len(rules))
+	}
+	f.logger.Warn("ratelimit: shared store unavailable, counting in process", "err", err)
+	return f.local.Take(ctx, now, rules, n)
 }
 
 // Policy returns the limiter's policy.
@@ -165,7 +198,7 @@ func (l *Limiter) AllowN(ctx context.Context, c Class, caller Caller, n int) (De
 		}
 	}
 	now := l.now()
-	states, err := l.backend.take(ctx, now, rules, n)
+	states, err := l.store.Take(ctx, now, rules, n)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -187,10 +220,10 @@ func (l *Limiter) MaxN(c Class, caller Caller) int {
 	return m
 }
 
-func decide(rules []Rule, states []state) Decision {
+func decide(rules []Rule, states []State) Decision {
 	allowed := true
 	for _, s := range states {
-		if !s.allowed {
+		if !s.Allowed {
 			allowed = false
 		}
 	}
@@ -201,21 +234,21 @@ func decide(rules []Rule, states []state) Decision {
 			best = i
 		case !allowed:
 			// Among denying rules, the one that frees up last.
-			if !s.allowed && (states[best].allowed || s.retryAfter > states[best].retryAfter) {
+			if !s.Allowed && (states[best].Allowed || s.RetryAfter > states[best].RetryAfter) {
 				best = i
 			}
 		default:
 			b := states[best]
-			if s.remaining < b.remaining || (s.remaining == b.remaining && rules[i].Limit < rules[best].Limit) {
+			if s.Remaining < b.Remaining || (s.Remaining == b.Remaining && rules[i].Limit < rules[best].Limit) {
 				best = i
 			}
 		}
 	}
 	s := states[best]
-	d := Decision{Allowed: allowed, Rule: rules[best].Name, Limit: rules[best].Limit, Remaining: s.remaining, Reset: s.reset}
+	d := Decision{Allowed: allowed, Rule: rules[best].Name, Limit: rules[best].Limit, Remaining: s.Remaining, Reset: s.Reset}
 	if !allowed {
 		d.Remaining = 0
-		d.RetryAfter = s.retryAfter
+		d.RetryAfter = s.RetryAfter
 	}
 	return d
 }

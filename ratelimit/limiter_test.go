@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/ratelimit"
+	"github.com/healthagents/healthagents/ratelimit/redisstore"
 )
 
 type clock struct {
@@ -58,7 +59,7 @@ func backends(t testing.TB) map[string]func(opts ...ratelimit.Option) *ratelimit
 				}
 				c.Close()
 			})
-			l, err := ratelimit.NewRedis(c, append(opts, ratelimit.WithKeyPrefix(prefix))...)
+			l, err := redisstore.NewLimiter(c, prefix, opts...)
 			require.NoError(t, err)
 			return l
 		}
@@ -297,7 +298,7 @@ func TestRedisDownFallsBackInProcess(t *testing.T) {
 	t.Parallel()
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { c.Close() })
-	l, err := ratelimit.NewRedis(c, ratelimit.WithClock(newClock().Now))
+	l, err := redisstore.NewLimiter(c, "", ratelimit.WithClock(newClock().Now))
 	require.NoError(t, err)
 	n, _ := drain(t, l, ratelimit.ClassGeneral, ratelimit.Caller{IP: ip1}, 20)
 	assert.Equal(t, 10, n, "limits still hold, per replica")

@@ -34,32 +34,32 @@ func everyFor(r Rule) rate.Limit {
 	return rate.Limit(float64(r.Limit) / r.Window.Seconds())
 }
 
-func (m *memory) take(_ context.Context, now time.Time, rules []Rule, n int) ([]state, error) {
+func (m *memory) Take(_ context.Context, now time.Time, rules []Rule, n int) ([]State, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if now.Sub(m.lastSweep) >= m.sweepMin {
 		m.sweep(now)
 		m.lastSweep = now
 	}
-	states := make([]state, len(rules))
+	states := make([]State, len(rules))
 	ok := true
 	for i, r := range rules {
 		switch r.Kind {
 		case CalendarWindow:
 			w := m.window(r, now)
-			states[i] = state{allowed: w.count+n <= r.Limit, reset: w.start.Add(r.Window)}
-			if !states[i].allowed {
-				states[i].retryAfter = w.start.Add(r.Window).Sub(now)
+			states[i] = State{Allowed: w.count+n <= r.Limit, Reset: w.start.Add(r.Window)}
+			if !states[i].Allowed {
+				states[i].RetryAfter = w.start.Add(r.Window).Sub(now)
 			}
 		default:
 			lim := m.bucket(r, now)
 			tokens := lim.TokensAt(now)
-			states[i] = state{allowed: tokens >= float64(n)}
-			if !states[i].allowed {
-				states[i].retryAfter = secondsDur((float64(n) - tokens) / float64(lim.Limit()))
+			states[i] = State{Allowed: tokens >= float64(n)}
+			if !states[i].Allowed {
+				states[i].RetryAfter = secondsDur((float64(n) - tokens) / float64(lim.Limit()))
 			}
 		}
-		ok = ok && states[i].allowed
+		ok = ok && states[i].Allowed
 	}
 	for i, r := range rules {
 		switch r.Kind {
@@ -68,15 +68,15 @@ func (m *memory) take(_ context.Context, now time.Time, rules []Rule, n int) ([]
 			if ok {
 				w.count += n
 			}
-			states[i].remaining = max(r.Limit-w.count, 0)
+			states[i].Remaining = max(r.Limit-w.count, 0)
 		default:
 			lim := m.bucket(r, now)
 			if ok {
 				lim.AllowN(now, n)
 			}
 			tokens := lim.TokensAt(now)
-			states[i].remaining = max(int(math.Floor(tokens)), 0)
-			states[i].reset = now.Add(secondsDur((float64(r.Limit) - tokens) / float64(lim.Limit())))
+			states[i].Remaining = max(int(math.Floor(tokens)), 0)
+			states[i].Reset = now.Add(secondsDur((float64(r.Limit) - tokens) / float64(lim.Limit())))
 		}
 	}
 	return states, nil

@@ -24,6 +24,7 @@ import (
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/ratelimit"
+	"github.com/healthagents/healthagents/ratelimit/redisstore"
 	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
@@ -299,7 +300,7 @@ func TestRedisLimitSharedByTwoServers(t *testing.T) {
 				}
 				c.Close()
 			})
-			l, err := ratelimit.NewRedis(c, ratelimit.WithKeyPrefix(prefix), ratelimit.WithClock(clk.Now))
+			l, err := redisstore.NewLimiter(c, prefix, ratelimit.WithClock(clk.Now))
 			require.NoError(t, err)
 			return l
 		}

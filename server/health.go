@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/internal/openapi"
 	"github.com/healthagents/healthagents/ratelimit"
@@ -101,9 +99,10 @@ func (s *srv) runChecks(ctx context.Context, store bool) error {
 }
 
 // chainRegistry is the optional part of ChainInfo that names the registry a
-// third party checks decisions against; *chain.Ledger has it.
+// third party checks decisions against (hex, "" while none) and the chain's
+// id; *chain.Ledger has it.
 type chainRegistry interface {
-	Registry() common.Address
+	RegistryHex() string
 	ChainID() *big.Int
 }
 
@@ -121,9 +120,7 @@ func (s *srv) status(w http.ResponseWriter, r *http.Request) {
 	if s.deps.Chain != nil {
 		st.Blockchain.Endpoint, st.Blockchain.Network = s.deps.Chain.Network()
 		if reg, ok := s.deps.Chain.(chainRegistry); ok {
-			if a := reg.Registry(); a != (common.Address{}) {
-				st.Blockchain.Registry = a.Hex()
-			}
+			st.Blockchain.Registry = reg.RegistryHex()
 			if id := reg.ChainID(); id != nil {
 				st.Blockchain.ChainID = id.String()
 			}

@@ -8,12 +8,11 @@ import (
 	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/internal/openapi"
-	"github.com/healthagents/healthagents/issuers"
 	"github.com/healthagents/healthagents/ratelimit"
 )
 
 // IssuerRegistry registers, lists and retires payers (credential issuers);
-// *issuers.Registry is one.
+// *issuers.Registry (package issuers) is one.
 type IssuerRegistry interface {
 	Register(ctx context.Context, req api.IssuerRequest) (api.Issuer, bool, error)
 	List(ctx context.Context) ([]api.Issuer, error)
@@ -23,7 +22,7 @@ type IssuerRegistry interface {
 
 // CredentialRevoker revokes one of a payer's credential nonces (for the
 // registry's owner, or with the payer's admin's signature); the server
-// finds it on Deps.Issuers by type assertion. *issuers.Registry is one.
+// finds it on Deps.Issuers by type assertion. *issuers.Registry (package issuers) is one.
 type CredentialRevoker interface {
 	RevokeNonce(ctx context.Context, issuerID string, req api.RevocationRequest, byOwner bool) (api.Revocation, bool, error)
 }
@@ -99,12 +98,12 @@ func (s *srv) issuerCaller(w http.ResponseWriter, r *http.Request) (IssuerRegist
 
 func (s *srv) issuerError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
-	case errors.Is(err, issuers.ErrNotAdmin):
+	case errors.Is(err, api.ErrNotIssuerAdmin):
 		writeDetail(w, http.StatusForbidden, "Forbidden: "+err.Error())
-	case errors.Is(err, issuers.ErrNotFound):
+	case errors.Is(err, api.ErrIssuerNotFound):
 		writeDetail(w, http.StatusNotFound, "Issuer not found")
-	case errors.Is(err, issuers.ErrRetired):
-		writeDetail(w, http.StatusConflict, "Conflict: "+issuers.ErrRetired.Error())
+	case errors.Is(err, api.ErrIssuerRetired):
+		writeDetail(w, http.StatusConflict, "Conflict: "+api.ErrIssuerRetired.Error())
 	default:
 		s.logger.ErrorContext(r.Context(), "issuer registry failed", "err", err)
 		writeDetail(w, http.StatusServiceUnavailable, detailUnavailable)

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -209,10 +208,8 @@ func (fedInfo) FederatedStatus(context.Context) (healthagents.FederatedStatus, b
 // *chain.Ledger does.
 type chainWithRegistry struct{ chainInfo }
 
-func (chainWithRegistry) Registry() common.Address {
-	return common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
-}
-func (chainWithRegistry) ChainID() *big.Int { return big.NewInt(1337) }
+func (chainWithRegistry) RegistryHex() string { return "0x5FbDB2315678afecb367f032d93F642f64180aa3" }
+func (chainWithRegistry) ChainID() *big.Int   { return big.NewInt(1337) }
 
 func TestStatusNamesRegistry(t *testing.T) {
 	t.Parallel()

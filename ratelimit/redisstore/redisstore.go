@@ -1,45 +1,64 @@
-package ratelimit
+// Package redisstore keeps a ratelimit.Limiter's budgets in Redis, shared by
+// every replica using the same Redis and key prefix. It is its own package
+// so that a program (or package server) using the in-process limiter does
+// not link a Redis client.
+package redisstore
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/healthagents/healthagents/ratelimit"
 )
 
-// NewRedis returns a Limiter whose budgets live in Redis, shared by every
-// Limiter (every replica) using the same Redis and key prefix. All rules of
-// a request are checked and taken in one Lua script, atomically: token
-// buckets as GCRA (one integer per bucket: its theoretical arrival time),
-// calendar windows as counters keyed by window start. Times come from the
-// limiter's clock, so replicas need synchronised clocks (NTP); a skew of
-// s shifts budgets by about s.
-//
-// When Redis fails, the request is counted by an in-process fallback (per
-// replica limits) and the failure is logged: Redis trouble degrades limits
-// rather than failing requests.
-func NewRedis(client redis.UniversalClient, opts ...Option) (*Limiter, error) {
+// DefaultPrefix is the prefix of the keys New writes.
+const DefaultPrefix = "healthagents:rl:"
+
+// Store is a ratelimit.Store in Redis. All rules of a request are checked
+// and taken in one Lua script, atomically: token buckets as GCRA (one
+// integer per bucket: its theoretical arrival time), calendar windows as
+// counters keyed by window start. Times come from the limiter's clock, so
+// replicas need synchronised clocks (NTP); a skew of s shifts budgets by
+// about s.
+type Store struct {
+	client redis.UniversalClient
+	prefix string
+}
+
+// New returns the store on client under prefix ("" means DefaultPrefix).
+// Two stores with the same prefix on one Redis share their budgets.
+func New(client redis.UniversalClient, prefix string) (*Store, error) {
 	if client == nil {
-		return nil, errors.New("ratelimit: nil Redis client")
+		return nil, errors.New("redisstore: nil Redis client")
 	}
-	o, err := buildOptions(opts)
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	return &Store{client: client, prefix: prefix}, nil
+}
+
+// NewLimiter returns ratelimit.NewShared over New(client, prefix): when
+// Redis fails, the request is counted in process and the failure logged
+// (ratelimit.WithLogger).
+func NewLimiter(client redis.UniversalClient, prefix string, opts ...ratelimit.Option) (*ratelimit.Limiter, error) {
+	st, err := New(client, prefix)
 	if err != nil {
 		return nil, err
 	}
-	b := &redisBackend{client: client, prefix: o.prefix, fallback: newMemory(o.sweepMin), logger: o.logger}
-	return &Limiter{policy: *o.policy, now: o.now, backend: b}, nil
+	return ratelimit.NewShared(st, opts...)
 }
 
-// NewFromURL returns NewRedis over REDIS_URL when url is set, else New.
-// The returned close function releases the Redis client (a no-op for the
-// in-process limiter).
-func NewFromURL(url string, opts ...Option) (*Limiter, func() error, error) {
+// FromURL returns NewLimiter over a client of url (REDIS_URL) when url is
+// set, else the in-process ratelimit.New. The returned close function
+// releases the Redis client (a no-op for the in-process limiter).
+func FromURL(url string, opts ...ratelimit.Option) (*ratelimit.Limiter, func() error, error) {
 	if url == "" {
-		l, err := New(opts...)
+		l, err := ratelimit.New(opts...)
 		return l, func() error { return nil }, err
 	}
 	ro, err := redis.ParseURL(url)
@@ -47,19 +66,12 @@ func NewFromURL(url string, opts ...Option) (*Limiter, func() error, error) {
 		return nil, nil, fmt.Errorf("ratelimit: REDIS_URL: %w", err)
 	}
 	c := redis.NewClient(ro)
-	l, err := NewRedis(c, opts...)
+	l, err := NewLimiter(c, "", opts...)
 	if err != nil {
 		c.Close()
 		return nil, nil, err
 	}
 	return l, c.Close, nil
-}
-
-type redisBackend struct {
-	client   redis.UniversalClient
-	prefix   string
-	fallback *memory
-	logger   *slog.Logger
 }
 
 // takeScript: KEYS[i] is rule i's key; ARGV[1] is now in µs, ARGV[2] the
@@ -128,7 +140,8 @@ end
 return out
 `)
 
-func (b *redisBackend) take(ctx context.Context, now time.Time, rules []Rule, n int) ([]state, error) {
+// Take implements ratelimit.Store.
+func (b *Store) Take(ctx context.Context, now time.Time, rules []ratelimit.Rule, n int) ([]ratelimit.State, error) {
 	nowUS := now.UnixMicro()
 	keys := make([]string, len(rules))
 	args := make([]any, 2, 2+3*len(rules))
@@ -137,53 +150,46 @@ func (b *redisBackend) take(ctx context.Context, now time.Time, rules []Rule, n 
 		win := r.Window.Microseconds()
 		keys[i] = b.prefix + r.Bucket
 		kind := 0
-		if r.Kind == CalendarWindow {
+		if r.Kind == ratelimit.CalendarWindow {
 			kind = 1
 			keys[i] += ":" + strconv.FormatInt(nowUS-nowUS%win, 10)
 		}
 		args = append(args, r.Limit, win, kind)
 	}
 	res, err := takeScript.Run(ctx, b.client, keys, args...).Slice()
-	if err == nil {
-		var states []state
-		if states, err = parseStates(res, len(rules)); err == nil {
-			return states, nil
-		}
+	if err != nil {
+		return nil, err
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	b.logger.Warn("ratelimit: Redis unavailable, counting in process", "err", err)
-	return b.fallback.take(ctx, now, rules, n)
+	return parseStates(res, len(rules))
 }
 
-func parseStates(res []any, n int) ([]state, error) {
+func parseStates(res []any, n int) ([]ratelimit.State, error) {
 	if len(res) != n {
-		return nil, fmt.Errorf("ratelimit: script returned %d results for %d rules", len(res), n)
+		return nil, fmt.Errorf("redisstore: script returned %d results for %d rules", len(res), n)
 	}
-	states := make([]state, n)
+	states := make([]ratelimit.State, n)
 	for i, r := range res {
 		row, ok := r.([]any)
 		if !ok || len(row) != 4 {
-			return nil, errors.New("ratelimit: malformed script result")
+			return nil, errors.New("redisstore: malformed script result")
 		}
 		allowed, ok1 := row[0].(int64)
 		remaining, ok2 := row[1].(int64)
 		resetS, ok3 := row[2].(string)
 		retryS, ok4 := row[3].(string)
 		if !ok1 || !ok2 || !ok3 || !ok4 {
-			return nil, errors.New("ratelimit: malformed script result")
+			return nil, errors.New("redisstore: malformed script result")
 		}
 		reset, err1 := strconv.ParseInt(resetS, 10, 64)
 		retry, err2 := strconv.ParseInt(retryS, 10, 64)
 		if err1 != nil || err2 != nil {
-			return nil, errors.New("ratelimit: malformed script result")
+			return nil, errors.New("redisstore: malformed script result")
 		}
-		states[i] = state{
-			allowed:    allowed == 1,
-			remaining:  int(remaining),
-			reset:      time.UnixMicro(reset),
-			retryAfter: time.Duration(max(retry, 0)) * time.Microsecond,
+		states[i] = ratelimit.State{
+			Allowed:    allowed == 1,
+			Remaining:  int(remaining),
+			Reset:      time.UnixMicro(reset),
+			RetryAfter: time.Duration(max(retry, 0)) * time.Microsecond,
 		}
 	}
 	return states, nil
