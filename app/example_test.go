@@ -3,14 +3,17 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/record"
 )
 
@@ -21,7 +24,7 @@ import (
 // digest of the statement the caller was handed.
 func ExampleOpenEmbedded() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "agents")
+	dir, err := exampleDir() // a new directory; OpenEmbedded creates what it needs there
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -69,4 +72,20 @@ func ExampleOpenEmbedded() {
 	// eligible: true coverage: 80
 	// proof verified on chain: true issuer: self
 	// recorded digest matches: true
+}
+
+// exampleDir is a new temporary directory for ExampleOpenEmbedded, holding
+// the development ZK keys from the shared test cache (internal/testcache)
+// so that the Example's first open loads them instead of running the
+// set-up; a program passes its own directory, and its first open sets the
+// keys up there.
+func exampleDir() (string, error) {
+	dir, err := os.MkdirTemp("", "agents")
+	if err != nil {
+		return "", err
+	}
+	if err := zkkeys.Write(filepath.Join(dir, "zkp")); err != nil {
+		return "", errors.Join(err, os.RemoveAll(dir))
+	}
+	return dir, nil
 }
