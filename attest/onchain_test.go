@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,11 +59,6 @@ func setInput(i int, v *big.Int) func(*[8]*big.Int, []*big.Int) {
 	return func(_ *[8]*big.Int, in []*big.Int) { in[i] = new(big.Int).Set(v) }
 }
 
-// xorInput flips the low bit of public input i (a 0/1 flag: its negation).
-func xorInput(i int) func(*[8]*big.Int, []*big.Int) {
-	return func(_ *[8]*big.Int, in []*big.Int) { in[i].Xor(in[i], big.NewInt(1)) }
-}
-
 func addInput(i int, d int64) func(*[8]*big.Int, []*big.Int) {
 	return func(_ *[8]*big.Int, in []*big.Int) { in[i].Add(in[i], big.NewInt(d)) }
 }
@@ -83,13 +77,6 @@ func proofTamperings(st statement) map[string]statement {
 			pr[1] = new(big.Int).Sub(baseP, pr[1])
 		}),
 	}
-}
-
-func encoded(t *testing.T, enc func(string) (fr.Element, error), code string) *big.Int {
-	t.Helper()
-	e, err := enc(code)
-	require.NoError(t, err)
-	return e.BigInt(new(big.Int))
 }
 
 // assertVerifies checks an honest statement by eth_call (Ledger.Check) and

@@ -26,9 +26,6 @@ import (
 	"github.com/healthagents/healthagents/chain/internal/contracts"
 )
 
-// simulatedChainID is the chain id go-ethereum's simulated backend uses.
-const simulatedChainID = 1337
-
 // NewSimulated starts go-ethereum's simulated chain in-process, funds a
 // deployer key (WithKey, or a fresh one) and an owner key (WithOwnerKey, or
 // one generated and kept as owner.key under WithDataDir, or a fresh one),

@@ -195,12 +195,3 @@ func identifier(system, value string) *r4.Identifier {
 }
 
 func strp(s string) *string { return &s }
-
-// insurer names the payer when a registered payer vouched for the coverage
-// the proof was made from.
-func insurer(p *Proof) string {
-	if p != nil && p.Issuer != "" && p.Issuer != "self" {
-		return p.Issuer
-	}
-	return "The payer of the patient's recorded coverage"
-}

@@ -47,7 +47,7 @@ func TestTracing(t *testing.T) {
 		assert.Equal(t, parent, s.Parent().SpanID().String())
 		all.WriteString(s.Name() + "\n")
 		for _, kv := range s.Attributes() {
-			all.WriteString(string(kv.Key) + "=" + kv.Value.Emit() + "\n")
+			all.WriteString(string(kv.Key) + "=" + kv.Value.String() + "\n")
 		}
 	}
 	assert.Equal(t, "DELETE /api/v1/patients/{patient_id}", spans[0].Name())

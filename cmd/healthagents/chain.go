@@ -41,7 +41,7 @@ payer's own admin address (admin_address at registration) instead of the owner.`
 // chainCommand runs `healthagents chain …`.
 func chainCommand(ctx context.Context, getenv func(string) string, logger *slog.Logger, args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return errors.New(chainUsage)
+		return fmt.Errorf("chain: give a subcommand\n%s", chainUsage)
 	}
 	if args[0] == "deploy" {
 		return chainDeploy(ctx, getenv, logger, args[1:], stdout)
@@ -58,7 +58,7 @@ func chainDeploy(ctx context.Context, getenv func(string) string, logger *slog.L
 	fs.SetOutput(io.Discard)
 	ownerKeyFile := fs.String("owner-key", "", "file holding the registry owner's hex key: send the owner actions")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		return errors.New(chainUsage)
+		return fmt.Errorf("chain deploy: bad arguments\n%s", chainUsage)
 	}
 	endpoint, keyHex := getenv("CHAIN_ENDPOINT"), getenv("CHAIN_PRIVATE_KEY")
 	if endpoint == "" || keyHex == "" {

@@ -37,7 +37,7 @@ func ownerCommand(ctx context.Context, getenv func(string) string, args []string
 	rest := args[1:]
 	for {
 		if err := fs.Parse(rest); err != nil {
-			return errors.New(chainUsage)
+			return fmt.Errorf("chain %s: bad arguments\n%s", name, chainUsage)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -92,7 +92,7 @@ func ownerCommand(ctx context.Context, getenv func(string) string, args []string
 		}
 		action = *a
 	default:
-		return errors.New(chainUsage)
+		return fmt.Errorf("chain %s: bad arguments\n%s", name, chainUsage)
 	}
 
 	if *ownerKeyFile != "" {

@@ -35,8 +35,10 @@ type (
 		D string `json:"d" required:"false"`
 		E string `json:"e,omitzero"`
 		F string
-		g string //nolint:unused // unexported: skipped
+		//lint:ignore U1000 unexported: the schema skips it
+		g string
 		H string `json:"-"`
+		//lint:ignore SA5008 the "-," tag names the field "-", as encoding/json reads it
 		I string `json:"-,"`
 		J int    `json:"j,string"`
 	}
