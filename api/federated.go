@@ -1,6 +1,10 @@
 package api
 
-import "time"
+import (
+	"time"
+
+	"github.com/healthagents/healthagents/federated"
+)
 
 // Federated learning: the root submission and the v1 round protocol.
 
@@ -156,7 +160,11 @@ type FederatedRound struct {
 	NoiseShare      float64          `json:"noise_share,omitempty" doc:"Distributed DP (FEDERATED_DP=distributed): the standard deviation, in quantized units (2^frac_bits per unit), of the discrete Gaussian the caller adds to every weight word of its quantized update before masking; the coordinator adds no noise. Absent: central noise or none."`
 	Kind            string           `json:"kind,omitempty" enum:"statistics,evaluation" doc:"statistics: the round that learns the scaling of the task's learned features (the masked vector holds, per learned feature, the count, sum and sum of squares of the training values in fixed point); evaluation: the round after the last training round, whose participants send a zero update with their held-out counts of the final model (no version made, no privacy spent); absent for a training round."`
 	Scaling         []LearnedScaling `json:"scaling,omitempty" doc:"The starting model's learned scaling, which the round trains with."`
+	Previous        *RoundEnd        `json:"previous,omitempty" doc:"How the round before this one ended: closed with its model version, or abandoned and why."`
 }
+
+// RoundEnd is how a round ended (federated.RoundEnd).
+type RoundEnd = federated.RoundEnd
 
 // TaskFeature is one feature of a task: its name, the CSV column it is read
 // from, and the scaling every participant applies.

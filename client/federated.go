@@ -223,7 +223,7 @@ func RoundView(r *FederatedRound) (*federated.RoundView, error) {
 		MaxParticipants: r.MaxParticipants, MaxEvalRecords: r.MaxEvalRecords, Threshold: r.Threshold,
 		PhaseDeadline: r.PhaseDeadline, Deadline: r.Deadline, Participants: r.Participants,
 		U2: r.SharedKeys, U3: r.Survivors, Done: r.Done, Proved: r.Proved, EvalBound: r.EvalBound,
-		NoiseShare: r.NoiseShare, Kind: federated.RoundKind(r.Kind),
+		NoiseShare: r.NoiseShare, Kind: federated.RoundKind(r.Kind), Previous: r.Previous,
 	}
 	for _, f := range r.Scaling {
 		v.Base.Scaling = append(v.Base.Scaling, federated.LearnedScaling{Name: f.Name, Mean: f.Mean, Scale: f.Scale, Count: f.Count})

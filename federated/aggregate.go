@@ -89,7 +89,7 @@ func (c *Coordinator) finish(ctx context.Context, now time.Time) error {
 	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{done}, Model: mv, Evaluated: evaluated, Ledger: ledger}); err != nil {
 		return fmt.Errorf("federated: saving round %d: %w", r.Number, err)
 	}
-	c.round = done
+	c.round, c.ended = done, endOf(done)
 	if ledger != nil {
 		c.ledger = ledger
 	}

@@ -27,6 +27,7 @@ type Coordinator struct {
 	history  []ModelVersion
 	ledger   *dp.Ledger // nil without DP
 	stopped  error      // why no round is open, when round is closed
+	ended    *RoundEnd  // how the last round that ended here ended
 	taskHash string
 	changed  chan struct{} // closed and replaced at every state change
 }
@@ -169,6 +170,7 @@ func (c *Coordinator) restore(snap *Snapshot) error {
 	}
 	c.round, c.data = snap.Round.clone(), newRoundData()
 	if !c.round.Phase.Open() {
+		c.ended = endOf(c.round)
 		return nil
 	}
 	// Submissions were validated when accepted, against the phase they were
@@ -415,7 +417,7 @@ func (c *Coordinator) abandon(ctx context.Context, now time.Time, why string) er
 	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{done}}); err != nil {
 		return fmt.Errorf("federated: saving round %d: %w", done.Number, err)
 	}
-	c.round = done
+	c.round, c.ended = done, endOf(done)
 	c.notify()
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "federated round abandoned", slog.Int("round", done.Number), slog.String("reason", why))
 	return c.openNext(ctx, now)

@@ -582,7 +582,7 @@ func TestRestartExtendsDeadlinesByTheDowntime(t *testing.T) {
 		require.NoError(t, err)
 	}
 	// Idle but running: heartbeats, no phase change.
-	clock.Add(cfg.PhaseTimeout / 2)
+	clock.Add(c.cfg.PhaseTimeout / 2)
 	v, err := c.View(ctx, "hospital-00")
 	require.NoError(t, err)
 	require.Equal(t, PhaseAdvertiseKeys, v.Phase)
@@ -608,4 +608,45 @@ func TestRestartExtendsDeadlinesByTheDowntime(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, h, 2)
 	assert.Len(t, h[1].Contributors, 3, "the round closed with every participant")
+}
+
+// The round view says how the round before it ended: abandoned and why,
+// or closed with the version it made; participants report it.
+func TestViewSaysHowThePreviousRoundEnded(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	clock := newFakeClock()
+	store := newMemStore()
+	cfg := noDPConfig(clock, 3)
+	c, err := NewCoordinator(ctx, store, cfg)
+	require.NoError(t, err)
+	ps, _ := cohortParticipants(t, 3, 100, 23)
+	v, err := c.View(ctx, "hospital-00")
+	require.NoError(t, err)
+	assert.Nil(t, v.Previous, "round 0 has none")
+	for _, p := range ps[:2] {
+		_, err := p.Step(ctx, c)
+		require.NoError(t, err)
+	}
+	clock.Add(c.cfg.PhaseTimeout)
+	v, err = c.View(ctx, "hospital-00")
+	require.NoError(t, err)
+	require.Equal(t, 1, v.Round)
+	assert.Equal(t, &RoundEnd{Round: 0, Outcome: "abandoned", Reason: "2 organizations advertised keys, 3 needed"}, v.Previous)
+
+	runRound(t, ctx, c, ps)
+	v, err = c.View(ctx, "hospital-00")
+	require.NoError(t, err)
+	require.NotNil(t, v.Previous)
+	assert.Equal(t, 1, v.Previous.Round)
+	assert.Equal(t, "closed", v.Previous.Outcome)
+	assert.Equal(t, "1.0.1", v.Previous.ModelVersion)
+
+	// A coordinator that starts on the round after knows nothing of it;
+	// one that starts on the ended round does.
+	c, err = NewCoordinator(ctx, store, cfg)
+	require.NoError(t, err)
+	v, err = c.View(ctx, "hospital-00")
+	require.NoError(t, err)
+	assert.Nil(t, v.Previous)
 }

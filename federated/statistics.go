@@ -135,7 +135,7 @@ func (c *Coordinator) finishStatistics(ctx context.Context, now time.Time, sum [
 	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{done}, Model: mv}); err != nil {
 		return fmt.Errorf("federated: saving round %d: %w", r.Number, err)
 	}
-	c.round = done
+	c.round, c.ended = done, endOf(done)
 	c.history = append(c.history, *mv)
 	c.notify()
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "federated statistics round closed", slog.Int("round", r.Number), slog.String("version", mv.Version), slog.Int("contributors", len(r.U3)))

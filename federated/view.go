@@ -42,6 +42,27 @@ type RoundView struct {
 	Inbox         []secagg.EncryptedShare `json:"inbox,omitempty"`  // shares addressed to the caller
 	U3            []string                `json:"u3,omitempty"`     // in unmasking
 	Done          bool                    `json:"done"`             // the caller has answered this phase
+	// Previous is how the round before this one ended, when this
+	// coordinator saw it end (or started on it).
+	Previous *RoundEnd `json:"previous,omitempty"`
+}
+
+// RoundEnd is how a round ended: closed (with the version it made, if
+// any) or abandoned, and why. Participants report it.
+type RoundEnd struct {
+	Round        int    `json:"round"`
+	Outcome      string `json:"outcome" enum:"closed,abandoned"`
+	Reason       string `json:"reason,omitempty" doc:"Why it was abandoned (e.g. 2 organizations advertised keys, 3 needed), or how it closed."`
+	ModelVersion string `json:"model_version,omitempty" doc:"The version the round made; absent for an abandoned or evaluation round."`
+}
+
+// endOf is how the ended round r ended.
+func endOf(r *RoundState) *RoundEnd {
+	e := &RoundEnd{Round: r.Number, Outcome: "closed", Reason: r.Outcome, ModelVersion: r.ResultVersion}
+	if r.Phase == PhaseAbandoned {
+		e.Outcome = "abandoned"
+	}
+	return e
 }
 
 // View returns the current round as org sees it.
@@ -64,6 +85,10 @@ func (c *Coordinator) View(ctx context.Context, org string) (*RoundView, error) 
 	}
 	if v.EvalBound, err = c.evalBound(ctx, r, org); err != nil {
 		return nil, err
+	}
+	if c.ended != nil && c.ended.Round == r.Number-1 {
+		e := *c.ended
+		v.Previous = &e
 	}
 	// The view shares no memory with the coordinator's state.
 	v.Base.Weights = slices.Clone(v.Base.Weights)

@@ -306,6 +306,7 @@ func bodyExamples() []any {
 		api.RevealsSubmission{Reveals: []api.RevealedShare{{Of: "org_lakeside", Kind: "mask_key", Share: "0002" + exampleHex("reveal", 66)}}},
 		api.FederatedAccepted{Accepted: true, Round: 3, CurrentRound: 3, Phase: "masked_input", Participants: 3},
 		exampleGlobalModel(),
+		api.RoundEnd{Round: 2, Outcome: "abandoned", Reason: "2 organizations advertised keys, 3 needed"},
 		api.ModelFeature{Name: "radius_mean", Column: "radius_mean", Mean: 14.1022, Scale: 3.4988, Range: []float64{0, 50}},
 		taskFeature, taskLabel, taskModel, taskDef, taskPrivacy,
 		api.LearnedScaling{Name: "radius_mean", Mean: 14.1022, Scale: 3.4988, Count: 463},

@@ -112,7 +112,7 @@ func roundOut(v *federated.RoundView) (*api.FederatedRound, error) {
 		MaxParticipants: v.MaxParticipants, MaxEvalRecords: v.MaxEvalRecords, Threshold: v.Threshold,
 		PhaseDeadline: v.PhaseDeadline, Deadline: v.Deadline, Participants: v.Participants,
 		SharedKeys: v.U2, Survivors: v.U3, Done: v.Done, Proved: v.Proved, EvalBound: v.EvalBound,
-		NoiseShare: v.NoiseShare, Kind: string(v.Kind), Scaling: scalingOut(v.Base.Scaling),
+		NoiseShare: v.NoiseShare, Kind: string(v.Kind), Scaling: scalingOut(v.Base.Scaling), Previous: v.Previous,
 	}
 	for _, k := range v.Roster {
 		out.Roster = append(out.Roster, api.AdvertisedKeys{OrganizationID: k.ID, CipherPublicKey: hex.EncodeToString(k.Cipher), MaskPublicKey: hex.EncodeToString(k.Mask)})
@@ -123,7 +123,6 @@ func roundOut(v *federated.RoundView) (*api.FederatedRound, error) {
 	return out, nil
 }
 
-// scalingOut is the wire form of a learned scaling.
 // writeONNX answers the model version m as an ONNX model file.
 func (s *srv) writeONNX(w http.ResponseWriter, r *http.Request, task federated.Task, columns []string, m federated.ModelVersion) {
 	b, err := federated.ExportONNX(task, columns, m)
@@ -160,6 +159,7 @@ func modelFeatures(task federated.Task, columns []string, sc []federated.Learned
 	return out
 }
 
+// scalingOut is the wire form of a learned scaling.
 func scalingOut(sc []federated.LearnedScaling) []api.LearnedScaling {
 	if sc == nil {
 		return nil

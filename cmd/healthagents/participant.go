@@ -296,15 +296,14 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 			continue
 		}
 		failures = 0
-		m := reportRound(ctx, c, p, v, st.Privacy, stdout)
+		m, counted := reportRound(ctx, c, p, v, st.Privacy, stdout)
 		closed := v.Round - 1
-		if p.Contributed(closed) && (m == nil || m.TrainingRound == closed) {
+		if counted {
 			state.RoundsJoined++
 		} else {
 			// Refused (a proved round), too late, or a round that closed
 			// without a model: it does not count towards --rounds.
 			state.RoundsLeftOut++
-			fmt.Fprintf(stdout, "round %d: this organization's update is not in any model (refused, too late, or the round was abandoned); not counted\n", closed)
 		}
 		state.LastRound = closed
 		if m != nil {
@@ -351,22 +350,38 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// reportRound prints the model the finished round produced, its accuracy
-// on this participant's own held-out records, the pooled figure, and the
-// privacy budget spent.
-func reportRound(ctx context.Context, c *client.Client, p *federated.Participant, next *federated.RoundView, priv client.FederatedPrivacy, stdout io.Writer) *client.GlobalModel {
+// reportRound prints one line for the round that ended before next: the
+// model it produced, its accuracy on this participant's own held-out
+// records, the pooled figure and the privacy budget spent; or that it was
+// abandoned and why; and whether this organization's update is in it. It
+// reports whether the round counts towards --rounds.
+func reportRound(ctx context.Context, c *client.Client, p *federated.Participant, next *federated.RoundView, priv client.FederatedPrivacy, stdout io.Writer) (*client.GlobalModel, bool) {
+	ended := next.Round - 1
+	tail := fmt.Sprintf("; next round %d, phase %s", next.Round, next.Phase)
+	if e := next.Previous; e != nil && e.Round == ended && e.Outcome == "abandoned" {
+		fmt.Fprintf(stdout, "round %d abandoned: %s; not counted%s\n", ended, e.Reason, tail)
+		return nil, false
+	}
 	m, err := c.FederatedModel(ctx)
 	if err != nil {
-		fmt.Fprintf(stdout, "round done; next round %d (model unavailable: %v)\n", next.Round, err)
-		return nil
+		fmt.Fprintf(stdout, "round %d ended; model unavailable (%v); not counted%s\n", ended, err, tail)
+		return nil, false
+	}
+	if m.TrainingRound != ended {
+		fmt.Fprintf(stdout, "round %d ended without a model (abandoned, or lost to a coordinator restart); not counted%s\n", ended, tail)
+		return m, false
+	}
+	counted := p.Contributed(ended)
+	if !counted {
+		tail = "; this organization's update is not in it (refused or too late), not counted" + tail
 	}
 	if p.RoundKind() == federated.RoundStatistics && m.Scaling != nil {
 		// The statistics round: no training, the scaling is learned.
-		fmt.Fprintf(stdout, "round %d closed: statistics round, scaling of %d learned features from %d organizations (model %s); next round %d, phase %s\n",
-			m.TrainingRound, len(m.Scaling), m.OrganizationsContributed, m.ModelVersion, next.Round, next.Phase)
-		return m
+		fmt.Fprintf(stdout, "round %d closed: statistics round, scaling of %d learned features from %d organizations (model %s)%s\n",
+			ended, len(m.Scaling), m.OrganizationsContributed, m.ModelVersion, tail)
+		return m, counted
 	}
-	line := fmt.Sprintf("round %d closed: model %s from %d organizations", m.TrainingRound, m.ModelVersion, m.OrganizationsContributed)
+	line := fmt.Sprintf("round %d closed: model %s from %d organizations", ended, m.ModelVersion, m.OrganizationsContributed)
 	if w, err := client.DecodeWeights(m); err == nil {
 		if ev, err := p.Evaluate(w); err == nil && ev.Total > 0 {
 			line += fmt.Sprintf(", local held-out accuracy %.3f (%d records)", ev.Accuracy(), ev.Total)
@@ -381,8 +396,8 @@ func reportRound(ctx context.Context, c *client.Client, p *federated.Participant
 	if priv.Enabled {
 		line += fmt.Sprintf(", epsilon spent %.4g of %.4g", m.EpsilonSpent, priv.Epsilon)
 	}
-	fmt.Fprintf(stdout, "%s; next round %d, phase %s\n", line, next.Round, next.Phase)
-	return m
+	fmt.Fprintf(stdout, "%s%s\n", line, tail)
+	return m, counted
 }
 
 // reportFinal prints the final model and its accuracy on this

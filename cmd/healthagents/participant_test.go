@@ -21,6 +21,7 @@ import (
 
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/client"
+	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/synth"
 	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 )
@@ -200,4 +201,16 @@ func TestModelExportFlags(t *testing.T) {
 		require.Error(t, err, tc.args)
 		assert.Contains(t, err.Error(), tc.err)
 	}
+}
+
+// An abandoned round gets its own line, with why, and is not counted.
+func TestReportRoundAbandoned(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	next := &federated.RoundView{Round: 3, Phase: federated.PhaseAdvertiseKeys,
+		Previous: &federated.RoundEnd{Round: 2, Outcome: "abandoned", Reason: "2 organizations advertised keys, 3 needed"}}
+	m, counted := reportRound(t.Context(), nil, nil, next, client.FederatedPrivacy{}, &out)
+	assert.Nil(t, m)
+	assert.False(t, counted)
+	assert.Equal(t, "round 2 abandoned: 2 organizations advertised keys, 3 needed; not counted; next round 3, phase advertise_keys\n", out.String())
 }
