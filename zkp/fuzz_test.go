@@ -10,7 +10,7 @@ import (
 // inputs: it must never panic, what it accepts must re-encode to the same
 // text, and Verify must either accept or fail with ErrInvalidProof.
 func FuzzParseProof(f *testing.F) {
-	p, err := NewProver(testSys)
+	p, err := NewProver(testSys, testTimeout)
 	if err != nil {
 		f.Fatal(err)
 	}

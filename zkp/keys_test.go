@@ -49,7 +49,7 @@ func TestKeysReusedAcrossRestart(t *testing.T) {
 
 	// A proof from the reloaded proving key verifies with the original
 	// verifying key, and the other way round.
-	p, err := NewProver(reloaded)
+	p, err := NewProver(reloaded, testTimeout)
 	require.NoError(t, err)
 	proof, err := proveEligible(ctx, p)
 	require.NoError(t, err)
@@ -143,7 +143,7 @@ func TestCeremony(t *testing.T) {
 
 	sys, err := LoadCeremony(ctx, files)
 	require.NoError(t, err)
-	p, err := NewProver(sys)
+	p, err := NewProver(sys, testTimeout)
 	require.NoError(t, err)
 	v, err := NewVerifier(sys)
 	require.NoError(t, err)

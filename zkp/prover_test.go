@@ -22,9 +22,16 @@ func day(s string) time.Time {
 	return t
 }
 
+// testTimeout is the proof deadline of the tests' provers: a minute rather
+// than DefaultTimeout's 5 s, since a test checks a proof, not its speed,
+// and the package's parallel tests (other packages' beside them) can keep
+// a first proof, made with gnark's prover while the tables are built, past
+// 5 s. The timeout tests give their own deadline after it.
+var testTimeout = WithTimeout(time.Minute)
+
 func newTestProver(t *testing.T, opts ...ProverOption) *Prover {
 	t.Helper()
-	p, err := NewProver(testSys, opts...)
+	p, err := NewProver(testSys, append([]ProverOption{testTimeout}, opts...)...)
 	require.NoError(t, err)
 	return p
 }
