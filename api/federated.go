@@ -240,9 +240,11 @@ type FederatedTask struct {
 	CreatedAt           *time.Time       `json:"created_at,omitempty" doc:"When an admin created the task over the API."`
 }
 
-// FederatedTaskList answers GET /api/v1/federated/tasks.
+// FederatedTaskList answers GET /api/v1/federated/tasks: the page asked
+// for (every task without offset and limit) and how many tasks there are.
 type FederatedTaskList struct {
 	Tasks []FederatedTask `json:"tasks"`
+	Total int             `json:"total" doc:"Tasks in the whole list."`
 }
 
 // FederatedTaskRequest is the body of POST /api/v1/federated/tasks: a task

@@ -79,9 +79,11 @@ type Issuer struct {
 	OwnerAction *UnsignedTransaction `json:"owner_action,omitempty"`
 }
 
-// IssuerList answers GET /api/v1/issuers.
+// IssuerList answers GET /api/v1/issuers: the page asked for (every
+// payer without offset and limit) and how many payers there are.
 type IssuerList struct {
 	Issuers []Issuer `json:"issuers"`
+	Total   int      `json:"total" doc:"Payers in the whole list."`
 }
 
 // UnsignedTransaction is an owner action prepared for a cold wallet: an

@@ -36,23 +36,19 @@ func (q AuditQuery) values(offset, limit int) url.Values {
 // ListAuditEntriesPage calls GET /api/v1/audit for one page (offset from
 // 0, limit 1..100). The client's key needs the keys:admin scope; an admin
 // key bound to an organization sees that organization's entries only.
-func (c *Client) ListAuditEntriesPage(ctx context.Context, q AuditQuery, offset, limit int) (*AuditList, error) {
+func (c *Client) ListAuditEntriesPage(ctx context.Context, q AuditQuery, offset, limit int) (Page[AuditEntry], error) {
 	var out AuditList
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/audit", query: q.values(offset, limit), out: &out}); err != nil {
-		return nil, err
+		return Page[AuditEntry]{}, err
 	}
-	return &out, nil
+	return Page[AuditEntry]{Items: out.Entries, Total: out.Total}, nil
 }
 
 // ListAuditEntries walks GET /api/v1/audit page by page (100 entries a
 // page), oldest entry first.
 func (c *Client) ListAuditEntries(ctx context.Context, q AuditQuery) iter.Seq2[AuditEntry, error] {
 	return Paginate(ctx, MaxPageSize, func(ctx context.Context, offset, limit int) (Page[AuditEntry], error) {
-		l, err := c.ListAuditEntriesPage(ctx, q, offset, limit)
-		if err != nil {
-			return Page[AuditEntry]{}, err
-		}
-		return Page[AuditEntry]{Items: l.Entries, Total: l.Total}, nil
+		return c.ListAuditEntriesPage(ctx, q, offset, limit)
 	})
 }
 

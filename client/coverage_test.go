@@ -32,7 +32,7 @@ var methodFor = map[string]string{
 	"getWebhook":            "GetWebhook",
 	"deleteWebhook":         "DeleteWebhook",
 	"listWebhookDeliveries": "ListWebhookDeliveries",
-	"listFederatedTasks":    "FederatedTasks",
+	"listFederatedTasks":    "ListFederatedTasks",
 	// GET /api/v1/federated/tasks/{task}: FederatedTask on a client of
 	// ForFederatedTask.
 	"getFederatedTaskByID": "FederatedTask",

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -344,14 +345,21 @@ func (c *Client) CreateFederatedTask(ctx context.Context, req FederatedTaskReque
 	return &out, nil
 }
 
-// FederatedTasks calls GET /api/v1/federated/tasks: every task, the default
-// one first (marked) and the others ordered by id.
-func (c *Client) FederatedTasks(ctx context.Context) ([]FederatedTask, error) {
+// ListFederatedTasks walks GET /api/v1/federated/tasks page by page (100 a
+// page): every task, the default one first (marked) and the others ordered
+// by id.
+func (c *Client) ListFederatedTasks(ctx context.Context) iter.Seq2[FederatedTask, error] {
+	return Paginate(ctx, MaxPageSize, c.ListFederatedTasksPage)
+}
+
+// ListFederatedTasksPage calls GET /api/v1/federated/tasks for one page of
+// the tasks (offset from 0, limit 1..100).
+func (c *Client) ListFederatedTasksPage(ctx context.Context, offset, limit int) (Page[FederatedTask], error) {
 	var out api.FederatedTaskList
-	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/tasks", out: &out}); err != nil {
-		return nil, err
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/federated/tasks", query: offsetLimit(offset, limit), out: &out}); err != nil {
+		return Page[FederatedTask]{}, err
 	}
-	return out.Tasks, nil
+	return Page[FederatedTask]{Items: out.Tasks, Total: out.Total}, nil
 }
 
 func hexOrEmpty(b []byte) string {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"iter"
 	"net/http"
 
 	"github.com/healthagents/healthagents/api"
@@ -30,14 +31,20 @@ func (c *Client) RegisterIssuer(ctx context.Context, req IssuerRequest) (*Issuer
 	return &out, nil
 }
 
-// ListIssuers calls GET /api/v1/issuers: every payer, oldest first, with
-// its status read from the chain.
-func (c *Client) ListIssuers(ctx context.Context) ([]Issuer, error) {
+// ListIssuers walks GET /api/v1/issuers page by page (100 a page): every
+// payer, oldest first, with its status read from the chain.
+func (c *Client) ListIssuers(ctx context.Context) iter.Seq2[Issuer, error] {
+	return Paginate(ctx, MaxPageSize, c.ListIssuersPage)
+}
+
+// ListIssuersPage calls GET /api/v1/issuers for one page of the payers
+// (offset from 0, limit 1..100).
+func (c *Client) ListIssuersPage(ctx context.Context, offset, limit int) (Page[Issuer], error) {
 	var out IssuerList
-	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/issuers", out: &out}); err != nil {
-		return nil, err
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/v1/issuers", query: offsetLimit(offset, limit), out: &out}); err != nil {
+		return Page[Issuer]{}, err
 	}
-	return out.Issuers, nil
+	return Page[Issuer]{Items: out.Issuers, Total: out.Total}, nil
 }
 
 // GetIssuer calls GET /api/v1/issuers/{issuer_id} (the payer's public key).

@@ -95,12 +95,12 @@ func (c *Client) WhitelistKey(ctx context.Context, keyID string, ips []string) (
 
 // ListKeysPage calls GET /api/keys for one page (offset from 0, limit
 // 1..100). ListKeys walks every page.
-func (c *Client) ListKeysPage(ctx context.Context, offset, limit int) (*KeyList, error) {
+func (c *Client) ListKeysPage(ctx context.Context, offset, limit int) (Page[KeyInfo], error) {
 	var out KeyList
 	if err := c.do(ctx, call{method: http.MethodGet, path: "/api/keys", query: offsetLimit(offset, limit), out: &out}); err != nil {
-		return nil, err
+		return Page[KeyInfo]{}, err
 	}
-	return &out, nil
+	return Page[KeyInfo]{Items: out.Keys, Total: out.Total}, nil
 }
 
 // ListKeys walks GET /api/keys page by page (100 keys a page), oldest key
@@ -112,13 +112,7 @@ func (c *Client) ListKeysPage(ctx context.Context, offset, limit int) (*KeyList,
 //		fmt.Println(k.KeyID, k.Active)
 //	}
 func (c *Client) ListKeys(ctx context.Context) iter.Seq2[KeyInfo, error] {
-	return Paginate(ctx, MaxPageSize, func(ctx context.Context, offset, limit int) (Page[KeyInfo], error) {
-		l, err := c.ListKeysPage(ctx, offset, limit)
-		if err != nil {
-			return Page[KeyInfo]{}, err
-		}
-		return Page[KeyInfo]{Items: l.Keys, Total: l.Total}, nil
-	})
+	return Paginate(ctx, MaxPageSize, c.ListKeysPage)
 }
 
 // offsetLimit is the query of one page of an offset/limit list.

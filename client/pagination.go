@@ -62,3 +62,16 @@ func Paginate[T any](ctx context.Context, pageSize int, fetch PageFunc[T]) iter.
 		}
 	}
 }
+
+// All collects a list walk (ListKeys, ListIssuers, …) into a slice: every
+// item, or the first error.
+func All[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for it, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}

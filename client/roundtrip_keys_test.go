@@ -112,7 +112,7 @@ func TestRoundTripKeys(t *testing.T) {
 	page, err := admin.ListKeysPage(ctx, 10, 10)
 	require.NoError(t, err)
 	assert.Equal(t, 12, page.Total)
-	assert.Len(t, page.Keys, 2)
+	assert.Len(t, page.Items, 2)
 	var ids []string
 	for ki, err := range admin.ListKeys(ctx) {
 		require.NoError(t, err)

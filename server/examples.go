@@ -283,7 +283,7 @@ func bodyExamples() []any {
 		api.AuditVerification{Valid: true, Entries: 1042, HeadHash: auditEntry.Hash},
 		api.IssuerRequest{PublicKey: issuer.PublicKey, Name: issuer.Name, Admin: issuer.Admin},
 		issuer,
-		api.IssuerList{Issuers: []api.Issuer{issuer}},
+		api.IssuerList{Issuers: []api.Issuer{issuer}, Total: 1},
 		api.RevocationRequest{Nonce: 16284785698725355310, AdminSignature: "0x" + exampleHex("admin-revocation-signature", 64) + "1b"},
 		api.Revocation{IssuerID: issuer.IssuerID, KeyHash: issuer.KeyHash, Nonce: 16284785698725355310, Status: "revoked",
 			RevokedInBlock: 1187, TxHash: "0x" + exampleHex("revocation-tx", 32)},
@@ -312,7 +312,7 @@ func bodyExamples() []any {
 		api.LearnedScaling{Name: "radius_mean", Mean: 14.1022, Scale: 3.4988, Count: 463},
 		api.ProofKeys{Shape: "w31-e5-p2-b25", ProvingKey: "AAEC...", VerifyingKey: "AwQF..."},
 		exampleTask,
-		api.FederatedTaskList{Tasks: []api.FederatedTask{exampleTask}},
+		api.FederatedTaskList{Tasks: []api.FederatedTask{exampleTask}, Total: 1},
 		exampleRunSettings,
 		api.FederatedTaskRequest{Task: taskDef, Settings: &exampleRunSettings},
 

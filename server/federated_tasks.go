@@ -79,7 +79,8 @@ func (s *srv) federatedTaskRoutes(scoped []route) []route {
 		{Method: "GET", Path: "/api/v1/federated/tasks", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.listFederatedTasks), Doc: openapi.Operation{
 				OperationID: "listFederatedTasks", Tags: []string{"federated"}, Summary: "The tasks being trained",
-				Description: "Every task as GET /api/v1/federated/tasks/{task} shows it, the default task first and the others ordered by id; default marks the task of the unscoped endpoints (/api/v1/federated/task, /rounds/current, /submit-federated-update).",
+				Description: "Every task as GET /api/v1/federated/tasks/{task} shows it, the default task first and the others ordered by id; default marks the task of the unscoped endpoints (/api/v1/federated/task, /rounds/current, /submit-federated-update). A page of them with offset and limit, total counting them all.",
+				QueryParams: wholeListPageParams,
 				Responses:   ok("The tasks.", api.FederatedTaskList{}), Errors: []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "GET", Path: "/api/v1/federated/tasks/{task}", Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral,
@@ -218,8 +219,13 @@ func (s *srv) listFederatedTasks(w http.ResponseWriter, r *http.Request) {
 		}
 		runs = append(runs, more...)
 	}
-	out := api.FederatedTaskList{Tasks: make([]api.FederatedTask, 0, len(runs))}
-	for _, run := range runs {
+	page, err := pageOfWhole(r, runs)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := api.FederatedTaskList{Tasks: make([]api.FederatedTask, 0, len(page)), Total: len(runs)}
+	for _, run := range page {
 		t, err := taskOut(r, run, run == def)
 		if err != nil {
 			s.writeError(w, r, err)

@@ -48,9 +48,9 @@ func (s *srv) issuerRoutes() []route {
 		{Method: "GET", Path: "/api/v1/issuers", Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.listIssuers), Doc: openapi.Operation{
 				OperationID: "listIssuers", Tags: []string{"issuers"}, Summary: "List payers",
-				Description: "Every payer ever registered, oldest first, with its status read from the chain." + issuerAuth,
-				Responses:   ok("The payers.", api.IssuerList{}),
-				Errors:      []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
+				Description: "Every payer ever registered, oldest first, with its status read from the chain; a page of them with offset and limit, total counting them all." + issuerAuth,
+				Responses:   ok("The payers.", api.IssuerList{}), QueryParams: wholeListPageParams,
+				Errors: []int{401, 403, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "GET", Path: "/api/v1/issuers/{issuer_id}", Class: ratelimit.ClassGeneral,
 			Handler: http.HandlerFunc(s.getIssuer), Doc: openapi.Operation{
@@ -146,7 +146,12 @@ func (s *srv) listIssuers(w http.ResponseWriter, r *http.Request) {
 		s.issuerError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, api.IssuerList{Issuers: list})
+	page, err := pageOfWhole(r, list)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.IssuerList{Issuers: page, Total: len(list)})
 }
 
 func (s *srv) getIssuer(w http.ResponseWriter, r *http.Request) {

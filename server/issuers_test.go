@@ -116,9 +116,12 @@ func TestIssuersRoundTrip(t *testing.T) {
 		got1, err := c.GetIssuer(ctx, pub)
 		require.NoError(t, err)
 		assert.Equal(t, "Acme Health", got1.Name)
-		all, err := c.ListIssuers(ctx)
+		all, err := client.All(c.ListIssuers(ctx))
 		require.NoError(t, err)
 		assert.Len(t, all, 1)
+		page, err := c.ListIssuersPage(ctx, 1, 10)
+		require.NoError(t, err)
+		assert.Equal(t, client.Page[client.Issuer]{Items: []client.Issuer{}, Total: 1}, page, "past the end: an empty page, the total")
 		status, _ = callJSON(t, "GET", ts.URL+"/api/v1/issuers/"+strings.Repeat("00", 32), admin, "")
 		assert.Equal(t, http.StatusNotFound, status)
 

@@ -74,6 +74,31 @@ var pageParams = []openapi.Param{
 
 func ptrFloat(f float64) *float64 { return &f }
 
+// wholeListPageParams are offset and limit of a list answered whole when
+// neither is given (a short list: the payers, the federated tasks); with
+// either, it is paged as pageParams say.
+var wholeListPageParams = []openapi.Param{
+	{Name: "offset", Description: "Results to skip; without offset and limit, the whole list.", Schema: &openapi.Schema{Type: openapi.Types{"integer"}, Minimum: ptrFloat(0), Default: 0}},
+	{Name: "limit", Description: "Results to return (1-100; 10 when only offset is given); without offset and limit, the whole list.", Schema: &openapi.Schema{Type: openapi.Types{"integer"}, Minimum: ptrFloat(1), Maximum: ptrFloat(100)}},
+}
+
+// pageOfWhole cuts the page offset/limit asks for out of a whole list
+// (pageParams' rules); with neither given, the whole list.
+func pageOfWhole[T any](r *http.Request, all []T) ([]T, error) {
+	q := r.URL.Query()
+	if !q.Has("offset") && !q.Has("limit") {
+		return all, nil
+	}
+	offset, limit, err := parsePage(r)
+	if err != nil {
+		return nil, err
+	}
+	if offset >= len(all) {
+		return []T{}, nil
+	}
+	return all[offset:min(offset+limit, len(all))], nil
+}
+
 // parsePage reads offset (default 0) and limit (default 10, max 100) for
 // list endpoints; anything else is a 400.
 func parsePage(r *http.Request) (offset, limit int, err error) {

@@ -95,7 +95,7 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	operator, err := client.New(base, client.WithAPIKey(rk.APIKey))
 	require.NoError(t, err)
-	tasks, err := operator.FederatedTasks(ctx)
+	tasks, err := client.All(operator.ListFederatedTasks(ctx))
 	require.NoError(t, err)
 	require.Len(t, tasks, 2)
 	assert.Equal(t, []string{"wdbc/v1", "wdbc-learned/v1"}, []string{tasks[0].ID, tasks[1].ID}, "the default task first")
