@@ -17,7 +17,7 @@ type Statement struct {
 // StatementOpening is the list a statement's digest is computed over, with
 // what the proof was made under.
 type StatementOpening struct {
-	Circuit         string           `json:"circuit" doc:"The circuit (chain kind) the proof was made with." example:"eligibility-v2"`
+	Circuit         string           `json:"circuit" doc:"The circuit (chain kind) the proof was made with." example:"eligibility-v3"`
 	CircuitID       string           `json:"circuit_id" doc:"keccak256(circuit) mod r, decimal: the proof's third public input."`
 	IssuerKeyHash   string           `json:"issuer_key_hash" doc:"Poseidon(Ax, Ay) of the payer key that signed the coverage credential, decimal: the proof's first public input."`
 	RevocationNonce uint64           `json:"revocation_nonce" doc:"The credential's revocation nonce (the registry's revokedIn tells whether the payer revoked it)."`

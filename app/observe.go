@@ -85,21 +85,21 @@ type observedProver struct {
 	o    *observer
 }
 
-func (p observedProver) ProveEligibilityV2(ctx context.Context, in zkp.EligibilityV2Input) (*zkp.Proof, statement.Statement, error) {
+func (p observedProver) ProveEligibilityV3(ctx context.Context, in zkp.EligibilityV3Input) (*zkp.Proof, statement.Statement, error) {
 	var st statement.Statement
-	proof, err := observeProof(ctx, p.o, zkp.CircuitEligibilityV2, func(ctx context.Context) (*zkp.Proof, error) {
-		proof, s, err := p.next.ProveEligibilityV2(ctx, in)
+	proof, err := observeProof(ctx, p.o, zkp.CircuitEligibilityV3, func(ctx context.Context) (*zkp.Proof, error) {
+		proof, s, err := p.next.ProveEligibilityV3(ctx, in)
 		st = s
 		return proof, err
 	})
 	return proof, st, err
 }
 
-func (p observedProver) ProvePrescriptionV3(ctx context.Context, in zkp.PrescriptionV3Input) (*zkp.Proof, statement.Statement, []zkp.PrescriptionV3Outcome, error) {
+func (p observedProver) ProvePrescriptionV4(ctx context.Context, in zkp.PrescriptionV4Input) (*zkp.Proof, statement.Statement, []zkp.PrescriptionV4Outcome, error) {
 	var st statement.Statement
-	var outs []zkp.PrescriptionV3Outcome
-	proof, err := observeProof(ctx, p.o, zkp.CircuitPrescriptionV3, func(ctx context.Context) (*zkp.Proof, error) {
-		proof, s, o, err := p.next.ProvePrescriptionV3(ctx, in)
+	var outs []zkp.PrescriptionV4Outcome
+	proof, err := observeProof(ctx, p.o, zkp.CircuitPrescriptionV4, func(ctx context.Context) (*zkp.Proof, error) {
+		proof, s, o, err := p.next.ProvePrescriptionV4(ctx, in)
 		st, outs = s, o
 		return proof, err
 	})

@@ -173,10 +173,10 @@ func TestMetricsAndTracesOfAFullRun(t *testing.T) {
 		metrics = scrape()
 	}
 	for _, want := range []string{
-		`healthagents_proof_duration_seconds_count{circuit="eligibility-v2",outcome="ok"} 1`,
-		`healthagents_proof_duration_seconds_count{circuit="prescription-v3",outcome="ok"} 1`,
-		`healthagents_chain_confirmation_duration_seconds_count{circuit="eligibility-v2",outcome="verified"} 1`,
-		`healthagents_chain_confirmation_duration_seconds_count{circuit="prescription-v3",outcome="verified"} 1`,
+		`healthagents_proof_duration_seconds_count{circuit="eligibility-v3",outcome="ok"} 1`,
+		`healthagents_proof_duration_seconds_count{circuit="prescription-v4",outcome="ok"} 1`,
+		`healthagents_chain_confirmation_duration_seconds_count{circuit="eligibility-v3",outcome="verified"} 1`,
+		`healthagents_chain_confirmation_duration_seconds_count{circuit="prescription-v4",outcome="verified"} 1`,
 		`healthagents_webhook_outbox_pending `,
 		`healthagents_federated_round_phase{phase="advertise_keys"} `,
 		`healthagents_federated_round `,

@@ -160,12 +160,17 @@ func TestZKKeysDirRefused(t *testing.T) {
 			require.NoError(t, os.Remove(filepath.Join(dir, presc+".json")))
 		}), presc},
 		{"fail/keys of the previous prescription circuit", keysDir(t, src, func(dir string) {
-			// A ceremony's output from before issue 25: prescription-v2's
+			// A ceremony's output from before issue 30: prescription-v3's
 			// files, refused by the name of the circuit this binary proves.
 			for _, ext := range []string{".pk", ".vk", ".json"} {
-				require.NoError(t, os.Rename(filepath.Join(dir, presc+ext), filepath.Join(dir, "prescription-v2"+ext)))
+				require.NoError(t, os.Rename(filepath.Join(dir, presc+ext), filepath.Join(dir, "prescription-v3"+ext)))
 			}
-		}), "no keys for the prescription-v3 circuit"},
+		}), "no keys for the prescription-v4 circuit"},
+		{"fail/keys of the previous eligibility circuit", keysDir(t, src, func(dir string) {
+			for _, ext := range []string{".pk", ".vk", ".json"} {
+				require.NoError(t, os.Rename(filepath.Join(dir, elig+ext), filepath.Join(dir, "eligibility-v2"+ext)))
+			}
+		}), "no keys for the eligibility-v3 circuit"},
 		{"fail/no such directory", filepath.Join(t.TempDir(), "missing"), "missing"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

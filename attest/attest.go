@@ -20,14 +20,14 @@ import (
 
 // Statement kinds on chain: one per circuit, named like it.
 const (
-	KindEligibility  = chain.Kind(zkp.CircuitEligibilityV2)
-	KindPrescription = chain.Kind(zkp.CircuitPrescriptionV3)
+	KindEligibility  = chain.Kind(zkp.CircuitEligibilityV3)
+	KindPrescription = chain.Kind(zkp.CircuitPrescriptionV4)
 )
 
 // Prover proves statements; *zkp.Prover is one.
 type Prover interface {
-	ProveEligibilityV2(ctx context.Context, in zkp.EligibilityV2Input) (*zkp.Proof, statement.Statement, error)
-	ProvePrescriptionV3(ctx context.Context, in zkp.PrescriptionV3Input) (*zkp.Proof, statement.Statement, []zkp.PrescriptionV3Outcome, error)
+	ProveEligibilityV3(ctx context.Context, in zkp.EligibilityV3Input) (*zkp.Proof, statement.Statement, error)
+	ProvePrescriptionV4(ctx context.Context, in zkp.PrescriptionV4Input) (*zkp.Proof, statement.Statement, []zkp.PrescriptionV4Outcome, error)
 }
 
 // Trust chooses the payer credential a decision is proven from;
@@ -140,7 +140,7 @@ func eachKey(sys *zkp.System, f func(chain.Kind, chain.VerifyingKey) error) erro
 	return nil
 }
 
-// AttestEligibility proves d with the eligibility-v2 circuit from the
+// AttestEligibility proves d with the eligibility-v3 circuit from the
 // payer credential the trust policy gives for the record (signature,
 // window, exclusions, overrides and class all checked in the proof), and
 // records the statement on chain. A record without coverage (or, without a
@@ -153,9 +153,9 @@ func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d 
 		return nil, err
 	}
 	if cred == nil {
-		return &healthagents.Attestation{Circuit: zkp.CircuitEligibilityV2}, nil
+		return &healthagents.Attestation{Circuit: zkp.CircuitEligibilityV3}, nil
 	}
-	proof, st, err := a.prover.ProveEligibilityV2(ctx, zkp.EligibilityV2Input{
+	proof, st, err := a.prover.ProveEligibilityV3(ctx, zkp.EligibilityV3Input{
 		Credential:    cred,
 		ProcedureCode: d.Procedure.Code,
 		ServiceDate:   d.ServiceDate,
@@ -174,7 +174,7 @@ func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d 
 	return att, nil
 }
 
-// AttestPrescription proves, in one prescription-v3 proof for all of ds
+// AttestPrescription proves, in one prescription-v4 proof for all of ds
 // (at most zkp.MaxDrugs), from the payer credential the trust policy gives,
 // whether the plan covers each drug on date (coverage active, date in the
 // window, the drug not excluded), its formulary tier, and its interaction
@@ -192,13 +192,13 @@ func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, d
 		return nil, err
 	}
 	if cred == nil || len(ds) == 0 {
-		return &healthagents.Attestation{Circuit: zkp.CircuitPrescriptionV3}, nil
+		return &healthagents.Attestation{Circuit: zkp.CircuitPrescriptionV4}, nil
 	}
 	drugs := make([]string, len(ds))
 	for i, d := range ds {
 		drugs[i] = d.Drug.RxCUI
 	}
-	proof, st, outs, err := a.prover.ProvePrescriptionV3(ctx, zkp.PrescriptionV3Input{Credential: cred, Drugs: drugs, ServiceDate: date, Facts: a.rx.Facts(rec, nil)})
+	proof, st, outs, err := a.prover.ProvePrescriptionV4(ctx, zkp.PrescriptionV4Input{Credential: cred, Drugs: drugs, ServiceDate: date, Facts: a.rx.Facts(rec, nil)})
 	if err != nil {
 		return nil, proveError(err)
 	}
@@ -223,9 +223,9 @@ var ErrDisagree = errors.New("attest: the proven clinical findings differ from t
 // agree checks that outs states, for every decision of ds, the agent's
 // validity and the ranks of its most severe interaction and
 // contraindication. The error names no drug or finding.
-func agree(ds []prescription.Decision, outs []zkp.PrescriptionV3Outcome) error {
+func agree(ds []prescription.Decision, outs []zkp.PrescriptionV4Outcome) error {
 	for i, d := range ds {
-		var o *zkp.PrescriptionV3Outcome
+		var o *zkp.PrescriptionV4Outcome
 		for j := range outs {
 			if outs[j].RxCUI == d.Drug.RxCUI {
 				o = &outs[j]

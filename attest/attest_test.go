@@ -141,7 +141,7 @@ func TestEligibilityVerifiedOnChain(t *testing.T) {
 		require.NoError(t, err, code)
 		assert.True(t, att.Verified)
 		assert.Equal(t, "self", att.Issuer)
-		assert.Equal(t, zkp.CircuitEligibilityV2, att.Circuit)
+		assert.Equal(t, zkp.CircuitEligibilityV3, att.Circuit)
 		st, err := ledger.Statement(t.Context(), common.HexToHash(att.TxHash))
 		require.NoError(t, err)
 		assert.Equal(t, attest.KindEligibility, st.Kind)

@@ -15,8 +15,8 @@ import (
 	"github.com/healthagents/healthagents/zkp"
 )
 
-// BenchmarkOnChain measures the verification of real proofs (eligibility-v2:
-// 3 public inputs; prescription-v3 of five drugs: 3) on the embedded chain, one at a time:
+// BenchmarkOnChain measures the verification of real proofs (eligibility-v3:
+// 3 public inputs; prescription-v4 of five drugs: 3) on the embedded chain, one at a time:
 //
 //   - submit: verifyAndRecord sent and mined, each op a new statement (a
 //     fresh proof, so a fresh blinding and commitment, as every request in
@@ -37,14 +37,14 @@ func BenchmarkOnChain(b *testing.B) {
 		kind  chain.Kind
 		prove func(context.Context) (*zkp.Proof, error)
 	}{
-		{"eligibility-v2", attest.KindEligibility, func(ctx context.Context) (*zkp.Proof, error) {
-			p, _, err := prover.ProveEligibilityV2(ctx, zkp.EligibilityV2Input{
+		{"eligibility-v3", attest.KindEligibility, func(ctx context.Context) (*zkp.Proof, error) {
+			p, _, err := prover.ProveEligibilityV3(ctx, zkp.EligibilityV3Input{
 				Credential: cred, ProcedureCode: "PROC002", ServiceDate: serviceDate, CoveragePct: 70, Eligible: true,
 			})
 			return p, err
 		}},
-		{"prescription-v3", attest.KindPrescription, func(ctx context.Context) (*zkp.Proof, error) {
-			p, _, _, err := prover.ProvePrescriptionV3(ctx, zkp.PrescriptionV3Input{
+		{"prescription-v4", attest.KindPrescription, func(ctx context.Context) (*zkp.Proof, error) {
+			p, _, _, err := prover.ProvePrescriptionV4(ctx, zkp.PrescriptionV4Input{
 				Credential: cred, Drugs: []string{"6809", "11289", "1191", "36567", "4493"}, ServiceDate: serviceDate,
 			})
 			return p, err
@@ -124,10 +124,10 @@ func BenchmarkAttest(b *testing.B) {
 		name string
 		run  func(context.Context) (*healthagents.Attestation, error)
 	}{
-		{"eligibility-v2", func(ctx context.Context) (*healthagents.Attestation, error) {
+		{"eligibility-v3", func(ctx context.Context) (*healthagents.Attestation, error) {
 			return a.AttestEligibility(ctx, rec, elig)
 		}},
-		{"prescription-v3-5-drugs", func(ctx context.Context) (*healthagents.Attestation, error) {
+		{"prescription-v4-5-drugs", func(ctx context.Context) (*healthagents.Attestation, error) {
 			return a.AttestPrescription(ctx, rxRec, five, serviceDate)
 		}},
 	} {

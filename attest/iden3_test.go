@@ -199,7 +199,7 @@ func TestIden3CredentialOnGanache(t *testing.T) {
 // The circuit ids the circuits assert are the registry's.
 func TestCircuitIDsMatchChain(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{zkp.CircuitEligibilityV2, zkp.CircuitPrescriptionV3} {
+	for _, name := range []string{zkp.CircuitEligibilityV3, zkp.CircuitPrescriptionV4} {
 		assert.Zero(t, zkp.CircuitID(name).Cmp(chain.CircuitID(chain.Kind(name))), name)
 	}
 }

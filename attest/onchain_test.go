@@ -121,7 +121,7 @@ func assertRejected(t *testing.T, l *chain.Ledger, kind chain.Kind, cases map[st
 	}
 }
 
-// TestEligibilitySoundOnChain submits real eligibility-v2 proofs (public
+// TestEligibilitySoundOnChain submits real eligibility-v3 proofs (public
 // inputs [issuerKeyHash, digest, circuitId]) to the GovernedRegistry on the
 // embedded chain: the honest one verifies (eth_call and mined transaction);
 // every tampering is rejected by the verifier contract and records nothing.
@@ -137,13 +137,13 @@ func TestEligibilitySoundOnChain(t *testing.T) {
 		Overrides: map[string]int{"PROC002": 70},
 	})
 	require.NoError(t, err)
-	in := zkp.EligibilityV2Input{Credential: cred, ProcedureCode: "PROC002", ServiceDate: serviceDate, Eligible: true, CoveragePct: 70}
-	proof, _, err := prover.ProveEligibilityV2(ctx, in)
+	in := zkp.EligibilityV3Input{Credential: cred, ProcedureCode: "PROC002", ServiceDate: serviceDate, Eligible: true, CoveragePct: 70}
+	proof, _, err := prover.ProveEligibilityV3(ctx, in)
 	require.NoError(t, err)
 	honest := onChain(t, proof)
 	require.Len(t, honest.inputs, 3)
 	// Another honest statement of the same decision (fresh salt).
-	otherProof, _, err := prover.ProveEligibilityV2(ctx, in)
+	otherProof, _, err := prover.ProveEligibilityV3(ctx, in)
 	require.NoError(t, err)
 	second := onChain(t, otherProof)
 	require.NotZero(t, second.inputs[1].Cmp(honest.inputs[1]))
@@ -171,7 +171,7 @@ func TestEligibilitySoundOnChain(t *testing.T) {
 	// The circuit id is the verifier's too: the proof under another id is
 	// refused by that id's verifier (eth_call), and the ledger does not even
 	// send a statement whose id is not its kind's.
-	wrongID := honest.with(setInput(2, zkp.CircuitID(zkp.CircuitPrescriptionV3)))
+	wrongID := honest.with(setInput(2, zkp.CircuitID(zkp.CircuitPrescriptionV4)))
 	ok, err := l.Check(ctx, attest.KindEligibility, wrongID.proof, wrongID.inputs)
 	require.NoError(t, err)
 	assert.False(t, ok)
@@ -179,7 +179,7 @@ func TestEligibilitySoundOnChain(t *testing.T) {
 	assert.ErrorIs(t, err, chain.ErrRejected)
 }
 
-// TestPrescriptionSoundOnChain does the same for prescription-v3: a
+// TestPrescriptionSoundOnChain does the same for prescription-v4: a
 // statement of several drugs verifies; a tampered digest, issuer or proof
 // does not, and an eligibility statement is no prescription one.
 func TestPrescriptionSoundOnChain(t *testing.T) {
@@ -190,12 +190,12 @@ func TestPrescriptionSoundOnChain(t *testing.T) {
 	ctx := t.Context()
 	cred, _, err := selfTrust(t, l).Credential(ctx, testRecord(), serviceDate)
 	require.NoError(t, err)
-	in := zkp.PrescriptionV3Input{Credential: cred, Drugs: []string{"6809", "11289"}, ServiceDate: serviceDate}
-	proof, _, _, err := prover.ProvePrescriptionV3(ctx, in)
+	in := zkp.PrescriptionV4Input{Credential: cred, Drugs: []string{"6809", "11289"}, ServiceDate: serviceDate}
+	proof, _, _, err := prover.ProvePrescriptionV4(ctx, in)
 	require.NoError(t, err)
 	honest := onChain(t, proof)
 	require.Len(t, honest.inputs, 3)
-	proof, _, _, err = prover.ProvePrescriptionV3(ctx, in)
+	proof, _, _, err = prover.ProvePrescriptionV4(ctx, in)
 	require.NoError(t, err)
 	second := onChain(t, proof)
 

@@ -69,7 +69,19 @@ func ParsePublicKey(s string) (*babyjub.PublicKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: issuer key is not a point of Baby Jubjub: %w", ErrMalformed, err)
 	}
+	if SmallOrder(pk) {
+		return nil, fmt.Errorf("%w: issuer key is a point of small order (8·A is the identity: any message would verify)", ErrMalformed)
+	}
 	return pk, nil
+}
+
+// SmallOrder reports whether pk is one of the eight points of Baby Jubjub
+// whose order divides the cofactor 8. babyjub's VerifyPoseidon checks
+// S·B8 = R8 + 8·h·A, so under such a key every message "verifies" with
+// S·B8 = R8; no key made from a private key is one, and the circuits
+// refuse them as well.
+func SmallOrder(pk *babyjub.PublicKey) bool {
+	return new(babyjub.Point).Mul(big.NewInt(8), pk.Point()).X.Sign() == 0
 }
 
 // IssuerKeyHash is Poseidon(Ax, Ay) of an issuer's public key: how the

@@ -208,3 +208,50 @@ func TestEncodingErrors(t *testing.T) {
 		assert.ErrorIs(t, err, credential.ErrEncoding, name)
 	}
 }
+
+// smallOrderPoints are the points of Baby Jubjub whose order divides 8,
+// found as SubOrder·P for points P off the prime-order subgroup.
+func smallOrderPoints(t *testing.T) []*babyjub.Point {
+	t.Helper()
+	seen := map[string]*babyjub.Point{}
+	for y := int64(2); len(seen) < 8 && y < 10000; y++ {
+		p, err := babyjub.PointFromSignAndY(y%2 == 0, big.NewInt(y))
+		if err != nil {
+			continue
+		}
+		q := new(babyjub.Point).Mul(babyjub.SubOrder, p)
+		seen[q.X.String()+","+q.Y.String()] = q
+	}
+	require.Len(t, seen, 8)
+	var out []*babyjub.Point
+	for _, p := range seen {
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestSmallOrderKeyRefused: under a key of small order babyjub's
+// VerifyPoseidon accepts a "signature" of any message made without a
+// private key (S·B8 = R8); such a key is refused when it is read, so no
+// credential issued under it is ever checked or proven.
+func TestSmallOrderKeyRefused(t *testing.T) {
+	t.Parallel()
+	for _, a := range smallOrderPoints(t) {
+		pk := babyjub.PublicKey(*a)
+		s := big.NewInt(12345)
+		forged := &babyjub.Signature{R8: new(babyjub.Point).Mul(s, babyjub.B8), S: s}
+		require.True(t, pk.VerifyPoseidon(big.NewInt(42), forged), "iden3 accepts the forgery under a small-order key")
+		require.True(t, credential.SmallOrder(&pk))
+
+		comp := pk.Compress()
+		_, err := credential.ParsePublicKey(hex.EncodeToString(comp[:]))
+		require.ErrorIs(t, err, credential.ErrMalformed)
+		assert.Contains(t, err.Error(), "small order")
+
+		sig := forged.Compress()
+		c := &credential.Credential{Schema: credential.Schema, Terms: exampleTerms, Issuer: hex.EncodeToString(comp[:]), Signature: hex.EncodeToString(sig[:])}
+		require.ErrorIs(t, c.Verify(), credential.ErrMalformed)
+	}
+	k := babyjub.NewRandPrivKey()
+	assert.False(t, credential.SmallOrder(k.Public()))
+}

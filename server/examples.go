@@ -56,7 +56,7 @@ var exampleProof = healthagents.V1Proof{
 var exampleStatement = healthagents.Statement{
 	Digest: "17661981255701421781587164190745920869902105753404737501340211279095921554382",
 	Opening: healthagents.StatementOpening{
-		Circuit: "eligibility-v2", CircuitID: "7079573700642841955620569706622401815569343576715151503143689003571889341753",
+		Circuit: "eligibility-v3", CircuitID: "15494315616716666158477974932193987344468426310401312397633719265027103645450",
 		IssuerKeyHash:   "20798638768457414661854865514315291338517721271540350325324351324378071794036",
 		RevocationNonce: 16284785698725355310,
 		Fields: []healthagents.StatementField{
@@ -79,13 +79,13 @@ var exampleStatement = healthagents.Statement{
 
 // exampleRxStatement is the statement of a root-family prescription
 // decision (PT-000123, metformin 6809), as POST /validate-prescription
-// answered it: every slot of the prescription-v3 opening, unused ones 0
+// answered it: every slot of the prescription-v4 opening, unused ones 0
 // (the values of a real prescription-v2 decision, with v3's unidentified
 // field, 0, and the digest recomputed).
 var exampleRxStatement = healthagents.Statement{
 	Digest: "19577467528323570920179090000653910088963201303421302018891574385168787394075",
 	Opening: healthagents.StatementOpening{
-		Circuit: "prescription-v3", CircuitID: "3069367957415385780816752785668715620646923034953666039624846540805839134048",
+		Circuit: "prescription-v4", CircuitID: "13571369123032718131311179964213705478103465897301913556680861286380119670922",
 		IssuerKeyHash:   "4002803404836251463291069294238916188237238979992664917585951602464482097093",
 		RevocationNonce: 6198251752343862,
 		Fields: []healthagents.StatementField{

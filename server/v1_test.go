@@ -216,7 +216,7 @@ func TestV1EligibilityRoundTrip(t *testing.T) {
 	// Anyone with the chain finds the statement in that transaction.
 	st, err := e.a.Ledger.Statement(ctx, common.HexToHash(p.BlockchainTx))
 	require.NoError(t, err)
-	assert.Equal(t, chain.Kind("eligibility-v2"), st.Kind)
+	assert.Equal(t, chain.Kind("eligibility-v3"), st.Kind)
 	require.Len(t, st.Inputs, len(p.PublicInputs))
 	for i, in := range st.Inputs {
 		assert.Equal(t, common.HexToHash(p.PublicInputs[i]).Big().String(), in.String(), "public input %d", i)
@@ -350,7 +350,7 @@ func TestV1PrescriptionsRoundTrip(t *testing.T) {
 	require.NotNil(t, approved.ZKProof)
 	st, err := e.a.Ledger.Statement(ctx, common.HexToHash(approved.ZKProof.BlockchainTx))
 	require.NoError(t, err)
-	assert.Equal(t, chain.Kind("prescription-v3"), st.Kind)
+	assert.Equal(t, chain.Kind("prescription-v4"), st.Kind)
 	assert.Equal(t, 1, e.events.count(healthagents.EventPrescriptionApproved))
 
 	stored, err := c.Prescription(ctx, approved.PrescriptionID)
@@ -459,7 +459,7 @@ func TestV1ThroughAppHandler(t *testing.T) {
 	require.NotNil(t, res.VerificationProof)
 	st, err := a.Ledger.Statement(ctx, common.HexToHash(res.VerificationProof.BlockchainTx))
 	require.NoError(t, err)
-	assert.Equal(t, chain.Kind("eligibility-v2"), st.Kind)
+	assert.Equal(t, chain.Kind("eligibility-v3"), st.Kind)
 
 	rx, err := c.ValidatePrescriptionV1(ctx, healthagents.V1PrescriptionRequest{PatientID: "PT-APP", ProviderNPI: v1Provider,
 		Medications: []healthagents.V1Medication{v1Med("0071-0155-23", "atorvastatin")}})

@@ -146,7 +146,7 @@ func TestX12RoundTrip(t *testing.T) {
 		tx := strings.TrimPrefix(known[i+1+boolInt(!res.Eligible)], "MSG*DECISION PROOF TRANSACTION ")
 		st, err := e.a.Ledger.Statement(ctx, common.HexToHash(tx))
 		require.NoError(t, err, "the 271's proof transaction is on chain")
-		assert.Equal(t, "eligibility-v2", string(st.Kind))
+		assert.Equal(t, "eligibility-v3", string(st.Kind))
 		// The statement the 271 carries for it passes every check of
 		// verify-decision against the chain.
 		js, ok := statements[tx]

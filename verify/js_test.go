@@ -113,7 +113,7 @@ func TestVerifyJS(t *testing.T) {
 		rx := verifytest.PrescriptionStatement(t, 12)
 		out, code := run(t, f.Gov.Address(), f.RecordStatement(t, rx), &rx)
 		assert.Equal(t, 0, code, out)
-		assert.Contains(t, out, "ok   text          every text is the rendering of its value (prescription-v3's renderings)")
+		assert.Contains(t, out, "ok   text          every text is the rendering of its value (prescription-v4's renderings)")
 		assert.NotContains(t, out, "FAIL")
 	})
 	t.Run("unverified/no statement", func(t *testing.T) {
@@ -242,7 +242,7 @@ console.log(JSON.stringify(out));`
 	}
 }
 
-// TestJSEntriesMatchGo: prescription-v3's unidentified field is checked the
+// TestJSEntriesMatchGo: prescription-v4's unidentified field is checked the
 // other way round (its text is hashed, not rendered), by verify.mjs exactly
 // as by statement.CheckEntries: the same texts accepted, the same refusals.
 func TestJSEntriesMatchGo(t *testing.T) {

@@ -40,7 +40,7 @@ func TestDecision(t *testing.T) {
 		assert.Equal(t, everyCheck, checkNames(r), r.String())
 		require.NotNil(t, r.Recorded)
 		assert.Zero(t, r.Recorded.Digest.Cmp(st.Digest))
-		assert.Contains(t, r.String(), "ok   schema        the 13 field names, in order, are eligibility-v2's")
+		assert.Contains(t, r.String(), "ok   schema        the 13 field names, in order, are eligibility-v3's")
 		assert.Contains(t, r.String(), "ok   text          every text is the rendering of its value")
 	})
 	t.Run("ok/prescription statement", func(t *testing.T) {
@@ -48,7 +48,7 @@ func TestDecision(t *testing.T) {
 		r, err := verify.Decision(ctx, f.RPC, f.RecordStatement(t, rx), verify.Options{Registry: f.Gov.Address(), Statement: &rx})
 		require.NoError(t, err)
 		assert.True(t, r.OK(), r.String())
-		assert.Contains(t, r.String(), "are prescription-v3's")
+		assert.Contains(t, r.String(), "are prescription-v4's")
 
 		// The unidentified entries' text is bound by its hash: changed, or
 		// dropped, it is refused.
@@ -77,7 +77,7 @@ func TestDecision(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []string{"circuit", "circuit id", "schema", "text"}, r.Failed(), r.String())
 		assert.Contains(t, r.String(), "FAIL schema        no statement schema for the recorded circuit 0x")
-		assert.Contains(t, r.String(), "this verifier knows eligibility-v2 (0x")
+		assert.Contains(t, r.String(), "this verifier knows eligibility-v3 (0x")
 		assert.Contains(t, r.String(), "FAIL text          not checked: ")
 		assert.False(t, r.Incomplete(), "a refusal, not a missing statement")
 	})

@@ -41,44 +41,44 @@ func warmTables(b *testing.B, circuit string) {
 	readyGroth16(b, ck)
 }
 
-// BenchmarkProveEligibility proves eligibility-v2 (signature, catalogue,
+// BenchmarkProveEligibility proves eligibility-v3 (signature, catalogue,
 // digest) with the fixed-base prover.
 func BenchmarkProveEligibility(b *testing.B) {
-	warmTables(b, CircuitEligibilityV2)
+	warmTables(b, CircuitEligibilityV3)
 	p, err := NewProver(testSys)
 	if err != nil {
 		b.Fatal(err)
 	}
 	in := eligibleInput()
 	measure(b, func() error {
-		_, _, err := p.ProveEligibilityV2(b.Context(), in)
+		_, _, err := p.ProveEligibilityV3(b.Context(), in)
 		return err
 	})
-	info, _ := testSys.Info(CircuitEligibilityV2)
+	info, _ := testSys.Info(CircuitEligibilityV3)
 	b.ReportMetric(float64(info.Constraints), "constraints")
 }
 
-// BenchmarkProvePrescription proves prescription-v3 for five drugs, for a
+// BenchmarkProvePrescription proves prescription-v4 for five drugs, for a
 // patient on two medications with an allergy and a condition (the circuit
 // proves every slot whatever is filled, so this only changes the witness).
 func BenchmarkProvePrescription(b *testing.B) {
-	warmTables(b, CircuitPrescriptionV3)
+	warmTables(b, CircuitPrescriptionV4)
 	p, err := NewProver(testSys)
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := PrescriptionV3Input{Credential: eligibleInput().Credential, Drugs: []string{"11289", "6809", "1191", "36567", "4493"}, ServiceDate: day("2026-06-01"),
+	in := PrescriptionV4Input{Credential: eligibleInput().Credential, Drugs: []string{"11289", "6809", "1191", "36567", "4493"}, ServiceDate: day("2026-06-01"),
 		Facts: prescription.Facts{Medications: []string{"5640", "83367"}, Triggers: []int{0, 40}, AllergyDrugs: []string{"723"}}}
 	measure(b, func() error {
-		_, _, _, err := p.ProvePrescriptionV3(b.Context(), in)
+		_, _, _, err := p.ProvePrescriptionV4(b.Context(), in)
 		return err
 	})
-	info, _ := testSys.Info(CircuitPrescriptionV3)
+	info, _ := testSys.Info(CircuitPrescriptionV4)
 	b.ReportMetric(float64(info.Constraints), "constraints")
 }
 
 func BenchmarkVerify(b *testing.B) {
-	warmTables(b, CircuitEligibilityV2)
+	warmTables(b, CircuitEligibilityV3)
 	p, err := NewProver(testSys)
 	if err != nil {
 		b.Fatal(err)
@@ -87,7 +87,7 @@ func BenchmarkVerify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	proof, _, err := p.ProveEligibilityV2(b.Context(), eligibleInput())
+	proof, _, err := p.ProveEligibilityV3(b.Context(), eligibleInput())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // procedureRow is one entry of the public procedure catalogue compiled into
-// the eligibility-v2 circuit: a code, and the class it belongs to. The
+// the eligibility-v3 circuit: a code, and the class it belongs to. The
 // circuit selects exactly one row for the requested code, so the code, its
 // class and the class's terms are constrained to one another.
 type procedureRow struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/healthagents/healthagents/prescription"
 )
 
-// The clinical part of prescription-v3: the interaction and
+// The clinical part of prescription-v4: the interaction and
 // contraindication findings of prescription.Agent.Check, proven from the
 // public rule table (prescription.Rules) and private facts committed in the
 // digest. docs/decisions/zk-statements.md has the design; the limits below
@@ -301,7 +301,7 @@ func (t *clinicalTable) triggerText(i int) string {
 	return t.rules.Triggers[i].String()
 }
 
-// clinicalVars are the clinical witnesses of a prescription-v3 circuit.
+// clinicalVars are the clinical witnesses of a prescription-v4 circuit.
 type clinicalVars struct {
 	Meds         [MaxMedications]frontend.Variable  // StringField(RxCUI), 0 for an empty slot
 	Triggers     [MaxTriggers]frontend.Variable     // 1 + index into the trigger list, 0 for an empty slot

@@ -128,13 +128,13 @@ func TestClinicalAgreesWithAgent(t *testing.T) {
 		b, err := agent.Check(t.Context(), nil, cands, rec)
 		require.NoError(t, err)
 		facts := agent.Facts(rec, nil)
-		a, _, outs, err := prescriptionV3Statement(PrescriptionV3Input{Credential: c, Drugs: cands, ServiceDate: june, Facts: facts}, big.NewInt(int64(n)))
+		a, _, outs, err := prescriptionV4Statement(PrescriptionV4Input{Credential: c, Drugs: cands, ServiceDate: june, Facts: facts}, big.NewInt(int64(n)))
 		if err != nil {
 			require.ErrorIs(t, err, ErrRecordTooLarge)
 			found["beyond limits"]++
 			continue
 		}
-		byDrug := map[string]PrescriptionV3Outcome{}
+		byDrug := map[string]PrescriptionV4Outcome{}
 		for _, o := range outs {
 			byDrug[o.RxCUI] = o
 		}
@@ -178,25 +178,25 @@ func TestClinicalSoundness(t *testing.T) {
 	// warfarin with ibuprofen (major), amoxicillin with a penicillin
 	// allergy (contraindicated), metformin clean.
 	facts := prescription.Facts{Medications: []string{"5640"}, Triggers: []int{penicillin}, AllergyDrugs: []string{"6809"}}
-	a, op, outs, err := prescriptionV3Statement(PrescriptionV3Input{Credential: c, Drugs: []string{"11289", "723", "6809", "11289"}, ServiceDate: june, Facts: facts}, big.NewInt(3))
+	a, op, outs, err := prescriptionV4Statement(PrescriptionV4Input{Credential: c, Drugs: []string{"11289", "723", "6809", "11289"}, ServiceDate: june, Facts: facts}, big.NewInt(3))
 	require.NoError(t, err)
 	require.NoError(t, solveRx(t, a))
 	require.Len(t, outs, 3, "a repeated drug is stated once")
-	assert.Equal(t, PrescriptionV3Outcome{RxCUI: "11289", Covered: true, Tier: 1, InteractionRank: 3, Valid: false}, outs[0])
+	assert.Equal(t, PrescriptionV4Outcome{RxCUI: "11289", Covered: true, Tier: 1, InteractionRank: 3, Valid: false}, outs[0])
 	assert.Equal(t, 4, outs[1].ContraindicationRank)
 	assert.Equal(t, 4, outs[2].ContraindicationRank, "an allergy to metformin itself")
 	assert.Equal(t, "5640", op.Fields[slices.IndexFunc(op.Fields, func(f statement.Field) bool { return f.Name == "medication_1" })].Text)
 
-	for name, m := range map[string]func(a *PrescriptionV3Circuit){
-		"false interaction rank":      func(a *PrescriptionV3Circuit) { a.Clinical.Interaction[0] = 2 },
-		"interaction hidden":          func(a *PrescriptionV3Circuit) { a.Clinical.Interaction[0], a.Clinical.Valid[0] = 0, 1 },
-		"false contraindication rank": func(a *PrescriptionV3Circuit) { a.Clinical.Contraindication[1] = 3 },
-		"false valid bit":             func(a *PrescriptionV3Circuit) { a.Clinical.Valid[0] = 1 },
-		"valid empty slot":            func(a *PrescriptionV3Circuit) { a.Clinical.Valid[6] = 1 },
-		"medication not in catalogue": func(a *PrescriptionV3Circuit) { a.Clinical.Meds[0] = big.NewInt(424242) },
-		"trigger outside the list":    func(a *PrescriptionV3Circuit) { a.Clinical.Triggers[0] = big.NewInt(int64(len(rules.Triggers) + 1)) },
-		"medication is a candidate":   func(a *PrescriptionV3Circuit) { a.Clinical.Meds[1] = a.Drugs[2] },
-		"candidate repeated":          func(a *PrescriptionV3Circuit) { a.Drugs[3] = a.Drugs[2] },
+	for name, m := range map[string]func(a *PrescriptionV4Circuit){
+		"false interaction rank":      func(a *PrescriptionV4Circuit) { a.Clinical.Interaction[0] = 2 },
+		"interaction hidden":          func(a *PrescriptionV4Circuit) { a.Clinical.Interaction[0], a.Clinical.Valid[0] = 0, 1 },
+		"false contraindication rank": func(a *PrescriptionV4Circuit) { a.Clinical.Contraindication[1] = 3 },
+		"false valid bit":             func(a *PrescriptionV4Circuit) { a.Clinical.Valid[0] = 1 },
+		"valid empty slot":            func(a *PrescriptionV4Circuit) { a.Clinical.Valid[6] = 1 },
+		"medication not in catalogue": func(a *PrescriptionV4Circuit) { a.Clinical.Meds[0] = big.NewInt(424242) },
+		"trigger outside the list":    func(a *PrescriptionV4Circuit) { a.Clinical.Triggers[0] = big.NewInt(int64(len(rules.Triggers) + 1)) },
+		"medication is a candidate":   func(a *PrescriptionV4Circuit) { a.Clinical.Meds[1] = a.Drugs[2] },
+		"candidate repeated":          func(a *PrescriptionV4Circuit) { a.Drugs[3] = a.Drugs[2] },
 	} {
 		b := *a
 		m(&b)
@@ -217,7 +217,7 @@ func TestClinicalSoundness(t *testing.T) {
 		"too many triggers":    {Triggers: []int{0, 1, 2, 3, 4, 5, 6, 7, 8}},
 		"too many allergies":   {AllergyDrugs: many[:MaxAllergyDrugs+1]},
 	} {
-		_, _, _, err := prescriptionV3Statement(PrescriptionV3Input{Credential: c, Drugs: []string{"1191"}, ServiceDate: june, Facts: f}, big.NewInt(3))
+		_, _, _, err := prescriptionV4Statement(PrescriptionV4Input{Credential: c, Drugs: []string{"1191"}, ServiceDate: june, Facts: f}, big.NewInt(3))
 		assert.ErrorIs(t, err, ErrRecordTooLarge, name)
 	}
 }

@@ -6,7 +6,7 @@
 //
 // # Statements
 //
-// Both circuits (eligibility-v2, prescription-v3) have exactly three public
+// Both circuits (eligibility-v3, prescription-v4) have exactly three public
 // inputs, the GovernedRegistry's shape: the issuer key hash Poseidon(Ax, Ay)
 // of the payer's Baby Jubjub key, the statement digest, and the circuit id
 // (CircuitID: keccak256(name) mod r). Inside, each verifies the payer's
@@ -21,7 +21,7 @@
 // is as valid as one of an eligible outcome: the outputs are in the
 // statement's opening.
 //
-// prescription-v3 also proves each drug's interaction and contraindication
+// prescription-v4 also proves each drug's interaction and contraindication
 // findings (clinical.go): the public rule table of package prescription is
 // compiled into the circuit, and the patient's facts — catalogue current
 // medications, matched allergy/condition triggers, drug allergies, at most

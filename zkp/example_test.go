@@ -39,7 +39,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	proof, st, err := prover.ProveEligibilityV2(ctx, zkp.EligibilityV2Input{
+	proof, st, err := prover.ProveEligibilityV3(ctx, zkp.EligibilityV3Input{
 		Credential: cred, ProcedureCode: "71046", ServiceDate: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC),
 		CoveragePct: 70, Eligible: true,
 	})

@@ -18,7 +18,7 @@ func FuzzParseProof(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	proof, _, err := p.ProveEligibilityV2(f.Context(), eligibleInput())
+	proof, _, err := p.ProveEligibilityV3(f.Context(), eligibleInput())
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func FuzzParseProof(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data, in0, in1 string) {
 		inputs := append([]string(nil), pi...)
 		inputs[0], inputs[1] = in0, in1
-		parsed, err := ParseProof(CircuitEligibilityV2, data, inputs)
+		parsed, err := ParseProof(CircuitEligibilityV3, data, inputs)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidProof) {
 				t.Fatalf("decoder error not wrapping ErrInvalidProof: %v", err)

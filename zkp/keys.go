@@ -26,7 +26,7 @@ import (
 
 // CircuitNames lists the circuits of a System in a stable order.
 func CircuitNames() []string {
-	return []string{CircuitEligibilityV2, CircuitPrescriptionV3}
+	return []string{CircuitEligibilityV3, CircuitPrescriptionV4}
 }
 
 // manifestFormat versions the key manifest written beside each key pair.
@@ -95,10 +95,10 @@ func applySystemOptions(opts []SystemOption) (systemOptions, error) {
 // newCircuit returns the empty circuit definition named name.
 func newCircuit(name string) (frontend.Circuit, error) {
 	switch name {
-	case CircuitEligibilityV2:
-		return &EligibilityV2Circuit{}, nil
-	case CircuitPrescriptionV3:
-		return &PrescriptionV3Circuit{}, nil
+	case CircuitEligibilityV3:
+		return &EligibilityV3Circuit{}, nil
+	case CircuitPrescriptionV4:
+		return &PrescriptionV4Circuit{}, nil
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnknownCircuit, name)
 }

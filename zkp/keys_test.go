@@ -77,27 +77,27 @@ func TestLoadRejectsMismatchedKeys(t *testing.T) {
 	}
 	for name, spoil := range map[string]func(t *testing.T, dir string){
 		"fail/circuit changed": func(t *testing.T, dir string) {
-			editManifest(t, dir, CircuitEligibilityV2, func(m *manifest) { m.CCSSHA256 = "00" + m.CCSSHA256[2:] })
+			editManifest(t, dir, CircuitEligibilityV3, func(m *manifest) { m.CCSSHA256 = "00" + m.CCSSHA256[2:] })
 		},
 		"fail/proving key corrupt": func(t *testing.T, dir string) {
-			path := filepath.Join(dir, CircuitEligibilityV2+".pk")
+			path := filepath.Join(dir, CircuitEligibilityV3+".pk")
 			b, err := os.ReadFile(path)
 			require.NoError(t, err)
 			b[len(b)/2] ^= 1
 			require.NoError(t, os.WriteFile(path, b, 0o600))
 		},
 		"fail/verifying key of another circuit": func(t *testing.T, dir string) {
-			b, err := os.ReadFile(filepath.Join(dir, CircuitPrescriptionV3+".vk"))
+			b, err := os.ReadFile(filepath.Join(dir, CircuitPrescriptionV4+".vk"))
 			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitEligibilityV2+".vk"), b, 0o600))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitEligibilityV3+".vk"), b, 0o600))
 			var m manifest
-			raw, err := os.ReadFile(filepath.Join(dir, CircuitPrescriptionV3+".json"))
+			raw, err := os.ReadFile(filepath.Join(dir, CircuitPrescriptionV4+".json"))
 			require.NoError(t, err)
 			require.NoError(t, json.Unmarshal(raw, &m))
-			editManifest(t, dir, CircuitEligibilityV2, func(e *manifest) { e.VKSHA256 = m.VKSHA256 })
+			editManifest(t, dir, CircuitEligibilityV3, func(e *manifest) { e.VKSHA256 = m.VKSHA256 })
 		},
 		"fail/manifest garbage": func(t *testing.T, dir string) {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitPrescriptionV3+".json"), []byte("{"), 0o600))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, CircuitPrescriptionV4+".json"), []byte("{"), 0o600))
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -115,13 +115,13 @@ func TestSetupReplacesIncompletePair(t *testing.T) {
 	dir := copyKeyDir(t)
 	// A crash after the keys but before the manifest: the pair is redone
 	// (the smaller circuit's, to keep the set-up short).
-	require.NoError(t, os.Remove(filepath.Join(dir, CircuitEligibilityV2+".json")))
+	require.NoError(t, os.Remove(filepath.Join(dir, CircuitEligibilityV3+".json")))
 	sys, err := LoadOrSetup(t.Context(), dir)
 	require.NoError(t, err)
-	assert.Equal(t, vkBytes(t, testSys, CircuitPrescriptionV3), vkBytes(t, sys, CircuitPrescriptionV3))
-	assert.NotEqual(t, vkBytes(t, testSys, CircuitEligibilityV2), vkBytes(t, sys, CircuitEligibilityV2))
-	assert.NotSame(t, testSys.circuits[CircuitEligibilityV2], sys.circuits[CircuitEligibilityV2], "new keys are checked on their own")
-	_, err = os.Stat(filepath.Join(dir, CircuitEligibilityV2+".json"))
+	assert.Equal(t, vkBytes(t, testSys, CircuitPrescriptionV4), vkBytes(t, sys, CircuitPrescriptionV4))
+	assert.NotEqual(t, vkBytes(t, testSys, CircuitEligibilityV3), vkBytes(t, sys, CircuitEligibilityV3))
+	assert.NotSame(t, testSys.circuits[CircuitEligibilityV3], sys.circuits[CircuitEligibilityV3], "new keys are checked on their own")
+	_, err = os.Stat(filepath.Join(dir, CircuitEligibilityV3+".json"))
 	require.NoError(t, err)
 	leftovers, err := filepath.Glob(filepath.Join(dir, "*.tmp-*"))
 	require.NoError(t, err)
@@ -153,7 +153,7 @@ func TestCeremony(t *testing.T) {
 	// Keys of different set-ups do not mix.
 	require.ErrorIs(t, newTestVerifier(t).Verify(ctx, proof), ErrInvalidProof)
 	// The fixed-base prover works from ceremony keys too.
-	ck, err := sys.circuit(CircuitEligibilityV2)
+	ck, err := sys.circuit(CircuitEligibilityV3)
 	require.NoError(t, err)
 	readyGroth16(t, ck)
 	proof, err = proveEligible(ctx, p)
@@ -165,18 +165,18 @@ func TestCeremony(t *testing.T) {
 	require.NoError(t, sys.Save(ctx, keyDir))
 	again, err := LoadOrSetup(ctx, keyDir)
 	require.NoError(t, err)
-	info, _ := again.Info(CircuitEligibilityV2)
+	info, _ := again.Info(CircuitEligibilityV3)
 	assert.Equal(t, OriginCeremony, info.Origin)
-	assert.Equal(t, vkBytes(t, sys, CircuitPrescriptionV3), vkBytes(t, again, CircuitPrescriptionV3))
+	assert.Equal(t, vkBytes(t, sys, CircuitPrescriptionV4), vkBytes(t, again, CircuitPrescriptionV4))
 
 	// A ceremony verifying key beside another set-up's proving key fails
 	// the self-check at load.
-	mixed := files[CircuitEligibilityV2]
-	mixed.ProvingKey = filepath.Join(testKeyDir, CircuitEligibilityV2+".pk")
-	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibilityV2: mixed, CircuitPrescriptionV3: files[CircuitPrescriptionV3]})
+	mixed := files[CircuitEligibilityV3]
+	mixed.ProvingKey = filepath.Join(testKeyDir, CircuitEligibilityV3+".pk")
+	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibilityV3: mixed, CircuitPrescriptionV4: files[CircuitPrescriptionV4]})
 	require.ErrorIs(t, err, ErrKeyMismatch)
 
 	// Every circuit needs keys.
-	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibilityV2: files[CircuitEligibilityV2]})
+	_, err = LoadCeremony(ctx, map[string]CeremonyKeys{CircuitEligibilityV3: files[CircuitEligibilityV3]})
 	require.Error(t, err)
 }

@@ -160,7 +160,7 @@ func TestProverUsesFixedBaseTables(t *testing.T) {
 	require.ErrorIs(t, v.Verify(t.Context(), proof), ErrInvalidProof)
 
 	in := eligibleInput()
-	proof, _, _, err = p.ProvePrescriptionV3(t.Context(), PrescriptionV3Input{Credential: in.Credential, Drugs: []string{"11289"}, ServiceDate: in.ServiceDate})
+	proof, _, _, err = p.ProvePrescriptionV4(t.Context(), PrescriptionV4Input{Credential: in.Credential, Drugs: []string{"11289"}, ServiceDate: in.ServiceDate})
 	require.NoError(t, err)
 	require.NoError(t, v.Verify(t.Context(), proof))
 	proof.Public[1].SetZero()
@@ -171,7 +171,7 @@ func TestProverUsesFixedBaseTables(t *testing.T) {
 // fixed-base prover and checks gnark's verifier accepts them and rejects
 // them for another public input.
 func TestGroth16ProverProofsVerify(t *testing.T) {
-	for _, name := range []string{CircuitEligibilityV2, CircuitPrescriptionV3} {
+	for _, name := range []string{CircuitEligibilityV3, CircuitPrescriptionV4} {
 		ck, err := testSys.circuit(name)
 		require.NoError(t, err)
 		gp := readyGroth16(t, ck)
@@ -196,11 +196,11 @@ func TestGroth16ProverProofsVerify(t *testing.T) {
 // BenchmarkGroth16Prove compares gnark's prover with the fixed-base one on
 // the eligibility sample statement (cpu-ms/op is the figure to compare).
 func BenchmarkGroth16Prove(b *testing.B) {
-	ck, err := testSys.circuit(CircuitEligibilityV2)
+	ck, err := testSys.circuit(CircuitEligibilityV3)
 	if err != nil {
 		b.Fatal(err)
 	}
-	assignment, err := sampleAssignment(CircuitEligibilityV2)
+	assignment, err := sampleAssignment(CircuitEligibilityV3)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -220,11 +220,11 @@ func BenchmarkGroth16Prove(b *testing.B) {
 // BenchmarkMultiExpK compares gnark-crypto's MultiExp with the fixed-base
 // table on the eligibility key's K points and a real witness.
 func BenchmarkMultiExpK(b *testing.B) {
-	ck, err := testSys.circuit(CircuitEligibilityV2)
+	ck, err := testSys.circuit(CircuitEligibilityV3)
 	if err != nil {
 		b.Fatal(err)
 	}
-	assignment, err := sampleAssignment(CircuitEligibilityV2)
+	assignment, err := sampleAssignment(CircuitEligibilityV3)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,7 +16,7 @@ const ProofSize = 8 * fp.Bytes
 
 // Proof is a Groth16 proof of one statement with its public inputs.
 type Proof struct {
-	Circuit string // CircuitEligibilityV2 or CircuitPrescriptionV3
+	Circuit string // CircuitEligibilityV3 or CircuitPrescriptionV4
 	Groth16 *groth16bn254.Proof
 	// Public is the public witness: [issuerKeyHash, digest, circuitId].
 	Public []fr.Element

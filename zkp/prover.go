@@ -229,14 +229,14 @@ func sampleAssignment(name string) (frontend.Circuit, error) {
 		return nil, err
 	}
 	switch name {
-	case CircuitEligibilityV2:
-		a, _, err := eligibilityV2Statement(EligibilityV2Input{Credential: cred, ProcedureCode: "70551", ServiceDate: day,
+	case CircuitEligibilityV3:
+		a, _, err := eligibilityV3Statement(EligibilityV3Input{Credential: cred, ProcedureCode: "70551", ServiceDate: day,
 			Eligible: true, CoveragePct: 80, PreAuth: true}, big.NewInt(7))
 		return a, err
-	case CircuitPrescriptionV3:
+	case CircuitPrescriptionV4:
 		// warfarin and metformin for a patient on ibuprofen with a
 		// penicillin allergy: every part of the circuit in use.
-		a, _, _, err := prescriptionV3Statement(PrescriptionV3Input{Credential: cred, Drugs: []string{"11289", "6809"}, ServiceDate: day,
+		a, _, _, err := prescriptionV4Statement(PrescriptionV4Input{Credential: cred, Drugs: []string{"11289", "6809"}, ServiceDate: day,
 			Facts: prescription.Facts{Medications: []string{"5640"}, Triggers: []int{0}, AllergyDrugs: []string{"723"}}}, big.NewInt(7))
 		return a, err
 	}

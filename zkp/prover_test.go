@@ -37,19 +37,19 @@ func newTestProver(t *testing.T, opts ...ProverOption) *Prover {
 }
 
 // testCredential is testTerms signed with payerKey.
-func testCredential() EligibilityV2Input {
+func testCredential() EligibilityV3Input {
 	c, err := credentialSign(testTerms())
 	if err != nil {
 		panic(err)
 	}
-	return EligibilityV2Input{Credential: c, ProcedureCode: "71046", ServiceDate: day("2026-06-01"), CoveragePct: 70, Eligible: true}
+	return EligibilityV3Input{Credential: c, ProcedureCode: "71046", ServiceDate: day("2026-06-01"), CoveragePct: 70, Eligible: true}
 }
 
 // eligibleInput is an eligible X-ray (PROC002, the plan's 70 % override).
-func eligibleInput() EligibilityV2Input { return testCredential() }
+func eligibleInput() EligibilityV3Input { return testCredential() }
 
 func proveEligible(ctx context.Context, p *Prover) (*Proof, error) {
-	proof, _, err := p.ProveEligibilityV2(ctx, eligibleInput())
+	proof, _, err := p.ProveEligibilityV3(ctx, eligibleInput())
 	return proof, err
 }
 
@@ -169,10 +169,10 @@ func TestTimeoutWhileProving(t *testing.T) {
 func TestProverSolverBackstop(t *testing.T) {
 	t.Parallel()
 	p := newTestProver(t)
-	a, _, err := eligibilityV2Statement(eligibleInput(), big.NewInt(11))
+	a, _, err := eligibilityV3Statement(eligibleInput(), big.NewInt(11))
 	require.NoError(t, err)
 	a.CoveragePct = 71
-	_, err = p.prove(t.Context(), CircuitEligibilityV2, a)
+	_, err = p.prove(t.Context(), CircuitEligibilityV3, a)
 	require.ErrorIs(t, err, ErrUnsatisfied)
 }
 

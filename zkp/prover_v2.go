@@ -23,18 +23,18 @@ func (p *Prover) salt(given *big.Int) (*big.Int, error) {
 	return b.BigInt(new(big.Int)), nil
 }
 
-// ProveEligibilityV2 proves in with the eligibility-v2 circuit and returns
+// ProveEligibilityV3 proves in with the eligibility-v3 circuit and returns
 // the proof (public inputs [issuerKeyHash, digest, circuitId]) and the
 // statement whose digest it proves. Errors: ErrUnsatisfied for a claim that
 // does not follow from the signed terms (or a credential whose signature
 // does not verify), ErrRecordTooLarge for terms or a code outside the
 // circuit's bounds, ErrTimeout past the deadline.
-func (p *Prover) ProveEligibilityV2(ctx context.Context, in EligibilityV2Input) (*Proof, statement.Statement, error) {
+func (p *Prover) ProveEligibilityV3(ctx context.Context, in EligibilityV3Input) (*Proof, statement.Statement, error) {
 	salt, err := p.salt(in.Salt)
 	if err != nil {
 		return nil, statement.Statement{}, err
 	}
-	a, op, err := eligibilityV2Statement(in, salt)
+	a, op, err := eligibilityV3Statement(in, salt)
 	if err != nil {
 		return nil, statement.Statement{}, err
 	}
@@ -42,7 +42,7 @@ func (p *Prover) ProveEligibilityV2(ctx context.Context, in EligibilityV2Input) 
 	if err != nil {
 		return nil, statement.Statement{}, err
 	}
-	proof, err := p.prove(ctx, CircuitEligibilityV2, a)
+	proof, err := p.prove(ctx, CircuitEligibilityV3, a)
 	if err != nil {
 		return nil, statement.Statement{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/healthagents/healthagents/zkp/statement"
 )
@@ -11,15 +12,17 @@ import (
 // Schema is the statement schema of the circuit named name: its id, the
 // digest's fields in order (those its Define hashes, named as its opening
 // names them) with how each text renders, and the public lists the texts
-// come from — for prescription-v3 the severity ranks and the trigger list
-// compiled into the circuit. Checkers (package verify, verify-decision,
-// examples/verify-js/schema.json) refuse a statement that does not follow
-// the schema of the circuit id the chain recorded.
+// come from — for the prescription circuits the severity ranks and the
+// trigger list compiled into the circuit. Checkers (package verify,
+// verify-decision, examples/verify-js/schema.json) refuse a statement that
+// does not follow the schema of the circuit id the chain recorded. The
+// retired circuits (RetiredCircuitNames) have schemas too, so statements
+// recorded under them stay checkable.
 func Schema(name string) (statement.Schema, error) {
 	switch name {
-	case CircuitEligibilityV2:
-		return statement.Schema{Circuit: name, CircuitID: CircuitID(name), Fields: eligibilityV2Fields}, nil
-	case CircuitPrescriptionV3:
+	case CircuitEligibilityV3, CircuitEligibilityV2:
+		return statement.Schema{Circuit: name, CircuitID: CircuitID(name), Fields: eligibilityV3Fields}, nil
+	case CircuitPrescriptionV4, CircuitPrescriptionV3, CircuitPrescriptionV2:
 		cat, err := formulary()
 		if err != nil {
 			return statement.Schema{}, err
@@ -32,16 +35,28 @@ func Schema(name string) (statement.Schema, error) {
 		for r := range ranks {
 			ranks[r] = rankText(r)
 		}
-		return statement.Schema{Circuit: name, CircuitID: CircuitID(name), Fields: prescriptionV3Fields(),
+		fields := prescriptionV4Fields()
+		if name == CircuitPrescriptionV2 {
+			// prescription-v2 had no unidentified field (issue 25 added it).
+			fields = slices.DeleteFunc(fields, func(f statement.FieldSchema) bool { return f.Name == "unidentified" })
+		}
+		return statement.Schema{Circuit: name, CircuitID: CircuitID(name), Fields: fields,
 			Ranks: ranks, Triggers: triggers, TriggerBase: triggerBase, TriggerSlots: MaxTriggers}, nil
 	}
 	return statement.Schema{}, fmt.Errorf("zkp: no circuit named %q", name)
 }
 
-// Schemas is the schema of every circuit (CircuitNames), in that order.
+// RetiredCircuitNames lists the circuits this package no longer proves
+// whose statements it can still check, newest first.
+func RetiredCircuitNames() []string {
+	return []string{CircuitEligibilityV2, CircuitPrescriptionV3, CircuitPrescriptionV2}
+}
+
+// Schemas is the schema of every circuit (CircuitNames), in that order,
+// then of every retired one (RetiredCircuitNames).
 func Schemas() ([]statement.Schema, error) {
 	var out []statement.Schema
-	for _, n := range CircuitNames() {
+	for _, n := range append(CircuitNames(), RetiredCircuitNames()...) {
 		s, err := Schema(n)
 		if err != nil {
 			return nil, err
@@ -70,30 +85,30 @@ func newStatement(op statement.Opening) (statement.Statement, error) {
 	return st, nil
 }
 
-// EligibilityV2Statement is the statement ProveEligibilityV2 would prove
+// EligibilityV3Statement is the statement ProveEligibilityV3 would prove
 // for in, without proving it: the same checks of the claims against the
 // credential and catalogue, the same opening (a nil in.Salt draws one).
 // A checker's tests use it to make real statements cheaply.
-func EligibilityV2Statement(in EligibilityV2Input) (statement.Statement, error) {
+func EligibilityV3Statement(in EligibilityV3Input) (statement.Statement, error) {
 	salt, err := drawSalt(in.Salt)
 	if err != nil {
 		return statement.Statement{}, err
 	}
-	_, op, err := eligibilityV2Statement(in, salt)
+	_, op, err := eligibilityV3Statement(in, salt)
 	if err != nil {
 		return statement.Statement{}, err
 	}
 	return newStatement(op)
 }
 
-// PrescriptionV3Statement is the statement ProvePrescriptionV3 would prove
-// for in, without proving it (see EligibilityV2Statement).
-func PrescriptionV3Statement(in PrescriptionV3Input) (statement.Statement, []PrescriptionV3Outcome, error) {
+// PrescriptionV4Statement is the statement ProvePrescriptionV4 would prove
+// for in, without proving it (see EligibilityV3Statement).
+func PrescriptionV4Statement(in PrescriptionV4Input) (statement.Statement, []PrescriptionV4Outcome, error) {
 	salt, err := drawSalt(in.Salt)
 	if err != nil {
 		return statement.Statement{}, nil, err
 	}
-	_, op, outs, err := prescriptionV3Statement(in, salt)
+	_, op, outs, err := prescriptionV4Statement(in, salt)
 	if err != nil {
 		return statement.Statement{}, nil, err
 	}

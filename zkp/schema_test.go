@@ -19,12 +19,24 @@ func TestSchemas(t *testing.T) {
 	t.Parallel()
 	all, err := Schemas()
 	require.NoError(t, err)
-	require.Len(t, all, len(CircuitNames()))
+	names := append(CircuitNames(), RetiredCircuitNames()...)
+	require.Len(t, all, len(names))
 	for i, sc := range all {
-		assert.Equal(t, CircuitNames()[i], sc.Circuit)
+		assert.Equal(t, names[i], sc.Circuit)
 		assert.Zero(t, CircuitID(sc.Circuit).Cmp(sc.CircuitID))
 	}
 	elig, rx := all[0], all[1]
+	// The retired circuits keep their digests' schemas: eligibility-v2 and
+	// prescription-v3 are the current ones under their own ids (issue 30
+	// changed only the signature check), prescription-v2 lacks unidentified.
+	eligV2, rxV3, rxV2 := all[2], all[3], all[4]
+	assert.Equal(t, elig.Fields, eligV2.Fields)
+	assert.Equal(t, rx.Fields, rxV3.Fields)
+	assert.Equal(t, rx.Triggers, rxV2.Triggers)
+	assert.Len(t, rxV2.Fields, len(rx.Fields)-1)
+	assert.Equal(t, rx.Fields[:62], rxV2.Fields[:62])
+	assert.Equal(t, "salt", rxV2.Fields[62].Name)
+	assert.NotEqual(t, 0, elig.CircuitID.Cmp(eligV2.CircuitID))
 	assert.Len(t, elig.Fields, 13)
 	assert.Equal(t, "eligible", elig.Fields[7].Name)
 	assert.Len(t, rx.Fields, 5+4*MaxDrugs+MaxMedications+1+MaxAllergyDrugs+1+1)
@@ -52,9 +64,9 @@ func TestSchemas(t *testing.T) {
 func TestStatementsFollowTheirSchema(t *testing.T) {
 	t.Parallel()
 	c := signed(t, testTerms())
-	st, err := EligibilityV2Statement(eligIn(c, "70551", june, true, 80, true))
+	st, err := EligibilityV3Statement(eligIn(c, "70551", june, true, 80, true))
 	require.NoError(t, err)
-	sc, err := Schema(CircuitEligibilityV2)
+	sc, err := Schema(CircuitEligibilityV3)
 	require.NoError(t, err)
 	require.NoError(t, st.CheckSchema(sc))
 
@@ -66,12 +78,12 @@ func TestStatementsFollowTheirSchema(t *testing.T) {
 			penicillin = i
 		}
 	}
-	in := PrescriptionV3Input{Credential: c, Drugs: []string{"1191", "6809"}, ServiceDate: june,
+	in := PrescriptionV4Input{Credential: c, Drugs: []string{"1191", "6809"}, ServiceDate: june,
 		Facts: prescription.Facts{Medications: []string{"11289"}, Triggers: []int{penicillin}, AllergyDrugs: []string{"723"},
 			Unidentified: []prescription.Unidentified{{Kind: prescription.EntryAllergy, Entry: "codeine"}}}}
-	rx, outs, err := PrescriptionV3Statement(in)
+	rx, outs, err := PrescriptionV4Statement(in)
 	require.NoError(t, err)
-	sc, err = Schema(CircuitPrescriptionV3)
+	sc, err = Schema(CircuitPrescriptionV4)
 	require.NoError(t, err)
 	require.NoError(t, rx.CheckSchema(sc))
 	assert.Equal(t, 3, outs[0].InteractionRank, "aspirin with warfarin: major")

@@ -13,11 +13,24 @@ import (
 	"github.com/healthagents/healthagents/zkp/statement"
 )
 
-// The v2 circuits: public inputs exactly [issuerKeyHash, digest, circuitId]
-// (the GovernedRegistry's shape); the payer's signed credential checked
-// inside; every code, day and output only inside the digest.
+// The circuits this package proves: public inputs exactly [issuerKeyHash,
+// digest, circuitId] (the GovernedRegistry's shape); the payer's signed
+// credential checked inside; every code, day and output only inside the
+// digest. eligibility-v3 and prescription-v4 are eligibility-v2 and
+// prescription-v3 with the same digest and a cheaper signature check
+// (issue 30: fixed-base and signed-digit scalar multiplications,
+// internal/iden3), so a new circuit id and new keys.
+const (
+	CircuitEligibilityV3  = "eligibility-v3"
+	CircuitPrescriptionV4 = "prescription-v4"
+)
+
+// Retired circuits: no longer proven and no keys made for them, but the
+// statements the chain recorded under them stay checkable (Schema knows
+// them; their verifiers stay registered under their ids).
 const (
 	CircuitEligibilityV2  = "eligibility-v2"
+	CircuitPrescriptionV2 = "prescription-v2"
 	CircuitPrescriptionV3 = "prescription-v3"
 )
 

@@ -24,7 +24,7 @@ import (
 )
 
 // TestVerifyDecisionOnServiceDecisions: decisions the service made — an
-// eligibility-v2 and a prescription-v3 proof, each recorded by its own
+// eligibility-v3 and a prescription-v4 proof, each recorded by its own
 // transaction — pass every check of verify-decision and of the JavaScript
 // verifier of docs/verify.md (with HEALTHAGENTS_TEST_VERIFYJS), with the
 // statement the service returned; the same statement with one text changed

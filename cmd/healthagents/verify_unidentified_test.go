@@ -45,7 +45,7 @@ func TestVerifyDecisionShowsUnidentified(t *testing.T) {
 	require.NotNil(t, res.Proof)
 	st := res.Proof.Statement
 	require.NotNil(t, st)
-	assert.Equal(t, zkp.CircuitPrescriptionV3, st.Opening.Circuit)
+	assert.Equal(t, zkp.CircuitPrescriptionV4, st.Opening.Circuit)
 	fields := st.Opening.Fields
 	u := fields[len(fields)-2]
 	assert.Equal(t, "unidentified", u.Name)

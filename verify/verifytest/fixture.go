@@ -1,8 +1,8 @@
 // Package verifytest is a test fixture for checkers of recorded decisions: a
 // GovernedRegistry on a simulated chain served over JSON-RPC, with one
 // registered issuer and a real Groth16 verifier of a small circuit bound to
-// three circuit ids (its own Kind, and eligibility-v2's and
-// prescription-v3's), on which a test records statements with any digest —
+// three circuit ids (its own Kind, and eligibility-v3's and
+// prescription-v4's), on which a test records statements with any digest —
 // in particular real statements of the service's circuits
 // (EligibilityStatement, PrescriptionStatement), made without their
 // seconds-long proofs. It is used by package verify's tests and by the

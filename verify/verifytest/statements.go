@@ -33,19 +33,19 @@ func credentialWith(t testing.TB, nonce uint64) *credential.Credential {
 // ServiceDay is the day the fixture's statements are about.
 var ServiceDay = time.Date(2026, 3, 6, 0, 0, 0, 0, time.UTC)
 
-// EligibilityStatement is a real eligibility-v2 statement (zkp's own
+// EligibilityStatement is a real eligibility-v3 statement (zkp's own
 // opening, claims checked against a signed credential with this revocation
 // nonce): PROC001 (MRI, 80 %, pre-authorisation) on ServiceDay, eligible.
 // Record it with RecordStatement.
 func EligibilityStatement(t testing.TB, nonce uint64) statement.Statement {
 	t.Helper()
-	st, err := zkp.EligibilityV2Statement(zkp.EligibilityV2Input{Credential: credentialWith(t, nonce), ProcedureCode: "70551",
+	st, err := zkp.EligibilityV3Statement(zkp.EligibilityV3Input{Credential: credentialWith(t, nonce), ProcedureCode: "70551",
 		ServiceDate: ServiceDay, Eligible: true, CoveragePct: 80, PreAuth: true})
 	must(t, err, "eligibility statement")
 	return st
 }
 
-// PrescriptionStatement is a real prescription-v3 statement: aspirin and
+// PrescriptionStatement is a real prescription-v4 statement: aspirin and
 // metformin for a patient on warfarin and on a medication the service
 // could not identify, with a penicillin allergy and an amoxicillin
 // allergy, on ServiceDay — every kind of text filled (the unidentified
@@ -60,7 +60,7 @@ func PrescriptionStatement(t testing.TB, nonce uint64) statement.Statement {
 			triggers = append(triggers, i)
 		}
 	}
-	st, _, err := zkp.PrescriptionV3Statement(zkp.PrescriptionV3Input{Credential: credentialWith(t, nonce), Drugs: []string{"1191", "6809"},
+	st, _, err := zkp.PrescriptionV4Statement(zkp.PrescriptionV4Input{Credential: credentialWith(t, nonce), Drugs: []string{"1191", "6809"},
 		ServiceDate: ServiceDay, Facts: prescription.Facts{Medications: []string{"11289"}, Triggers: triggers, AllergyDrugs: []string{"723"},
 			Unidentified: []prescription.Unidentified{{Kind: prescription.EntryMedication, Entry: "Tylenol PM"}}}})
 	must(t, err, "prescription statement")

@@ -45,7 +45,7 @@ func Copy(st statement.Statement) statement.Statement {
 	return c
 }
 
-// The eligibility-v2 fields the tampers change (docs/statement.md).
+// The eligibility-v3 fields the tampers change (docs/statement.md).
 const (
 	fieldServiceDay = 6
 	fieldEligible   = 7
@@ -79,14 +79,14 @@ func Tampers() []Tamper {
 			f := s.Opening.Fields
 			f[fieldEligible].Name, f[fieldPreAuth].Name = f[fieldPreAuth].Name, f[fieldEligible].Name
 		}, Failed: []string{"schema"},
-			Lines: []string{fail("schema", `field 7 is named "requires_authorization", eligibility-v2's field 7 is "eligible"`)}},
+			Lines: []string{fail("schema", `field 7 is named "requires_authorization", eligibility-v3's field 7 is "eligible"`)}},
 		{Name: "text", Edit: func(s *statement.Statement) { s.Opening.Fields[fieldServiceDay].Text = "2026-03-07" },
 			Failed: []string{"text"},
 			Lines:  []string{fail("text", `field 6 service_day: text "2026-03-07" is not "2026-03-06", the rendering of its value 20518`)}},
-		{Name: "circuit name", Edit: func(s *statement.Statement) { s.Opening.Circuit = zkp.CircuitPrescriptionV3 },
+		{Name: "circuit name", Edit: func(s *statement.Statement) { s.Opening.Circuit = zkp.CircuitPrescriptionV4 },
 			Failed: []string{"circuit"},
-			Lines:  []string{fail("circuit", `opening.circuit "prescription-v3" (id 0x`), "is not the recorded circuit 0x"}},
-		{Name: "circuit id", Edit: func(s *statement.Statement) { s.Opening.CircuitID = zkp.CircuitID(zkp.CircuitPrescriptionV3) },
+			Lines:  []string{fail("circuit", `opening.circuit "prescription-v4" (id 0x`), "is not the recorded circuit 0x"}},
+		{Name: "circuit id", Edit: func(s *statement.Statement) { s.Opening.CircuitID = zkp.CircuitID(zkp.CircuitPrescriptionV4) },
 			Failed: []string{"circuit id"},
 			Lines:  []string{fail("circuit id", "opening.circuit_id 0x"), "is not the recorded circuit id"}},
 		{Name: "issuer key hash", Edit: func(s *statement.Statement) {

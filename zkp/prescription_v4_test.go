@@ -19,23 +19,23 @@ import (
 
 func solveRx(t *testing.T, a frontend.Circuit) error {
 	t.Helper()
-	return test.IsSolved(&PrescriptionV3Circuit{}, a, ecc.BN254.ScalarField())
+	return test.IsSolved(&PrescriptionV4Circuit{}, a, ecc.BN254.ScalarField())
 }
 
-func TestPrescriptionV3(t *testing.T) {
+func TestPrescriptionV4(t *testing.T) {
 	t.Parallel()
 	terms := testTerms()
 	terms.Excluded = []string{"6809"} // metformin excluded by this plan
 	c := signed(t, terms)
 	drugs := []string{"11289", "6809", "1191", "36567", "4493"}
-	a, op, outs, err := prescriptionV3Statement(PrescriptionV3Input{Credential: c, Drugs: drugs, ServiceDate: june}, big.NewInt(9))
+	a, op, outs, err := prescriptionV4Statement(PrescriptionV4Input{Credential: c, Drugs: drugs, ServiceDate: june}, big.NewInt(9))
 	require.NoError(t, err)
 	require.NoError(t, solveRx(t, a))
 	require.Len(t, outs, len(drugs))
 	known := outs
 	assert.True(t, outs[0].Covered)
 	assert.False(t, outs[1].Covered, "excluded")
-	sc, err := Schema(CircuitPrescriptionV3)
+	sc, err := Schema(CircuitPrescriptionV4)
 	require.NoError(t, err)
 	assert.Equal(t, sc.Names(), names(op.Fields))
 	_, err = newStatement(op) // names, texts and nonce follow the schema
@@ -47,21 +47,21 @@ func TestPrescriptionV3(t *testing.T) {
 	}
 
 	// Lapsed: not covered, still provable.
-	lapsed, _, outs, err := prescriptionV3Statement(PrescriptionV3Input{Credential: c, Drugs: drugs[:1], ServiceDate: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)}, big.NewInt(9))
+	lapsed, _, outs, err := prescriptionV4Statement(PrescriptionV4Input{Credential: c, Drugs: drugs[:1], ServiceDate: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)}, big.NewInt(9))
 	require.NoError(t, err)
 	require.NoError(t, solveRx(t, lapsed))
 	assert.False(t, outs[0].Covered)
 
-	for name, m := range map[string]func(a *PrescriptionV3Circuit){
-		"false covered":           func(a *PrescriptionV3Circuit) { a.Covered[1] = 1 },
-		"false tier":              func(a *PrescriptionV3Circuit) { a.Tier[0] = 4 },
-		"uncatalogued drug":       func(a *PrescriptionV3Circuit) { a.Drugs[0] = big.NewInt(424242) },
-		"empty slot claimed":      func(a *PrescriptionV3Circuit) { a.Covered[7] = 1 },
-		"altered credential":      func(a *PrescriptionV3Circuit) { a.Credential.Fields[fExcluded] = big.NewInt(0) },
-		"day outside window":      func(a *PrescriptionV3Circuit) { a.ServiceDay = 20000 },
-		"wrong digest":            func(a *PrescriptionV3Circuit) { a.Digest = big.NewInt(5) },
-		"another circuit's id":    func(a *PrescriptionV3Circuit) { a.CircuitID = CircuitID(CircuitEligibilityV2) },
-		"another issuer key hash": func(a *PrescriptionV3Circuit) { a.IssuerKeyHash = big.NewInt(77) },
+	for name, m := range map[string]func(a *PrescriptionV4Circuit){
+		"false covered":           func(a *PrescriptionV4Circuit) { a.Covered[1] = 1 },
+		"false tier":              func(a *PrescriptionV4Circuit) { a.Tier[0] = 4 },
+		"uncatalogued drug":       func(a *PrescriptionV4Circuit) { a.Drugs[0] = big.NewInt(424242) },
+		"empty slot claimed":      func(a *PrescriptionV4Circuit) { a.Covered[7] = 1 },
+		"altered credential":      func(a *PrescriptionV4Circuit) { a.Credential.Fields[fExcluded] = big.NewInt(0) },
+		"day outside window":      func(a *PrescriptionV4Circuit) { a.ServiceDay = 20000 },
+		"wrong digest":            func(a *PrescriptionV4Circuit) { a.Digest = big.NewInt(5) },
+		"another circuit's id":    func(a *PrescriptionV4Circuit) { a.CircuitID = CircuitID(CircuitEligibilityV3) },
+		"another issuer key hash": func(a *PrescriptionV4Circuit) { a.IssuerKeyHash = big.NewInt(77) },
 	} {
 		b := *a
 		m(&b)
@@ -71,7 +71,7 @@ func TestPrescriptionV3(t *testing.T) {
 	// An entry the service could not identify: no drug is valid, the
 	// opening lists it, and a proof cannot claim otherwise.
 	unknown := prescription.Facts{Unidentified: []prescription.Unidentified{{Kind: "medication", Entry: "Tylenol PM"}, {Kind: "allergy", Entry: "codeine"}}}
-	ua, uop, uouts, err := prescriptionV3Statement(PrescriptionV3Input{Credential: c, Drugs: drugs, ServiceDate: june, Facts: unknown}, big.NewInt(9))
+	ua, uop, uouts, err := prescriptionV4Statement(PrescriptionV4Input{Credential: c, Drugs: drugs, ServiceDate: june, Facts: unknown}, big.NewInt(9))
 	require.NoError(t, err)
 	require.NoError(t, solveRx(t, ua))
 	for i, o := range uouts {
@@ -83,9 +83,9 @@ func TestPrescriptionV3(t *testing.T) {
 	assert.Equal(t, `["medication: Tylenol PM","allergy: codeine"]`, f.Text)
 	assert.Equal(t, statement.EntriesValue(f.Text), f.Value)
 	assert.Equal(t, "interaction=none contraindication=none valid=false", uop.Fields[12].Text, "drug_2 (metformin) has no finding, yet is not valid")
-	for name, m := range map[string]func(a *PrescriptionV3Circuit){
-		"valid claimed with an unidentified entry": func(a *PrescriptionV3Circuit) { a.Clinical.Valid[1] = 1 },
-		"unidentified entries dropped":             func(a *PrescriptionV3Circuit) { a.Clinical.Unidentified = 0 },
+	for name, m := range map[string]func(a *PrescriptionV4Circuit){
+		"valid claimed with an unidentified entry": func(a *PrescriptionV4Circuit) { a.Clinical.Valid[1] = 1 },
+		"unidentified entries dropped":             func(a *PrescriptionV4Circuit) { a.Clinical.Unidentified = 0 },
 	} {
 		b := *ua
 		m(&b)
@@ -99,9 +99,9 @@ func TestPrescriptionV3(t *testing.T) {
 	assert.Empty(t, f.Text)
 	assert.Zero(t, f.Value.Sign())
 
-	_, _, _, err = prescriptionV3Statement(PrescriptionV3Input{Credential: c, Drugs: make([]string, MaxDrugs+1), ServiceDate: june}, big.NewInt(9))
+	_, _, _, err = prescriptionV4Statement(PrescriptionV4Input{Credential: c, Drugs: make([]string, MaxDrugs+1), ServiceDate: june}, big.NewInt(9))
 	assert.ErrorIs(t, err, ErrRecordTooLarge)
-	_, _, _, err = prescriptionV3Statement(PrescriptionV3Input{Credential: tampered(c), Drugs: drugs, ServiceDate: june}, big.NewInt(9))
+	_, _, _, err = prescriptionV4Statement(PrescriptionV4Input{Credential: tampered(c), Drugs: drugs, ServiceDate: june}, big.NewInt(9))
 	assert.ErrorIs(t, err, ErrUnsatisfied)
 }
 
@@ -113,26 +113,26 @@ func names(fs []statement.Field) []string {
 	return out
 }
 
-func TestProvePrescriptionV3(t *testing.T) {
+func TestProvePrescriptionV4(t *testing.T) {
 	t.Parallel()
 	p, err := NewProver(testSys, WithTimeout(time.Minute))
 	require.NoError(t, err)
 	v, err := NewVerifier(testSys)
 	require.NoError(t, err)
 	c := signed(t, testTerms())
-	proof, st, outs, err := p.ProvePrescriptionV3(t.Context(), PrescriptionV3Input{Credential: c, Drugs: []string{"11289", "6809"}, ServiceDate: june})
+	proof, st, outs, err := p.ProvePrescriptionV4(t.Context(), PrescriptionV4Input{Credential: c, Drugs: []string{"11289", "6809"}, ServiceDate: june})
 	require.NoError(t, err)
 	require.NoError(t, v.Verify(t.Context(), proof))
 	require.Len(t, outs, 2)
 	_, digest, cid, ok := proof.Statement()
 	require.True(t, ok)
 	assert.Equal(t, st.Digest, digest)
-	assert.Equal(t, CircuitID(CircuitPrescriptionV3), cid)
+	assert.Equal(t, CircuitID(CircuitPrescriptionV4), cid)
 	require.NoError(t, st.Check())
 
 	// An unidentified entry: proven, verified, and shown in the opening.
 	facts := prescription.Facts{Unidentified: []prescription.Unidentified{{Kind: "medication", Entry: "99999999"}}}
-	proof, st, outs, err = p.ProvePrescriptionV3(t.Context(), PrescriptionV3Input{Credential: c, Drugs: []string{"6809"}, ServiceDate: june, Facts: facts})
+	proof, st, outs, err = p.ProvePrescriptionV4(t.Context(), PrescriptionV4Input{Credential: c, Drugs: []string{"6809"}, ServiceDate: june, Facts: facts})
 	require.NoError(t, err)
 	require.NoError(t, v.Verify(t.Context(), proof))
 	require.NoError(t, st.Check())
@@ -142,11 +142,11 @@ func TestProvePrescriptionV3(t *testing.T) {
 	assert.Equal(t, `["medication: 99999999"]`, f.Text)
 }
 
-func TestPrescriptionV3Constraints(t *testing.T) {
+func TestPrescriptionV4Constraints(t *testing.T) {
 	t.Parallel()
-	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &PrescriptionV3Circuit{})
+	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &PrescriptionV4Circuit{})
 	require.NoError(t, err)
-	t.Logf("prescription-v3: %d constraints", ccs.GetNbConstraints())
+	t.Logf("prescription-v4: %d constraints", ccs.GetNbConstraints())
 	// prescription-v2 was 16 032, just under a 2^14 domain; the
 	// unidentified field must not double the FFT and MSM sizes.
 	assert.LessOrEqual(t, ccs.GetNbConstraints(), 1<<14)

@@ -45,22 +45,22 @@ func signed(t *testing.T, terms credential.Terms) *credential.Credential {
 
 var june = time.Date(2026, 6, 1, 15, 0, 0, 0, time.UTC)
 
-func eligIn(c *credential.Credential, code string, day time.Time, eligible bool, pct int, preAuth bool) EligibilityV2Input {
-	return EligibilityV2Input{Credential: c, ProcedureCode: code, ServiceDate: day, Eligible: eligible, CoveragePct: pct, PreAuth: preAuth}
+func eligIn(c *credential.Credential, code string, day time.Time, eligible bool, pct int, preAuth bool) EligibilityV3Input {
+	return EligibilityV3Input{Credential: c, ProcedureCode: code, ServiceDate: day, Eligible: eligible, CoveragePct: pct, PreAuth: preAuth}
 }
 
 func solveV2(t *testing.T, a frontend.Circuit) error {
 	t.Helper()
-	return test.IsSolved(&EligibilityV2Circuit{}, a, ecc.BN254.ScalarField())
+	return test.IsSolved(&EligibilityV3Circuit{}, a, ecc.BN254.ScalarField())
 }
 
 // The native rules agree with the circuit for the rule's every branch.
-func TestEligibilityV2Rules(t *testing.T) {
+func TestEligibilityV3Rules(t *testing.T) {
 	t.Parallel()
 	c := signed(t, testTerms())
 	inactive := testTerms()
 	inactive.Status = "inactive"
-	for name, tc := range map[string]EligibilityV2Input{
+	for name, tc := range map[string]EligibilityV3Input{
 		"ok/base class percent": eligIn(c, "70551", june, true, 80, true),  // PROC001 80 %, pre-auth
 		"ok/class override":     eligIn(c, "71046", june, true, 70, false), // a PROC002 code: override 70
 		"ok/class code itself":  eligIn(c, "proc002", june, true, 70, false),
@@ -68,12 +68,12 @@ func TestEligibilityV2Rules(t *testing.T) {
 		"ok/before the window":  eligIn(c, "70551", time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC), false, 0, true),
 		"ok/inactive":           eligIn(signed(t, inactive), "70551", june, false, 0, true),
 	} {
-		a, op, err := eligibilityV2Statement(tc, big.NewInt(42))
+		a, op, err := eligibilityV3Statement(tc, big.NewInt(42))
 		require.NoError(t, err, name)
 		require.NoError(t, solveV2(t, a), name)
-		assert.Len(t, op.Fields, len(eligibilityV2Fields))
+		assert.Len(t, op.Fields, len(eligibilityV3Fields))
 		for i, f := range op.Fields {
-			assert.Equal(t, eligibilityV2Fields[i].Name, f.Name)
+			assert.Equal(t, eligibilityV3Fields[i].Name, f.Name)
 		}
 		_, err = newStatement(op) // names, texts and nonce follow the schema
 		require.NoError(t, err, name)
@@ -82,10 +82,10 @@ func TestEligibilityV2Rules(t *testing.T) {
 
 // Every soundness rule: a witness that breaks it does not satisfy the
 // circuit (so no proof exists), and the native check refuses the claim.
-func TestEligibilityV2Soundness(t *testing.T) {
+func TestEligibilityV3Soundness(t *testing.T) {
 	t.Parallel()
 	c := signed(t, testTerms())
-	good, _, err := eligibilityV2Statement(eligIn(c, "70551", june, true, 80, true), big.NewInt(42))
+	good, _, err := eligibilityV3Statement(eligIn(c, "70551", june, true, 80, true), big.NewInt(42))
 	require.NoError(t, err)
 	require.NoError(t, solveV2(t, good))
 
@@ -93,24 +93,24 @@ func TestEligibilityV2Soundness(t *testing.T) {
 	otherHash, err := credential.IssuerKeyHash(other.Public())
 	require.NoError(t, err)
 
-	mutate := map[string]func(a *EligibilityV2Circuit){
-		"altered credential field (copay)": func(a *EligibilityV2Circuit) { a.Credential.Fields[fCopay] = big.NewInt(1) },
-		"altered exclusion":                func(a *EligibilityV2Circuit) { a.Credential.Fields[fExcluded] = big.NewInt(0) },
-		"forged signature":                 func(a *EligibilityV2Circuit) { a.Credential.S = big.NewInt(12345) },
-		"wrong issuer key hash":            func(a *EligibilityV2Circuit) { a.IssuerKeyHash = otherHash },
-		"another issuer's key": func(a *EligibilityV2Circuit) {
+	mutate := map[string]func(a *EligibilityV3Circuit){
+		"altered credential field (copay)": func(a *EligibilityV3Circuit) { a.Credential.Fields[fCopay] = big.NewInt(1) },
+		"altered exclusion":                func(a *EligibilityV3Circuit) { a.Credential.Fields[fExcluded] = big.NewInt(0) },
+		"forged signature":                 func(a *EligibilityV3Circuit) { a.Credential.S = big.NewInt(12345) },
+		"wrong issuer key hash":            func(a *EligibilityV3Circuit) { a.IssuerKeyHash = otherHash },
+		"another issuer's key": func(a *EligibilityV3Circuit) {
 			a.Credential.KeyX, a.Credential.KeyY = other.Public().X, other.Public().Y
 		},
-		"day outside the window":         func(a *EligibilityV2Circuit) { a.ServiceDay = 20454 - 1 },
-		"day past expiry":                func(a *EligibilityV2Circuit) { a.ServiceDay = 20818 + 1 },
-		"code not in the catalogue":      func(a *EligibilityV2Circuit) { a.Procedure = big.NewInt(12345) },
-		"false eligible":                 func(a *EligibilityV2Circuit) { a.Eligible = 0 },
-		"false coverage percent":         func(a *EligibilityV2Circuit) { a.CoveragePct = 100 },
-		"false pre-authorisation":        func(a *EligibilityV2Circuit) { a.PreAuth = 0 },
-		"false deductible met":           func(a *EligibilityV2Circuit) { a.DeductibleMet = 0 },
-		"another procedure, same digest": func(a *EligibilityV2Circuit) { a.Procedure = mustField(t, "70552") },
-		"wrong digest":                   func(a *EligibilityV2Circuit) { a.Digest = big.NewInt(1) },
-		"wrong circuit id":               func(a *EligibilityV2Circuit) { a.CircuitID = CircuitID(CircuitPrescriptionV3) },
+		"day outside the window":         func(a *EligibilityV3Circuit) { a.ServiceDay = 20454 - 1 },
+		"day past expiry":                func(a *EligibilityV3Circuit) { a.ServiceDay = 20818 + 1 },
+		"code not in the catalogue":      func(a *EligibilityV3Circuit) { a.Procedure = big.NewInt(12345) },
+		"false eligible":                 func(a *EligibilityV3Circuit) { a.Eligible = 0 },
+		"false coverage percent":         func(a *EligibilityV3Circuit) { a.CoveragePct = 100 },
+		"false pre-authorisation":        func(a *EligibilityV3Circuit) { a.PreAuth = 0 },
+		"false deductible met":           func(a *EligibilityV3Circuit) { a.DeductibleMet = 0 },
+		"another procedure, same digest": func(a *EligibilityV3Circuit) { a.Procedure = mustField(t, "70552") },
+		"wrong digest":                   func(a *EligibilityV3Circuit) { a.Digest = big.NewInt(1) },
+		"wrong circuit id":               func(a *EligibilityV3Circuit) { a.CircuitID = CircuitID(CircuitPrescriptionV4) },
 	}
 	for name, m := range mutate {
 		a := *good
@@ -120,7 +120,7 @@ func TestEligibilityV2Soundness(t *testing.T) {
 
 	// A mismatched class: the digest opened with another class code (the
 	// class is selected by the code's catalogue row, not chosen).
-	_, op, err := eligibilityV2Statement(eligIn(c, "71046", june, true, 70, false), big.NewInt(42))
+	_, op, err := eligibilityV3Statement(eligIn(c, "71046", june, true, 70, false), big.NewInt(42))
 	require.NoError(t, err)
 	op.Fields[5].Value = mustField(t, "PROC001")
 	d, err := op.Recompute()
@@ -130,17 +130,17 @@ func TestEligibilityV2Soundness(t *testing.T) {
 	assert.Error(t, solveV2(t, &a), "class of another row")
 
 	// The native checks refuse the same claims before the solver would.
-	for name, in := range map[string]EligibilityV2Input{
+	for name, in := range map[string]EligibilityV3Input{
 		"false eligible": eligIn(c, "70551", june, false, 0, true),
 		"false percent":  eligIn(c, "70551", june, true, 90, true),
 		"false pre-auth": eligIn(c, "70551", june, true, 80, false),
 		"expired":        eligIn(c, "70551", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), false, 0, true),
 		"bad signature":  eligIn(tampered(c), "70551", june, true, 80, true),
 	} {
-		_, _, err := eligibilityV2Statement(in, big.NewInt(42))
+		_, _, err := eligibilityV3Statement(in, big.NewInt(42))
 		assert.ErrorIs(t, err, ErrUnsatisfied, name)
 	}
-	_, _, err = eligibilityV2Statement(eligIn(c, "99999", june, true, 80, true), big.NewInt(42))
+	_, _, err = eligibilityV3Statement(eligIn(c, "99999", june, true, 80, true), big.NewInt(42))
 	assert.ErrorIs(t, err, ErrRecordTooLarge, "not catalogued")
 }
 
@@ -156,24 +156,24 @@ func mustField(t *testing.T, code string) *big.Int {
 	return v
 }
 
-func TestEligibilityV2Constraints(t *testing.T) {
+func TestEligibilityV3Constraints(t *testing.T) {
 	t.Parallel()
-	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &EligibilityV2Circuit{})
+	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &EligibilityV3Circuit{})
 	require.NoError(t, err)
-	t.Logf("eligibility-v2: %d constraints, %d public inputs", ccs.GetNbConstraints(), ccs.GetNbPublicVariables()-1)
+	t.Logf("eligibility-v3: %d constraints, %d public inputs", ccs.GetNbConstraints(), ccs.GetNbPublicVariables()-1)
 	assert.Equal(t, 3, ccs.GetNbPublicVariables()-1)
 }
 
 // A real Groth16 proof with the System's keys verifies, and carries exactly
 // [issuerKeyHash, digest, circuitId]; the digest opens with iden3's Poseidon.
-func TestProveEligibilityV2(t *testing.T) {
+func TestProveEligibilityV3(t *testing.T) {
 	t.Parallel()
 	p, err := NewProver(testSys, WithTimeout(time.Minute))
 	require.NoError(t, err)
 	v, err := NewVerifier(testSys)
 	require.NoError(t, err)
 	c := signed(t, testTerms())
-	proof, st, err := p.ProveEligibilityV2(t.Context(), eligIn(c, "70551", june, true, 80, true))
+	proof, st, err := p.ProveEligibilityV3(t.Context(), eligIn(c, "70551", june, true, 80, true))
 	require.NoError(t, err)
 	require.NoError(t, v.Verify(t.Context(), proof))
 	ikh, digest, cid, ok := proof.Statement()
@@ -182,11 +182,11 @@ func TestProveEligibilityV2(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, wantIKH, ikh)
 	assert.Equal(t, st.Digest, digest)
-	assert.Equal(t, CircuitID(CircuitEligibilityV2), cid)
+	assert.Equal(t, CircuitID(CircuitEligibilityV3), cid)
 	require.NoError(t, st.Check())
 
 	// Two statements of the same decision differ (fresh salt).
-	_, st2, err := p.ProveEligibilityV2(t.Context(), eligIn(c, "70551", june, true, 80, true))
+	_, st2, err := p.ProveEligibilityV3(t.Context(), eligIn(c, "70551", june, true, 80, true))
 	require.NoError(t, err)
 	assert.NotEqual(t, st.Digest, st2.Digest)
 

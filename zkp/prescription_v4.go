@@ -19,14 +19,14 @@ import (
 	"github.com/healthagents/healthagents/zkp/statement"
 )
 
-// MaxDrugs is how many medications one prescription-v3 proof covers (the v1
+// MaxDrugs is how many medications one prescription-v4 proof covers (the v1
 // API's most per prescription): a
 // request's drugs fill the first slots, the rest are empty (0). One proof
 // and one transaction per request, so nothing links a patient's drugs on
 // chain.
 const MaxDrugs = 10
 
-// PrescriptionV3Circuit is the statement behind a prescription: "the payer
+// PrescriptionV4Circuit is the statement behind a prescription: "the payer
 // whose key hashes to IssuerKeyHash signed coverage terms for this subject;
 // on this day, for each of these drugs, the plan covers it or not, the
 // public formulary puts it on this tier, and against the public
@@ -39,7 +39,7 @@ const MaxDrugs = 10
 // digest (docs/statement.md). prescription-v2, its predecessor, had no
 // unidentified field: an entry it could not identify was left out of the
 // facts.
-type PrescriptionV3Circuit struct {
+type PrescriptionV4Circuit struct {
 	Credential signedVars
 
 	ServiceDay frontend.Variable
@@ -55,7 +55,7 @@ type PrescriptionV3Circuit struct {
 }
 
 // drugCatalogue is the public formulary and interaction table compiled
-// into prescription-v3: keys the RxCUI fields (and 0, the empty slot),
+// into prescription-v4: keys the RxCUI fields (and 0, the empty slot),
 // columns the tier (0 when the formulary does not cover the drug), present
 // (1 for a drug) and the clinical table's (clinical.go).
 type drugCatalogue struct {
@@ -108,12 +108,12 @@ func formulary() (*drugCatalogue, error) {
 	return drugsV3, drugsErr
 }
 
-// prescriptionV3Fields names the digest's fields: five, then drug,
+// prescriptionV4Fields names the digest's fields: five, then drug,
 // covered, tier and the clinical findings (clinicalField) for each slot,
 // then the medications, the triggers (packed: triggersField), the drug
 // allergies, the unidentified entries (UnidentifiedValue) and the salt.
 // Each comes with how its text renders (the statement's schema: Schema).
-func prescriptionV3Fields() []statement.FieldSchema {
+func prescriptionV4Fields() []statement.FieldSchema {
 	f := func(name string, r statement.Render) statement.FieldSchema {
 		return statement.FieldSchema{Name: name, Text: r}
 	}
@@ -136,14 +136,14 @@ func prescriptionV3Fields() []statement.FieldSchema {
 }
 
 // Define implements frontend.Circuit.
-func (c *PrescriptionV3Circuit) Define(api frontend.API) error {
+func (c *PrescriptionV4Circuit) Define(api frontend.API) error {
 	cat, err := formulary()
 	if err != nil {
 		return err
 	}
 	cred := &c.Credential
 	cred.verify(api, c.IssuerKeyHash)
-	api.AssertIsEqual(c.CircuitID, CircuitID(CircuitPrescriptionV3))
+	api.AssertIsEqual(c.CircuitID, CircuitID(CircuitPrescriptionV4))
 	api.ToBinary(c.ServiceDay, DayBits)
 	inForce := cred.covered(api, c.ServiceDay)
 
@@ -159,7 +159,7 @@ func (c *PrescriptionV3Circuit) Define(api frontend.API) error {
 	}
 	// A wire equal to 1 (CircuitID is asserted above): multiplying a long
 	// linear combination by it stores it in one wire.
-	one := api.IsZero(api.Sub(c.CircuitID, CircuitID(CircuitPrescriptionV3)))
+	one := api.IsZero(api.Sub(c.CircuitID, CircuitID(CircuitPrescriptionV4)))
 	cl := &c.Clinical
 	cl.define(api, cat, c.Drugs[:], pows, present, one)
 	for i := range MaxDrugs {
@@ -178,14 +178,14 @@ func (c *PrescriptionV3Circuit) Define(api frontend.API) error {
 	return nil
 }
 
-// PrescriptionV3Input is a prescription's drugs (RxCUIs, 1 to MaxDrugs
+// PrescriptionV4Input is a prescription's drugs (RxCUIs, 1 to MaxDrugs
 // distinct ones) to prove from a payer's credential on a day, with the
 // patient's facts the clinical checks read (prescription.Agent.Facts):
 // at most MaxMedications current medications other than the drugs,
 // MaxTriggers triggers and MaxAllergyDrugs drug allergies, and any number
 // of unidentified entries (listed in the opening; with one, no drug is
 // valid).
-type PrescriptionV3Input struct {
+type PrescriptionV4Input struct {
 	Credential  *credential.Credential
 	Drugs       []string
 	ServiceDate time.Time
@@ -193,8 +193,8 @@ type PrescriptionV3Input struct {
 	Salt        *big.Int // nil draws one
 }
 
-// PrescriptionV3Outcome is what the proof states for one drug.
-type PrescriptionV3Outcome struct {
+// PrescriptionV4Outcome is what the proof states for one drug.
+type PrescriptionV4Outcome struct {
 	RxCUI   string
 	Covered bool // the plan covers it on the day: active, in the window, not excluded
 	Tier    int  // formulary tier, 0 when the formulary does not cover it
@@ -207,7 +207,7 @@ type PrescriptionV3Outcome struct {
 	Valid                bool
 }
 
-func prescriptionV3Statement(in PrescriptionV3Input, salt *big.Int) (*PrescriptionV3Circuit, statement.Opening, []PrescriptionV3Outcome, error) {
+func prescriptionV4Statement(in PrescriptionV4Input, salt *big.Int) (*PrescriptionV4Circuit, statement.Opening, []PrescriptionV4Outcome, error) {
 	var op statement.Opening
 	cat, err := formulary()
 	if err != nil {
@@ -267,8 +267,8 @@ func prescriptionV3Statement(in PrescriptionV3Input, salt *big.Int) (*Prescripti
 	}
 	irank, crank := cat.clinical.findings(drugs, meds, triggers, allergy)
 	unidentified, unidentifiedText := UnidentifiedValue(in.Facts.Unidentified)
-	a := &PrescriptionV3Circuit{Credential: w.vars, ServiceDay: day, Salt: salt, IssuerKeyHash: w.keyHash, CircuitID: CircuitID(CircuitPrescriptionV3)}
-	op = statement.Opening{Circuit: CircuitPrescriptionV3, CircuitID: CircuitID(CircuitPrescriptionV3), IssuerKeyHash: w.keyHash, RevocationNonce: w.nonce,
+	a := &PrescriptionV4Circuit{Credential: w.vars, ServiceDay: day, Salt: salt, IssuerKeyHash: w.keyHash, CircuitID: CircuitID(CircuitPrescriptionV4)}
+	op = statement.Opening{Circuit: CircuitPrescriptionV4, CircuitID: CircuitID(CircuitPrescriptionV4), IssuerKeyHash: w.keyHash, RevocationNonce: w.nonce,
 		Fields: []statement.Field{
 			{Name: "subject_commitment", Value: w.subject},
 			{Name: "payer_id", Value: w.fields[fPayer], Text: in.Credential.Terms.PayerID},
@@ -276,7 +276,7 @@ func prescriptionV3Statement(in PrescriptionV3Input, salt *big.Int) (*Prescripti
 			{Name: "revocation_nonce", Value: w.fields[fNonce], Text: strconv.FormatUint(w.nonce, 10)},
 			{Name: "service_day", Value: new(big.Int).SetUint64(day), Text: dayText(day)},
 		}}
-	var outs []PrescriptionV3Outcome
+	var outs []PrescriptionV4Outcome
 	cl := &a.Clinical
 	code := func(list []string, i int) (*big.Int, string, error) {
 		if i >= len(list) {
@@ -291,7 +291,7 @@ func prescriptionV3Statement(in PrescriptionV3Input, salt *big.Int) (*Prescripti
 		if err != nil {
 			return nil, op, nil, err
 		}
-		o := PrescriptionV3Outcome{RxCUI: text}
+		o := PrescriptionV4Outcome{RxCUI: text}
 		if i < len(drugs) {
 			o.Covered, o.Tier = inForce && !w.excludes(drug), cat.tier[text]
 			o.InteractionRank, o.ContraindicationRank = irank[i], crank[i]
@@ -344,7 +344,7 @@ func prescriptionV3Statement(in PrescriptionV3Input, salt *big.Int) (*Prescripti
 	return a, op, outs, nil
 }
 
-// UnidentifiedValue is the unidentified field of a prescription-v3
+// UnidentifiedValue is the unidentified field of a prescription-v4
 // statement for the patient's unidentified entries: its text is a JSON
 // array of "kind: entry" strings in the record's order
 // (`["medication: Tylenol PM"]`), its value statement.EntriesValue of the
@@ -385,7 +385,7 @@ const triggerBase = 128
 // clinicalField is slot n's clinical findings: the value
 // interaction_rank + 8·contraindication_rank + 64·valid (0 for an empty
 // slot), the text "interaction=major contraindication=none valid=false".
-func clinicalField(n string, o PrescriptionV3Outcome, present bool) statement.Field {
+func clinicalField(n string, o PrescriptionV4Outcome, present bool) statement.Field {
 	v := int64(o.InteractionRank + 8*o.ContraindicationRank + 64*boolInt(o.Valid))
 	f := statement.Field{Name: "clinical_" + n, Value: big.NewInt(v)}
 	if present {
@@ -404,17 +404,17 @@ func rankText(r int) string {
 	return "none"
 }
 
-// ProvePrescriptionV3 proves in with the prescription-v3 circuit: one proof
+// ProvePrescriptionV4 proves in with the prescription-v4 circuit: one proof
 // for every drug of the request. It returns the proof, the statement and
 // what it states per drug (each distinct drug once, in the request's
 // order). Errors as for
-// ProveEligibilityV2.
-func (p *Prover) ProvePrescriptionV3(ctx context.Context, in PrescriptionV3Input) (*Proof, statement.Statement, []PrescriptionV3Outcome, error) {
+// ProveEligibilityV3.
+func (p *Prover) ProvePrescriptionV4(ctx context.Context, in PrescriptionV4Input) (*Proof, statement.Statement, []PrescriptionV4Outcome, error) {
 	salt, err := p.salt(in.Salt)
 	if err != nil {
 		return nil, statement.Statement{}, nil, err
 	}
-	a, op, outs, err := prescriptionV3Statement(in, salt)
+	a, op, outs, err := prescriptionV4Statement(in, salt)
 	if err != nil {
 		return nil, statement.Statement{}, nil, err
 	}
@@ -422,7 +422,7 @@ func (p *Prover) ProvePrescriptionV3(ctx context.Context, in PrescriptionV3Input
 	if err != nil {
 		return nil, statement.Statement{}, nil, err
 	}
-	proof, err := p.prove(ctx, CircuitPrescriptionV3, a)
+	proof, err := p.prove(ctx, CircuitPrescriptionV4, a)
 	if err != nil {
 		return nil, statement.Statement{}, nil, err
 	}

@@ -12,13 +12,13 @@ import (
 	"github.com/healthagents/healthagents/zkp/statement"
 )
 
-// EligibilityV2Circuit is the statement behind an eligibility decision:
+// EligibilityV3Circuit is the statement behind an eligibility decision:
 // "the payer whose key hashes to IssuerKeyHash signed coverage terms for
 // this subject; under those terms and the public procedure catalogue, this
 // procedure on this day has these outputs". Its public inputs are
 // IssuerKeyHash, Digest and CircuitID; everything else is private and
 // committed in Digest (docs/statement.md lists the fields).
-type EligibilityV2Circuit struct {
+type EligibilityV3Circuit struct {
 	Credential signedVars
 
 	Procedure     frontend.Variable // StringField of the canonical requested code
@@ -34,9 +34,9 @@ type EligibilityV2Circuit struct {
 	CircuitID     frontend.Variable `gnark:",public"`
 }
 
-// eligibilityV2Fields is the digest's fields, in the order Define hashes
+// eligibilityV3Fields is the digest's fields, in the order Define hashes
 // them, with how each text renders (the statement's schema: Schema).
-var eligibilityV2Fields = []statement.FieldSchema{
+var eligibilityV3Fields = []statement.FieldSchema{
 	{Name: "subject_commitment", Text: statement.RenderNone},
 	{Name: "payer_id", Text: statement.RenderCode},
 	{Name: "plan_id", Text: statement.RenderCode},
@@ -53,14 +53,14 @@ var eligibilityV2Fields = []statement.FieldSchema{
 }
 
 // Define implements frontend.Circuit.
-func (c *EligibilityV2Circuit) Define(api frontend.API) error {
+func (c *EligibilityV3Circuit) Define(api frontend.API) error {
 	cat, err := eligibilityCatalogue()
 	if err != nil {
 		return err
 	}
 	cred := &c.Credential
 	cred.verify(api, c.IssuerKeyHash)
-	api.AssertIsEqual(c.CircuitID, CircuitID(CircuitEligibilityV2))
+	api.AssertIsEqual(c.CircuitID, CircuitID(CircuitEligibilityV3))
 	api.ToBinary(c.ServiceDay, DayBits)
 
 	// The catalogue row of the requested code: exactly one matches, and it
@@ -90,10 +90,10 @@ func (c *EligibilityV2Circuit) Define(api frontend.API) error {
 	return nil
 }
 
-// EligibilityV2Input is an eligibility decision to prove from a payer's
+// EligibilityV3Input is an eligibility decision to prove from a payer's
 // credential: the claims must follow from the signed terms and the
 // catalogue, else ErrUnsatisfied.
-type EligibilityV2Input struct {
+type EligibilityV3Input struct {
 	Credential    *credential.Credential
 	ProcedureCode string
 	ServiceDate   time.Time
@@ -104,9 +104,9 @@ type EligibilityV2Input struct {
 	Salt *big.Int
 }
 
-// eligibilityV2Statement checks in natively and returns the assignment and
+// eligibilityV3Statement checks in natively and returns the assignment and
 // the statement's opening.
-func eligibilityV2Statement(in EligibilityV2Input, salt *big.Int) (*EligibilityV2Circuit, statement.Opening, error) {
+func eligibilityV3Statement(in EligibilityV3Input, salt *big.Int) (*EligibilityV3Circuit, statement.Opening, error) {
 	var op statement.Opening
 	cat, err := eligibilityCatalogue()
 	if err != nil {
@@ -153,7 +153,7 @@ func eligibilityV2Statement(in EligibilityV2Input, salt *big.Int) (*EligibilityV
 	}
 	dayV := new(big.Int).SetUint64(day)
 	op = statement.Opening{
-		Circuit: CircuitEligibilityV2, CircuitID: CircuitID(CircuitEligibilityV2),
+		Circuit: CircuitEligibilityV3, CircuitID: CircuitID(CircuitEligibilityV3),
 		IssuerKeyHash: w.keyHash, RevocationNonce: w.nonce,
 		Fields: []statement.Field{
 			{Name: "subject_commitment", Value: w.subject},
@@ -175,7 +175,7 @@ func eligibilityV2Statement(in EligibilityV2Input, salt *big.Int) (*EligibilityV
 	if err != nil {
 		return nil, op, err
 	}
-	return &EligibilityV2Circuit{
+	return &EligibilityV3Circuit{
 		Credential: w.vars, Procedure: r.codeField, ServiceDay: dayV,
 		Eligible: bit(eligible), CoveragePct: pct, PreAuth: bit(r.class.PreAuth), DeductibleMet: bit(w.deductMet),
 		Salt: salt, IssuerKeyHash: w.keyHash, Digest: d, CircuitID: op.CircuitID,
