@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"math/big"
+	"slices"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/healthagents/healthagents/verify"
 	"github.com/healthagents/healthagents/verify/verifytest"
+	"github.com/healthagents/healthagents/zkp"
 	"github.com/healthagents/healthagents/zkp/statement"
 )
 
@@ -59,6 +61,27 @@ func TestDecision(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, []string{"text"}, r.Failed(), r.String())
 			assert.Contains(t, r.String(), "FAIL text          field 62 unidentified: text ")
+		}
+	})
+	t.Run("ok/statements of retired circuits stay checkable", func(t *testing.T) {
+		// eligibility-v2 and prescription-v3 had the digests of their
+		// successors; prescription-v2 had no unidentified field.
+		rx := verifytest.PrescriptionStatement(t, 13)
+		for _, c := range []struct {
+			name string
+			st   statement.Statement
+			drop string
+		}{{zkp.CircuitEligibilityV2, st, ""}, {zkp.CircuitPrescriptionV3, rx, ""}, {zkp.CircuitPrescriptionV2, rx, "unidentified"}} {
+			old := verifytest.Copy(c.st)
+			old.Opening.Circuit, old.Opening.CircuitID = c.name, zkp.CircuitID(c.name)
+			old.Opening.Fields = slices.DeleteFunc(old.Opening.Fields, func(f statement.Field) bool { return f.Name == c.drop })
+			d, err := old.Opening.Recompute()
+			require.NoError(t, err)
+			old.Digest = d
+			r, err := verify.Decision(ctx, f.RPC, f.RecordStatement(t, old), verify.Options{Registry: f.Gov.Address(), Statement: &old})
+			require.NoError(t, err)
+			assert.True(t, r.OK(), r.String())
+			assert.Contains(t, r.String(), "are "+c.name+"'s", c.name)
 		}
 	})
 	t.Run("fail/not checked without a statement", func(t *testing.T) {

@@ -1,8 +1,8 @@
 // Package verifytest is a test fixture for checkers of recorded decisions: a
 // GovernedRegistry on a simulated chain served over JSON-RPC, with one
 // registered issuer and a real Groth16 verifier of a small circuit bound to
-// three circuit ids (its own Kind, and eligibility-v3's and
-// prescription-v4's), on which a test records statements with any digest —
+// the circuit ids of its own Kind, of the service's circuits and of the
+// retired ones (zkp.RetiredCircuitNames), on which a test records statements with any digest —
 // in particular real statements of the service's circuits
 // (EligibilityStatement, PrescriptionStatement), made without their
 // seconds-long proofs. It is used by package verify's tests and by the
@@ -182,7 +182,7 @@ func NewOn(t testing.TB, endpoint, key, ownerKey string) *Fixture {
 	ok, err := crypto.HexToECDSA(strings.TrimPrefix(ownerKey, "0x"))
 	must(t, err, "owner key")
 	verifiers := map[chain.Kind]chain.VerifyingKey{Kind: k.vk}
-	for _, name := range zkp.CircuitNames() {
+	for _, name := range append(zkp.CircuitNames(), zkp.RetiredCircuitNames()...) {
 		verifiers[chain.Kind(name)] = k.vk
 	}
 	addrs, err := chain.Deploy(ctx, endpoint, sk, chain.DeployConfig{OwnerKey: ok, Verifiers: verifiers},
