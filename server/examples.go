@@ -46,7 +46,7 @@ var exampleProof = healthagents.V1Proof{
 	PublicInputs: []string{
 		"0x2dfb9cc47579393ef9c842abb7ff9df64b66b72db8814fd045ec6b0bcd978174",
 		"0x270c53bf11da41fa8f7b78736a9897e679b96be38ff1a195b194e849c5ceb3ce",
-		"0x0fa6e58f258db2a3a8d1889172b6a4df419ab963dfadc16f2ddf7707fbac8539",
+		"0x224178cbdcb795260a29948630e126dacc2999c6d570d8c54489805f7c43df0a",
 	},
 	BlockchainTx: "0xf308ec7a9ef3bad3cae65bd3359f5dee2d17955df41fbd670a070f545bbc8704",
 }
