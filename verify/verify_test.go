@@ -71,7 +71,7 @@ func TestDecision(t *testing.T) {
 			name string
 			st   statement.Statement
 			drop string
-		}{{zkp.CircuitEligibilityV2, st, ""}, {zkp.CircuitPrescriptionV3, rx, ""}, {zkp.CircuitPrescriptionV2, rx, "unidentified"}} {
+		}{{"eligibility-v2", st, ""}, {"prescription-v3", rx, ""}, {"prescription-v2", rx, "unidentified"}} {
 			old := verifytest.Copy(c.st)
 			old.Opening.Circuit, old.Opening.CircuitID = c.name, zkp.CircuitID(c.name)
 			old.Opening.Fields = slices.DeleteFunc(old.Opening.Fields, func(f statement.Field) bool { return f.Name == c.drop })

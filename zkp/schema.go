@@ -20,9 +20,9 @@ import (
 // recorded under them stay checkable.
 func Schema(name string) (statement.Schema, error) {
 	switch name {
-	case CircuitEligibilityV3, CircuitEligibilityV2:
+	case CircuitEligibilityV3, retiredEligibilityV2:
 		return statement.Schema{Circuit: name, CircuitID: CircuitID(name), Fields: eligibilityV3Fields}, nil
-	case CircuitPrescriptionV4, CircuitPrescriptionV3, CircuitPrescriptionV2:
+	case CircuitPrescriptionV4, retiredPrescriptionV3, retiredPrescriptionV2:
 		cat, err := formulary()
 		if err != nil {
 			return statement.Schema{}, err
@@ -36,7 +36,7 @@ func Schema(name string) (statement.Schema, error) {
 			ranks[r] = rankText(r)
 		}
 		fields := prescriptionV4Fields()
-		if name == CircuitPrescriptionV2 {
+		if name == retiredPrescriptionV2 {
 			// prescription-v2 had no unidentified field (issue 25 added it).
 			fields = slices.DeleteFunc(fields, func(f statement.FieldSchema) bool { return f.Name == "unidentified" })
 		}
@@ -49,7 +49,7 @@ func Schema(name string) (statement.Schema, error) {
 // RetiredCircuitNames lists the circuits this package no longer proves
 // whose statements it can still check, newest first.
 func RetiredCircuitNames() []string {
-	return []string{CircuitEligibilityV2, CircuitPrescriptionV3, CircuitPrescriptionV2}
+	return []string{retiredEligibilityV2, retiredPrescriptionV3, retiredPrescriptionV2}
 }
 
 // Schemas is the schema of every circuit (CircuitNames), in that order,

@@ -28,10 +28,12 @@ const (
 // Retired circuits: no longer proven and no keys made for them, but the
 // statements the chain recorded under them stay checkable (Schema knows
 // them; their verifiers stay registered under their ids).
+// (Unexported, so code written for a retired circuit does not compile
+// against this one.)
 const (
-	CircuitEligibilityV2  = "eligibility-v2"
-	CircuitPrescriptionV2 = "prescription-v2"
-	CircuitPrescriptionV3 = "prescription-v3"
+	retiredEligibilityV2  = "eligibility-v2"
+	retiredPrescriptionV2 = "prescription-v2"
+	retiredPrescriptionV3 = "prescription-v3"
 )
 
 // Indexes of credential.Fields (docs/credentials.md).

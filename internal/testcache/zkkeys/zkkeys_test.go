@@ -39,7 +39,7 @@ func TestBadEntryRebuilt(t *testing.T) {
 	c, err := testcache.OpenDir(t.TempDir())
 	require.NoError(t, err)
 	set := zkkeys.Set()
-	good, bad := zkp.CircuitPrescriptionV3, zkp.CircuitEligibilityV2 // the smaller circuit is set up again
+	good, bad := zkp.CircuitPrescriptionV4, zkp.CircuitEligibilityV3 // the smaller circuit is set up again
 
 	// The good entry: the shared cache's files, stored by a build that
 	// copies them.
