@@ -108,7 +108,7 @@ func envelopeError(err error, prefix string) error {
 		return WrapError(CodeInvalid, err, prefix+": Envelope expired: encrypted_data "+ee.Reason)
 	case errors.Is(err, cipher.ErrInvalidEncoding), errors.Is(err, cipher.ErrDecrypt):
 		return WrapError(CodeInvalid, err, "Invalid encrypted data format")
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), ErrorCode(err) == CodeUnavailable:
 		return WrapError(CodeUnavailable, err, "Service temporarily unavailable")
 	default:
 		return WrapError(CodeInternal, err, prefix+": decryption error")

@@ -140,6 +140,12 @@ func open(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err err
 			opened.Close()
 		}
 	}()
+	if cfg.Role == RoleFederated {
+		if err := a.openFederatedRole(ctx, cfg, logger); err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
 	if a.Keyring, err = LoadKeyring(cfg, logger); err != nil {
 		return nil, err
 	}
@@ -239,6 +245,14 @@ func open(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err err
 	if err := a.Metrics.Register(newFederatedCollector(fed.API.Coordinator)); err != nil {
 		return nil, err
 	}
+	if a.Handler, err = server.New(deps, a.serverOptions(cfg, logger)...); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// serverOptions are the HTTP server's options from the settings.
+func (a *App) serverOptions(cfg Config, logger *slog.Logger) []server.Option {
 	opts := []server.Option{server.WithLogger(logger), server.WithProduction(cfg.Production)}
 	if len(cfg.TrustedProxies) > 0 {
 		opts = append(opts, server.WithTrustedProxies(cfg.TrustedProxies...))
@@ -256,10 +270,7 @@ func open(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err err
 	if a.tracerProvider != nil {
 		opts = append(opts, server.WithTracerProvider(a.tracerProvider))
 	}
-	if a.Handler, err = server.New(deps, opts...); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return opts
 }
 
 // openObservability builds the metrics registry (with the database pool's

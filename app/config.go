@@ -30,15 +30,19 @@ type Config struct {
 	// embedded chain's read-only Ethereum JSON-RPC there, so third parties
 	// can check a decision without our code. Empty (default): not served.
 	ChainRPCListen string
-	IPFSEndpoint   string   // IPFS_ENDPOINT; optional Kubo RPC address
-	FernetKey      string   // FERNET_KEY; comma-separated, first encrypts; empty = generated once under DataDir
-	DataDir        string   // DATA_DIR, default ./data
-	AdminToken     string   // ADMIN_TOKEN; bearer token allowed to create keys
-	RedisURL       string   // REDIS_URL; shared rate limits across replicas
-	Production     bool     // HEALTHAGENTS_ENV=production
-	TLSCertFile    string   // TLS_CERT_FILE
-	TLSKeyFile     string   // TLS_KEY_FILE
-	CORSOrigins    []string // CORS_ORIGINS, comma-separated; empty = all origins
+	IPFSEndpoint   string // IPFS_ENDPOINT; optional Kubo RPC address
+	FernetKey      string // FERNET_KEY; comma-separated, first encrypts; empty = generated once under DataDir
+	DataDir        string // DATA_DIR, default ./data
+	AdminToken     string // ADMIN_TOKEN; bearer token allowed to create keys
+	RedisURL       string // REDIS_URL; shared rate limits across replicas
+	Production     bool   // HEALTHAGENTS_ENV=production
+	// Role (HEALTHAGENTS_ROLE) is what the process serves: RoleAll (the
+	// default) or RoleFederated, a federated-learning coordinator only
+	// (app/lean.go).
+	Role        string
+	TLSCertFile string   // TLS_CERT_FILE
+	TLSKeyFile  string   // TLS_KEY_FILE
+	CORSOrigins []string // CORS_ORIGINS, comma-separated; empty = all origins
 	// TrustedProxies (TRUSTED_PROXIES, comma-separated addresses or CIDR
 	// ranges) are believed about X-Forwarded-For and X-Forwarded-Proto.
 	TrustedProxies []string
@@ -183,6 +187,14 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		if err := c.LogLevel.UnmarshalText([]byte(strings.ToUpper(l))); err != nil {
 			return c, fmt.Errorf("LOG_LEVEL must be debug, info, warn or error")
 		}
+	}
+	switch role := strings.ToLower(getenv("HEALTHAGENTS_ROLE")); role {
+	case "", RoleAll:
+		c.Role = RoleAll
+	case RoleFederated:
+		c.Role = RoleFederated
+	default:
+		return c, fmt.Errorf("HEALTHAGENTS_ROLE must be all or federated")
 	}
 	switch env := strings.ToLower(getenv("HEALTHAGENTS_ENV")); env {
 	case "", "development", "dev":

@@ -119,6 +119,11 @@ func (c Config) developmentParts() []string {
 		return nil
 	}
 	var out []string
+	if c.Role == RoleFederated {
+		// A coordinator only: no Fernet key is generated, no chain or
+		// decision circuit is opened (lean.go).
+		return c.transportDevelopmentParts()
+	}
 	if c.FernetKey == "" && !c.allowDevelopmentParts {
 		out = append(out, "a generated Fernet key (set FERNET_KEY to your own key from a secret store)")
 	}
@@ -137,6 +142,13 @@ func (c Config) developmentParts() []string {
 	if c.ZKKeysDir == "" && !c.allowDevelopmentParts {
 		out = append(out, "development ZK keys (set ZK_KEYS_DIR to a ceremony's keys; see `healthagents ceremony` and docs/ceremony.md)")
 	}
+	return append(out, c.transportDevelopmentParts()...)
+}
+
+// transportDevelopmentParts are the development parts of any role: how the
+// service is reached.
+func (c Config) transportDevelopmentParts() []string {
+	var out []string
 	if c.TLSCertFile == "" && len(c.TrustedProxies) == 0 {
 		out = append(out, "plain HTTP (set TLS_CERT_FILE and TLS_KEY_FILE, or TRUSTED_PROXIES naming the proxy that terminates TLS)")
 	}

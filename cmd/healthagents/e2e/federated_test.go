@@ -159,7 +159,8 @@ func TestFederatedEndToEnd(t *testing.T) {
 	csvs := clitest.SplitCSV(t, filepath.Join(root, "testdata", "wdbc", "wdbc.csv"), dir, 3)
 	const rounds = 6
 	const admin = "federated-e2e-admin-token-0123456789abcdef"
-	srv := startServer(t, bin, dir, admin, "FEDERATED_TASK="+taskPath, "FEDERATED_DP=off",
+	// A coordinator only: no chain, no decision circuits, no Fernet key.
+	srv := startServer(t, bin, dir, admin, "HEALTHAGENTS_ROLE=federated", "FEDERATED_TASK="+taskPath, "FEDERATED_DP=off",
 		fmt.Sprintf("FEDERATED_ROUNDS=%d", rounds), "FEDERATED_ROUND_TIMEOUT=2m")
 	base := srv.base
 
@@ -209,8 +210,10 @@ func TestFederatedEndToEnd(t *testing.T) {
 	<-srv.Err
 	before := strings.Count(clitest.MustRead(t, srv.log), `"msg":"federated round closed"`)
 	abandoned := strings.Count(clitest.MustRead(t, srv.log), `"msg":"federated round abandoned"`)
+	restarted := time.Now()
 	srv.restart(t)
 	clitest.WaitHealthy(t, base+"/health")
+	t.Logf("federated coordinator healthy again %v after its restart on the existing DATA_DIR", time.Since(restarted).Round(time.Millisecond))
 
 	waitTaskEnded(t, parts, 5*time.Minute)
 
@@ -250,6 +253,10 @@ func TestFederatedEndToEnd(t *testing.T) {
 	assert.Contains(t, logs, `"route":"GET /api/v1/federated/rounds/current"`, "the requests are in the log")
 	assert.Contains(t, logs, `"route":"GET /api/v1/federated/tasks/{task}/rounds/current"`, "the task's own endpoints")
 	assert.NotContains(t, logs, `"status":429`, "the participants' polling fits the free tier")
+	for _, name := range []string{"chain", "fernet.key"} {
+		_, err := os.Stat(filepath.Join(dir, "data", name))
+		assert.ErrorIs(t, err, os.ErrNotExist, "a federated-only coordinator keeps no %s", name)
+	}
 	require.NoError(t, srv.Cmd.Process.Signal(syscall.SIGTERM))
 	<-srv.Err
 }
