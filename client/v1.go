@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 )
 
 // The v1 family. Every call needs a key (WithAPIKey) with the scope named on
@@ -102,30 +103,19 @@ func (c *Client) Prescription(ctx context.Context, prescriptionID string) (*heal
 // MaxBatch is the most prescriptions BatchValidatePrescriptions takes.
 const MaxBatch = healthagents.MaxBatch
 
-// BatchItem is one prescription's outcome in a batch: Err is nil and
-// Result set when the single endpoint would have answered 200; otherwise
-// Err is the *Error it would have answered.
-type BatchItem struct {
-	Result *healthagents.V1PrescriptionResult
-	Err    error
-}
+// BatchItem is one prescription's outcome in a batch, the same type as in
+// process (healthagents.V1BatchItem): Err is nil and Result set when the
+// single endpoint would have answered 200; otherwise Err is the *Error it
+// would have answered.
+type BatchItem = healthagents.V1BatchItem
 
 // BatchValidatePrescriptions calls POST /api/v1/prescriptions/batch-validate
 // with up to MaxBatch prescriptions. Each is validated independently; the
 // call fails only when the batch itself is refused. Items are in request
 // order.
 func (c *Client) BatchValidatePrescriptions(ctx context.Context, reqs []healthagents.V1PrescriptionRequest) ([]BatchItem, error) {
-	var out struct {
-		Results []struct {
-			Index  int                                `json:"index"`
-			Status int                                `json:"status"`
-			Result *healthagents.V1PrescriptionResult `json:"result"`
-			Detail string                             `json:"detail"`
-		} `json:"results"`
-	}
-	body := struct {
-		Prescriptions []healthagents.V1PrescriptionRequest `json:"prescriptions"`
-	}{reqs}
+	var out api.BatchValidateResult
+	body := api.BatchValidateRequest{Prescriptions: reqs}
 	if err := c.do(ctx, call{method: http.MethodPost, path: "/api/v1/prescriptions/batch-validate", body: body, out: &out}); err != nil {
 		return nil, err
 	}

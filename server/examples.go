@@ -26,11 +26,14 @@ const ExampleFernetKey = "CpZPMLWfQP-hxEw4mz23w1ad8LbF6YME6BpJhzMsFkk="
 // (TestExampleOrganizationKey). Never register it for real.
 const ExampleOrganizationKey = "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a"
 
-// ExampleEnvelope is a real PatientData envelope: testdata/record.json
+// ExampleEnvelope returns a real PatientData envelope: testdata/record.json
 // (PT-000123, active PPO coverage, type 2 diabetes, on warfarin) sealed
-// with ExampleFernetKey by `healthagents seal`. TestExampleEnvelopeOpens
-// opens it.
-var ExampleEnvelope = cipher.Envelope{
+// with ExampleFernetKey by `healthagents seal`, a new copy at each call
+// (the document's examples cannot be changed through it).
+// TestExampleEnvelopeOpens opens it.
+func ExampleEnvelope() cipher.Envelope { return exampleEnvelope }
+
+var exampleEnvelope = cipher.Envelope{
 	PatientID:     "PT-000123",
 	EncryptedData: "gAAAAABrBp7qdI6NclDuV94DdzBYlpRCHm8fhx9o6-PcRWBOCZrw8EsHM56Dah6ch_-YYTpyPTuQJuiueZ1maLegf54cD-lDbZsBpvsEyN5hm7GPOibR1wu5ZEbJBD6zcem_-LztLS6cHaZZ8C_5mPRPywrPXyw0CTtb1yP9roYWJMq_EytEMHTtQZQg7aGdq4U67ee7_v6bLGq8O4fbQNWMeTnpDA8MA9m4oRFTdGVKtpv3YlVDJGCGCUk-UAaXdOzwIxYzMbFEBTnWkBxMDo4k2LhAqI7bcDwiCBD2G40q_oubyFzW9LCUEm7R0lNlQcwePLHwZJ5LMesClvvOreZ-9Ae1DWK6lc6RAD5DethQHhkDfYcZ5IfNPwrpJ1hnSVpe5_vrRRYQ6RNUIcuGw5bNyAcr3Q7w_RJBo75_e87Ikz0y3XYgnqeZ8jhmdvFA7-Pw0e6bxsTbnCUnLojkUVB507seWsThzs1SRXLuoH3dABF9N9ktSfGYJEm4LyKFprCtmFIG8mlrvhFZ8IjaAhEhHHT03wzNvC8HJCmKisncCgzglDS-RJDJXvazRGLLFjajy7HfqxS0hUsefIfxix9c_VtRNJpQYJRNza-bvfKm2VY82V04mrjN36qKMJRt5MJYNhOnC6yrxi9EWEKpGoz5VZbZliHW00aki3U_NUuYL-WEoGZ3piJ_qf4_pFvzyAmCeCYtUcpGBlgnsCsEgoITEnb-9_2kaJngmfv0DQw7-BmHd_yveCc=",
 	IPFSCID:       "bafkreibg6vmnehgrzn7id2rb5heznyl7p7ipmwxi4wvspsjrk4dpwifmaq",
@@ -240,14 +243,14 @@ func bodyExamples() []any {
 				Registry: "0x2Dd6B9263C0acF6518b20d0e10100F18049273a5", ChainID: "1337"},
 			Issuer: "self", SelfIssuerKeyHash: "20798638768457414661854865514315291338517721271540350325324351324378071794036", ZKSetup: "development",
 		},
-		healthagents.EligibilityRequest{PatientData: &ExampleEnvelope, ProcedureCode: "70551"},
+		healthagents.EligibilityRequest{PatientData: new(ExampleEnvelope()), ProcedureCode: "70551"},
 		healthagents.EligibilityResult{Eligible: true, CoveragePct: 80, PrivacyPreserved: true, ProcedureCode: "70551", RequiresAuthorization: true, ZKProofVerified: true,
 			DecisionRecord: healthagents.DecisionRecord{BlockchainTx: exampleProof.BlockchainTx, Statement: &exampleStatement, Issuer: "self"}},
-		healthagents.PrescriptionRequest{PatientData: &ExampleEnvelope, DrugCode: "6809"},
+		healthagents.PrescriptionRequest{PatientData: new(ExampleEnvelope()), DrugCode: "6809"},
 		healthagents.PrescriptionResult{Valid: true, DrugCode: "6809", InteractionsChecked: true, ZKProofVerified: true,
 			CrossChainOracle: "unconfirmed: no pharmacy availability attestation is published for this drug",
 			DecisionRecord:   healthagents.DecisionRecord{BlockchainTx: "0xc66d716adacf5f81bbc02ad52653cc56bd412ac195f167b3c14ab0d6df0b1bee", Statement: &exampleRxStatement, Issuer: "self"}},
-		FederatedUpdateRequest{PatientDataList: []*healthagents.PatientData{&ExampleEnvelope}, RoundNumber: 3},
+		FederatedUpdateRequest{PatientDataList: []*healthagents.PatientData{new(ExampleEnvelope())}, RoundNumber: 3},
 		api.FederatedUpdateResult{Round: 3, Participants: 2, ModelHash: exampleHex("model-1.0.3", 32), ModelVersion: "1.0.3", Phase: "advertise_keys", Records: 1},
 		ErrorBody{Detail: "Validation error: field 'procedure_code' is required"},
 		api.Liveness{Status: "alive"},
@@ -267,15 +270,15 @@ func bodyExamples() []any {
 		api.Whitelist{KeyID: "0RY72MVR3Q", IPs: []string{"203.0.113.0/24", "198.51.100.7"}},
 
 		// v1.
-		ExampleEnvelope,
+		ExampleEnvelope(),
 		PatientRegistered{PatientID: "PT-000123", Stored: true},
 		PatientDeleted{PatientID: "PT-000123", Deleted: true},
 		healthagents.V1EligibilityRequest{PatientID: "PT-000123", MemberID: "W123456789", ProcedureCode: "70551", ProviderNPI: "1234567893"},
 		ExampleDecision(),
 		rx,
 		rxResult,
-		BatchValidateRequest{Prescriptions: []healthagents.V1PrescriptionRequest{rx}},
-		BatchValidateResult{Results: []BatchItem{{Index: 0, Status: 200, Result: &rxResult}}, Succeeded: 1},
+		api.BatchValidateRequest{Prescriptions: []healthagents.V1PrescriptionRequest{rx}},
+		api.BatchValidateResult{Results: []api.BatchValidateEntry{{Index: 0, Status: 200, Result: &rxResult}}, Succeeded: 1},
 		healthagents.V1Attestation{PharmacyNPI: "1003000126", NDCCode: "00003-0894-21", EstimatedAvailability: available},
 		healthagents.V1AttestationResult{PharmacyNPI: "1003000126", NDCCode: "00003089421", EstimatedAvailability: available,
 			BlockchainTx: "0x" + exampleHex("attestation-tx", 32), BlockNumber: 42},

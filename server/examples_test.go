@@ -142,15 +142,16 @@ func TestExampleEnvelopeOpens(t *testing.T) {
 	t.Parallel()
 	kr, err := cipher.ParseKeyring(server.ExampleFernetKey)
 	require.NoError(t, err)
-	plain, err := kr.Open(t.Context(), server.ExampleEnvelope)
+	env := server.ExampleEnvelope()
+	plain, err := kr.Open(t.Context(), env)
 	require.NoError(t, err)
 	rec, err := record.Parse(plain)
 	require.NoError(t, err)
-	assert.Equal(t, server.ExampleEnvelope.PatientID, rec.PatientID)
-	assert.Equal(t, cipher.DataHash(plain), server.ExampleEnvelope.DataHash)
-	id, err := cipher.CIDFor([]byte(server.ExampleEnvelope.EncryptedData))
+	assert.Equal(t, env.PatientID, rec.PatientID)
+	assert.Equal(t, cipher.DataHash(plain), env.DataHash)
+	id, err := cipher.CIDFor([]byte(env.EncryptedData))
 	require.NoError(t, err)
-	assert.Equal(t, id.String(), server.ExampleEnvelope.IPFSCID)
+	assert.Equal(t, id.String(), env.IPFSCID)
 }
 
 // TestExampleStatementRecomputes: the document's example statement is a

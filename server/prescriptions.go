@@ -4,33 +4,13 @@ import (
 	"net/http"
 
 	"github.com/healthagents/healthagents"
+	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/audit"
 	"github.com/healthagents/healthagents/fhir"
 	"github.com/healthagents/healthagents/internal/openapi"
 	"github.com/healthagents/healthagents/ratelimit"
 )
-
-// BatchValidateRequest is the body of POST /api/v1/prescriptions/batch-validate.
-type BatchValidateRequest struct {
-	Prescriptions []healthagents.V1PrescriptionRequest `json:"prescriptions" required:"true" minItems:"1" maxItems:"25" doc:"Up to 25 prescriptions, each validated independently."`
-}
-
-// BatchItem is one prescription's outcome: a result, or the status and
-// detail the single endpoint would have answered.
-type BatchItem struct {
-	Index  int                                `json:"index" doc:"Position in the request."`
-	Status int                                `json:"status" doc:"The HTTP status POST /api/v1/prescriptions/validate would have answered."`
-	Result *healthagents.V1PrescriptionResult `json:"result,omitempty"`
-	Detail string                             `json:"detail,omitempty" doc:"The error detail, v1 code first, when status is not 200."`
-}
-
-// BatchValidateResult answers POST /api/v1/prescriptions/batch-validate.
-type BatchValidateResult struct {
-	Results   []BatchItem `json:"results"`
-	Succeeded int         `json:"succeeded" doc:"Items with status 200 (whatever their validation_status)."`
-	Failed    int         `json:"failed"`
-}
 
 // prescriptionRoutes: validation on a sealed record (root family) and on a
 // registered patient (v1), batches, and stored validations.
@@ -54,7 +34,7 @@ func (s *srv) prescriptionRoutes() []route {
 			Handler: http.HandlerFunc(s.v1BatchValidate), Doc: v1Auth(openapi.Operation{
 				OperationID: "batchValidatePrescriptions", Tags: []string{"v1"}, Summary: "Validate up to 25 prescriptions",
 				Description: "Each prescription is validated as POST /api/v1/prescriptions/validate would, independently: one failing does not fail the others, and each item carries the status and detail (or result) the single endpoint would have answered. The call itself is 200 unless the batch is malformed or larger than 25 (400). Needs the prescription scope. Rate limit: a batch of n costs n units of the prescription and per-key budgets, taken all or nothing before anything is validated: 429 when they do not fit, 400 when n exceeds the caller's per-minute limit; on success X-RateLimit-Remaining counts the whole batch.",
-				Request:     BatchValidateRequest{}, Responses: ok("One item per prescription, in request order.", BatchValidateResult{}),
+				Request:     api.BatchValidateRequest{}, Responses: ok("One item per prescription, in request order.", api.BatchValidateResult{}),
 				Errors: []int{400, 401, 403, 413, 429, 503},
 			})},
 		{Method: "GET", Path: "/api/v1/prescriptions/{prescription_id}", Scope: apikey.ScopePrescription, Class: ratelimit.ClassGeneral, Audit: &auditSpec{action: audit.ActionPrescriptionRead, pathPrescription: true},
@@ -110,7 +90,7 @@ func (s *srv) v1BatchValidate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req BatchValidateRequest
+	var req api.BatchValidateRequest
 	if err := read(w, r, s.opts.maxBody, &req, "prescriptions"); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -125,15 +105,15 @@ func (s *srv) v1BatchValidate(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := BatchValidateResult{Results: make([]BatchItem, len(items))}
+	out := api.BatchValidateResult{Results: make([]api.BatchValidateEntry, len(items))}
 	for i, it := range items {
-		out.Results[i] = BatchItem{Index: i, Status: http.StatusOK, Result: it.Result}
+		out.Results[i] = api.BatchValidateEntry{Index: i, Status: http.StatusOK, Result: it.Result}
 		if it.Err != nil {
 			code := healthagents.ErrorCode(it.Err)
 			if code == healthagents.CodeInternal {
 				s.logger.ErrorContext(r.Context(), "batch item failed", "index", i, "err", it.Err)
 			}
-			out.Results[i] = BatchItem{Index: i, Status: StatusOf(code), Detail: healthagents.ErrorDetail(it.Err)}
+			out.Results[i] = api.BatchValidateEntry{Index: i, Status: StatusOf(code), Detail: healthagents.ErrorDetail(it.Err)}
 			out.Failed++
 		} else {
 			out.Succeeded++
