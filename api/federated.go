@@ -204,6 +204,7 @@ type TaskDefinition struct {
 	HeldOut       float64       `json:"held_out,omitempty" doc:"Fraction of each participant's records kept for evaluation."`
 	ReferenceDate string        `json:"reference_date,omitempty"`
 	ClampZ        float64       `json:"clamp_z,omitempty"`
+	Missing       string        `json:"missing,omitempty" enum:"refuse,mean,zero" doc:"What an empty or NA cell of a participant's CSV means: refuse (the default: the participant refuses to start), mean (imputed as the feature's mean) or zero."`
 }
 
 // FederatedPrivacy is the run's privacy budget and how much of it is spent.

@@ -109,7 +109,7 @@ func Settings() []Setting {
 			Doc:  "a Go duration (at least 1s): an envelope whose Fernet token was made longer ago is refused, 400 `<prefix>: Envelope expired: encrypted_data was sealed more than <ttl> ago`; it applies to registered v1 envelopes too when they are opened, so re-register with a fresh one ([at-rest.md](decisions/at-rest.md))",
 			Read: svc},
 		{Name: "FEDERATED_TASK", Default: "none (the built-in diagnosis task)", Usage: "path(s) of the federated task file(s), comma-separated",
-			Doc:  "path of the federated task file (JSON: id, features with column, mean and scale, label and its values, model logistic_regression or softmax, learning_rate, local_epochs, held_out), or a comma-separated list; read and checked at start, an error names the field ([federated.md](decisions/federated.md))",
+			Doc:  "path of the federated task file (JSON: id, features with column, mean and scale, label and its values, model logistic_regression or softmax, learning_rate, local_epochs, held_out, missing: refuse, mean or zero for an empty CSV cell), or a comma-separated list; read and checked at start, an error names the field ([federated.md](decisions/federated.md))",
 			Read: svc},
 		{Name: "FEDERATED_DP", Default: "on", Usage: "on, off or distributed: differential privacy of the released models",
 			Doc:  "on, off or distributed: differential privacy of the released models, with the noise added by the coordinator (on) or by each participant before masking (distributed: the coordinator never sees an un-noised sum; not with FEDERATED_PROOFS=on); off must be a deliberate choice",

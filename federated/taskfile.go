@@ -29,6 +29,12 @@ type TaskFile struct {
 	HeldOut       float64 `json:"held_out,omitempty"`
 	ReferenceDate string  `json:"reference_date,omitempty"` // default 2026-01-01
 	ClampZ        float64 `json:"clamp_z,omitempty"`        // default 5
+	// Missing says what an empty or "NA" cell of a participant's CSV means:
+	// "refuse" (the default: the participant refuses to start until the
+	// data is complete), "mean" (imputed as the feature's mean) or "zero"
+	// (the raw value 0). It is how participants read their data, not part
+	// of the task's hash.
+	Missing string `json:"missing,omitempty"`
 }
 
 // FeatureSpec is one feature of a task file: where its value is read and how
@@ -180,6 +186,8 @@ func (tf *TaskFile) Validate() error {
 		return bad("held_out", "must be in (0, 1)")
 	case !(tf.ClampZ > 0) || !finite(tf.ClampZ):
 		return bad("clamp_z", "must be a positive number")
+	case tf.Missing != "" && tf.Missing != MissingRefuse && tf.Missing != MissingMean && tf.Missing != MissingZero:
+		return bad("missing", "must be \"refuse\", \"mean\" or \"zero\", not %q", tf.Missing)
 	}
 	if err := tf.Task().Validate(); err != nil {
 		return err

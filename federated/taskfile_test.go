@@ -1,6 +1,7 @@
 package federated
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/federated/dp"
+	"github.com/healthagents/healthagents/record"
 )
 
 const sampleTaskFile = `{
@@ -148,7 +150,7 @@ func TestTasksSideBySide(t *testing.T) {
 
 func TestReadCSV(t *testing.T) {
 	t.Parallel()
-	tf, err := ParseTaskFileBytes([]byte(sampleTaskFile))
+	tf, err := ParseTaskFileBytes([]byte(strings.Replace(sampleTaskFile, `"held_out": 0.25`, `"held_out": 0.25, "missing": "mean"`, 1)))
 	require.NoError(t, err)
 	recs, err := tf.ReadCSV(strings.NewReader("patient_id,Glucose,bmi,age,diagnosis\np1,140,31.5,NA,positive\np2,95,,40,negative\n"))
 	require.NoError(t, err)
@@ -190,4 +192,67 @@ func TestParseSoftmaxTaskFile(t *testing.T) {
 	both := strings.Replace(src, `"classes"`, `"positive": "x", "classes"`, 1)
 	_, err = ParseTaskFileBytes([]byte(both))
 	assert.ErrorContains(t, err, "task file: label ")
+}
+
+// TestReadCSVReport: rows whose label the task does not know are counted
+// with their values and left out; an empty cell refuses the data under
+// "refuse" (the default), naming where, is imputed under "mean" and read as
+// 0 under "zero"; more than the allowed share of unusable rows refuses.
+func TestReadCSVReport(t *testing.T) {
+	t.Parallel()
+	const data = "patient_id,Glucose,bmi,age,diagnosis\n" +
+		"p1,140,31.5,60,positive\np2,95,,40,negative\np3,100,22,NA,negative\np4,101,23,41,flu\np5,99,24,44,negative\n" +
+		"p6,98,25,45,PENDING\np7,97,26,46,flu\n"
+	read := func(missing string) ([]*record.Record, CSVReport) {
+		t.Helper()
+		file := sampleTaskFile
+		if missing != "" {
+			file = strings.Replace(file, `"held_out": 0.25`, `"held_out": 0.25, "missing": "`+missing+`"`, 1)
+		}
+		tf, err := ParseTaskFileBytes([]byte(file))
+		require.NoError(t, err)
+		recs, rep, err := tf.ReadCSVReport(strings.NewReader(data))
+		require.NoError(t, err)
+		return recs, rep
+	}
+
+	recs, rep := read("")
+	assert.Equal(t, CSVReport{Read: 7, Used: 2, UnknownLabel: 3, UnknownValues: []string{"PENDING", "flu"}, TaskValues: []string{"positive", "negative"},
+		Missing: MissingRefuse, MissingCells: 2, MissingRows: 2, Where: []string{`line 3 column "bmi"`, `line 4 column "age"`}}, rep)
+	assert.Len(t, recs, 2)
+	err := rep.Check(1)
+	require.ErrorIs(t, err, ErrTask)
+	assert.Contains(t, err.Error(), `data: 7 rows read, 2 used, 5 skipped (3 with a label value the task does not know ("PENDING", "flu"; the task's: "positive", "negative"); 2 with an empty cell (line 3 column "bmi", line 4 column "age") while the task file says missing: refuse)`)
+
+	recs, rep = read(MissingMean)
+	assert.Equal(t, 4, rep.Used)
+	assert.Equal(t, `data: 7 rows read, 4 used, 3 skipped (3 with a label value the task does not know ("PENDING", "flu"; the task's: "positive", "negative")); 2 empty cells imputed as the feature's mean (missing: mean)`, rep.String())
+	assert.NotContains(t, recs[1].Observations, "bmi", "left missing: the task imputes the mean")
+	require.NoError(t, rep.Check(0.5))
+	err = rep.Check(0.4)
+	require.ErrorIs(t, err, ErrTask)
+	assert.Contains(t, err.Error(), "refused: more than 40% of the rows are unusable")
+	_, err = ParseTaskFileBytes([]byte(strings.Replace(sampleTaskFile, `"held_out": 0.25`, `"held_out": 0.25, "missing": "median"`, 1)))
+	assert.ErrorContains(t, err, `missing must be "refuse", "mean" or "zero", not "median"`)
+
+	recs, rep = read(MissingZero)
+	assert.Equal(t, 0.0, recs[1].Observations["bmi"])
+	assert.Contains(t, rep.String(), "2 empty cells read as 0 (missing: zero)")
+
+	// The report lists at most ten values, each cut to 32 bytes.
+	var b strings.Builder
+	b.WriteString("Glucose,bmi,age,diagnosis\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "1,2,3,label-%02d-%s\n", i, strings.Repeat("x", 40))
+	}
+	b.WriteString("1,2,3,positive\n")
+	tf, err := ParseTaskFileBytes([]byte(sampleTaskFile))
+	require.NoError(t, err)
+	_, rep, err = tf.ReadCSVReport(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	assert.Equal(t, 30, rep.UnknownLabel)
+	assert.Len(t, rep.UnknownValues, 10)
+	for _, v := range rep.UnknownValues {
+		assert.LessOrEqual(t, len(v), 32+len("…"))
+	}
 }

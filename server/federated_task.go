@@ -41,7 +41,7 @@ func taskDefinition(tf *federated.TaskFile) *api.TaskDefinition {
 		ID: tf.ID, Model: api.TaskModel{Type: tf.Model.Type, L2: tf.Model.L2},
 		Label:        api.TaskLabel{Column: tf.Label.Column, Positive: tf.Label.Positive, Negative: tf.Label.Negative, Classes: tf.Label.Classes},
 		LearningRate: tf.LearningRate, LocalEpochs: tf.LocalEpochs, BatchSize: tf.BatchSize,
-		HeldOut: tf.HeldOut, ReferenceDate: tf.ReferenceDate, ClampZ: tf.ClampZ,
+		HeldOut: tf.HeldOut, ReferenceDate: tf.ReferenceDate, ClampZ: tf.ClampZ, Missing: tf.Missing,
 	}
 	for _, f := range tf.Features {
 		d.Features = append(d.Features, api.TaskFeature{Name: f.Name, Column: f.Column, Scaling: f.Scaling, Mean: f.Mean, Scale: f.Scale, Range: f.Range})

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	gnarklog "github.com/consensys/gnark/logger"
@@ -29,6 +30,7 @@ type participantOptions struct {
 	fhirLabel, records, keyFile, name, endpoint      string
 	poll, wait                                       time.Duration
 	rounds, rate                                     int
+	maxUnusable                                      float64 // percent
 }
 
 func parseParticipant(args []string, getenv func(string) string, stderr io.Writer) (participantOptions, error) {
@@ -51,12 +53,15 @@ func parseParticipant(args []string, getenv func(string) string, stderr io.Write
 	fs.IntVar(&o.rate, "rate", 60, "most requests a minute this participant makes (the free tier allows 100)")
 	fs.StringVar(&o.name, "name", "", "when it registers the organization: its name for the directory (default: the organization id)")
 	fs.StringVar(&o.endpoint, "endpoint", "", "when it registers the organization: its https:// URL for the directory (optional; the service never calls it)")
+	fs.Float64Var(&o.maxUnusable, "max-unusable", 100*federated.DefaultMaxUnusable, "with a CSV --data: refuse to start when more than this percentage of its rows cannot be used (a label value the task does not know; an empty cell when the task file says missing: refuse)")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("participant: %w", err)
 	}
 	switch {
 	case o.server == "":
 		return o, errors.New("participant: --server is required")
+	case !(o.maxUnusable >= 0 && o.maxUnusable <= 100):
+		return o, errors.New("participant: --max-unusable is a percentage, 0 to 100")
 	case o.apiKey == "":
 		return o, errors.New("participant: --api-key (or HEALTHAGENTS_API_KEY) is required")
 	case o.data == "" && o.records == "":
@@ -214,7 +219,9 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 	if _, err := registerOrganization(ctx, c, state, o.state, o.name, o.endpoint, stdout); err != nil {
 		return err
 	}
-	read := readParticipantCSV
+	read := func(tf *federated.TaskFile, path string) ([]*record.Record, error) {
+		return readParticipantCSV(tf, path, o.maxUnusable/100, stdout)
+	}
 	switch {
 	case o.fhirLabel != "":
 		read = func(tf *federated.TaskFile, path string) ([]*record.Record, error) {
@@ -420,19 +427,24 @@ func reportFinal(ctx context.Context, c *client.Client, p *federated.Participant
 	fmt.Fprintln(stdout, line)
 }
 
-func readParticipantCSV(tf *federated.TaskFile, path string) ([]*record.Record, error) {
+// readParticipantCSV reads the CSV at path and prints, before any round,
+// what it read, used and skipped and why (federated.CSVReport); it refuses
+// the data as CSVReport.Check does, with maxUnusable (a share) of the rows
+// allowed to be left out.
+func readParticipantCSV(tf *federated.TaskFile, path string, maxUnusable float64, stdout io.Writer) ([]*record.Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("participant: data: %w", err)
 	}
 	defer f.Close()
-	recs, err := tf.ReadCSV(f)
+	recs, rep, err := tf.ReadCSVReport(f)
 	if err != nil {
 		return nil, fmt.Errorf("participant: %s: %w", path, err)
 	}
-	if len(recs) == 0 {
-		return nil, fmt.Errorf("participant: %s has no records", path)
+	if err := rep.Check(maxUnusable); err != nil {
+		return nil, fmt.Errorf("participant: %s: %s", path, strings.TrimPrefix(err.Error(), federated.ErrTask.Error()+": "))
 	}
+	fmt.Fprintln(stdout, rep)
 	return recs, nil
 }
 

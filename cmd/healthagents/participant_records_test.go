@@ -37,7 +37,7 @@ func TestReadParticipantRecords(t *testing.T) {
 	require.NoError(t, err)
 	got, rep, err := readParticipantRecords(t.Context(), path, kr)
 	require.NoError(t, err)
-	want, err := readParticipantCSV(tf, csvs[0])
+	want, err := readParticipantCSV(tf, csvs[0], federated.DefaultMaxUnusable, io.Discard)
 	require.NoError(t, err)
 	require.Len(t, got, n)
 	assert.Equal(t, n, rep.Opened)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -43,6 +44,25 @@ func writeCohortCSV(t *testing.T, path string, c synth.Cohort) {
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o600))
 }
 
+// spoilCSV adds 3 rows whose label the task does not know to the CSV at
+// path and empties 2 cells (glucose on line 6, bmi on line 11).
+func spoilCSV(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	require.NoError(t, err)
+	rows[5][1], rows[10][2] = "", "NA"
+	for i, label := range []string{"pending", "flu", "pending"} {
+		rows = append(rows, []string{fmt.Sprintf("X-%d", i), "100", "25", "40", "120", label})
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	require.NoError(t, w.WriteAll(rows))
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o600))
+}
+
 // Three `healthagents participant` processes (in-process, over HTTP) train
 // two rounds against a served coordinator, each from its own CSV.
 func TestParticipantCommandOverHTTP(t *testing.T) {
@@ -50,7 +70,20 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 		t.Skip("starts a server")
 	}
 	dir := zkkeys.DataDir(t)
-	settings := env(map[string]string{"DATA_DIR": dir, "HOST": "127.0.0.1", "PORT": "0", "ADMIN_TOKEN": "participant-test-admin-token-0123456789"})
+	// The built-in task as a task file whose empty cells are imputed as the
+	// mean (missing: mean); the same file saying missing: refuse is a
+	// hospital's local copy (the task's hash is the same).
+	tf, err := builtinTaskFile()
+	require.NoError(t, err)
+	taskPath, refusePath := filepath.Join(dir, "task.json"), filepath.Join(dir, "task-refuse.json")
+	for path, missing := range map[string]string{taskPath: "mean", refusePath: "refuse"} {
+		tf.Missing = missing
+		b, err := json.Marshal(tf)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, b, 0o600))
+	}
+	settings := env(map[string]string{"DATA_DIR": dir, "HOST": "127.0.0.1", "PORT": "0", "ADMIN_TOKEN": "participant-test-admin-token-0123456789",
+		"FEDERATED_TASK": taskPath})
 	cfg, err := app.ConfigFromEnv(settings)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -105,6 +138,11 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 			assert.Equal(t, "organization hospital-b is registered already; nothing to do\n", out.String())
 		}
 		// hospital-c registers itself when it starts.
+		if i == 2 {
+			// Hospital C's export has 3 rows with a label value the task
+			// does not know and 2 empty cells (see the refusal below).
+			spoilCSV(t, path)
+		}
 		args := []string{"participant", "--server", base, "--api-key", k.APIKey, "--org", org, "--data", path, "--poll", "1s", "--rounds", "2"}
 		wg.Go(func() { errs[i] = run(ctx, args, settings, nil, &outs[i], &bytes.Buffer{}) })
 	}
@@ -115,6 +153,20 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 		"--data", filepath.Join(dir, "hospital-c.csv"), "--task", "no-such/v1"}, settings, nil, &noOut, &bytes.Buffer{})
 	require.Error(t, err)
 	assert.Equal(t, `participant: the server runs no task "no-such/v1" (GET /api/v1/federated/tasks lists them)`, err.Error())
+	// With a local copy of the task file saying missing: refuse, hospital
+	// C refuses before any round, with the counts and the values.
+	var refusedOut bytes.Buffer
+	err = run(ctx, []string{"participant", "--server", base, "--api-key", lastKey, "--data", filepath.Join(dir, "hospital-c.csv"),
+		"--task-file", refusePath, "--state", filepath.Join(dir, "refused.state")}, settings, nil, &refusedOut, &bytes.Buffer{})
+	require.Error(t, err)
+	assert.Equal(t, "participant: "+filepath.Join(dir, "hospital-c.csv")+`: data: 153 rows read, 148 used, 5 skipped (3 with a label value the task does not know ("flu", "pending"; the task's: "positive", "negative"); `+
+		`2 with an empty cell (line 6 column "glucose", line 11 column "bmi") while the task file says missing: refuse): `+
+		"refused: the task file says missing: refuse (say mean or zero to impute, or complete the data)", err.Error())
+	assert.NotContains(t, refusedOut.String(), "round 0")
+	// Under the server's missing: mean, hospital C trains on the rows it
+	// can use and said so before its first round.
+	assert.Contains(t, outs[2].String(), `data: 153 rows read, 150 used, 3 skipped (3 with a label value the task does not know ("flu", "pending"; the task's: "positive", "negative")); 2 empty cells imputed as the feature's mean (missing: mean)`+"\n")
+	assert.Less(t, strings.Index(outs[2].String(), "data: 153 rows read"), strings.Index(outs[2].String(), "round 0 closed"))
 	for i := range outs {
 		require.NoError(t, errs[i], outs[i].String())
 		out := outs[i].String()
