@@ -182,6 +182,14 @@ func (l *leasedCoordinator) Submit(ctx context.Context, org string, s federated.
 	return elsewhere()
 }
 
+// RefuseInput implements server.FederatedCoordinator: the leader's.
+func (l *leasedCoordinator) RefuseInput(ctx context.Context, org string, phase federated.Phase) error {
+	if c := l.current(); c != nil {
+		return c.RefuseInput(ctx, org, phase)
+	}
+	return elsewhere()
+}
+
 // Changed lets hosted participants wait for the leader's next state
 // change, or for a change of leader.
 func (l *leasedCoordinator) Changed() <-chan struct{} {

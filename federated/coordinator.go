@@ -330,6 +330,26 @@ func (c *Coordinator) resume(ctx context.Context, now time.Time) error {
 	return nil
 }
 
+// refusedOf counts the round's refused organizations among set (a refusal
+// made in an earlier phase is no member of a later phase's set).
+func refusedOf(r *RoundState, set []string) int {
+	n := 0
+	for _, org := range r.Refused {
+		if slices.Contains(set, org) {
+			n++
+		}
+	}
+	return n
+}
+
+func rosterIDs(r *RoundState) []string {
+	ids := make([]string, len(r.Roster))
+	for i, k := range r.Roster {
+		ids[i] = k.ID
+	}
+	return ids
+}
+
 // transition performs at most one phase change.
 func (c *Coordinator) transition(ctx context.Context, now time.Time) (bool, error) {
 	r, d := c.round, c.data
@@ -351,7 +371,7 @@ func (c *Coordinator) transition(ctx context.Context, now time.Time) (bool, erro
 		next.Phase = PhaseShareKeys
 	case PhaseShareKeys:
 		n := len(d.commitments)
-		if n < len(r.Roster) && !late {
+		if n+refusedOf(r, rosterIDs(r)) < len(r.Roster) && !late {
 			return false, nil
 		}
 		if n < enough {
@@ -361,7 +381,7 @@ func (c *Coordinator) transition(ctx context.Context, now time.Time) (bool, erro
 		next.Phase = PhaseMaskedInput
 	case PhaseMaskedInput:
 		n := len(d.inputs)
-		if n+len(r.Refused) < len(r.U2) && !late {
+		if n+refusedOf(r, r.U2) < len(r.U2) && !late {
 			return false, nil
 		}
 		if n < enough {
@@ -371,7 +391,7 @@ func (c *Coordinator) transition(ctx context.Context, now time.Time) (bool, erro
 		next.Phase = PhaseUnmasking
 	case PhaseUnmasking:
 		n := len(d.reveals)
-		if n < len(r.U3) && !late {
+		if n+refusedOf(r, r.U3) < len(r.U3) && !late {
 			return false, nil
 		}
 		if n < r.Threshold {

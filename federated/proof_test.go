@@ -39,11 +39,11 @@ func addHidden(masked []uint64, delta []uint64) {
 
 // One of four participants sends a masked update 3x the clip bound, a NaN
 // word, an invalid field encoding, or no proof: it is refused at submission,
-// and the round closes with the exact sum of the other three. A refused
-// proof refuses the sender for the rest of the round, so the round goes on
-// as soon as the others have sent theirs; an invalid encoding is a
-// malformed message the sender may correct, so the round waits for it
-// until the phase deadline.
+// and the round closes with the exact sum of the other three. Each refuses
+// the sender for the rest of the round, so the round goes on as soon as
+// the others have sent theirs (issue 27: a malformed input is refused like
+// a failed proof; waiting for a correction let one participant stall every
+// round until the phase deadline).
 func TestProvedRoundRefusesBadUpdates(t *testing.T) {
 	svc := normproof.NewService()
 	pc, pp := svc.ProofGroup()
@@ -66,7 +66,7 @@ func TestProvedRoundRefusesBadUpdates(t *testing.T) {
 		}, federated.ErrUpdateProof, false},
 		"invalid encoding": {func(s *federated.Submission, _ []uint64, _ int) {
 			copy(s.Masked[:normproof.Limbs], []uint64{math.MaxUint64, math.MaxUint64, math.MaxUint64, math.MaxUint64})
-		}, secagg.ErrMalformedVector, true},
+		}, secagg.ErrMalformedVector, false},
 		"no proof": {func(s *federated.Submission, _ []uint64, _ int) { s.Proof = nil }, federated.ErrUpdateProof, false},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -100,16 +100,18 @@ func (c *Coordinator) statement(ctx context.Context, r *RoundState, org string, 
 // verifyMasked checks a masked input's encoding and, in a proved round, its
 // proof.
 func (c *Coordinator) verifyMasked(ctx context.Context, r *RoundState, org string, s *Submission) error {
+	// A malformed masked input can only come from its sender (its API key
+	// is the organization's): refused for the round like a failed proof.
 	g := c.group(r)
 	if len(s.Masked) != r.Dim*g.Words() {
-		return fmt.Errorf("%w: masked vector of %d words, round expects %d", ErrInvalidSubmission, len(s.Masked), r.Dim*g.Words())
+		return refusal{fmt.Errorf("%w: masked vector of %d words, round expects %d", ErrInvalidSubmission, len(s.Masked), r.Dim*g.Words())}
 	}
 	if err := g.Check(s.Masked); err != nil {
-		return fmt.Errorf("%w: masked vector is not a valid encoding: %w", ErrInvalidSubmission, err)
+		return refusal{fmt.Errorf("%w: masked vector is not a valid encoding: %w", ErrInvalidSubmission, err)}
 	}
 	if !r.Proved {
 		if s.Proof != nil {
-			return fmt.Errorf("%w: this round takes no proofs", ErrInvalidSubmission)
+			return refusal{fmt.Errorf("%w: this round takes no proofs", ErrInvalidSubmission)}
 		}
 		return nil
 	}
@@ -130,8 +132,8 @@ func (c *Coordinator) verifyMasked(ctx context.Context, r *RoundState, org strin
 }
 
 // refusal marks an error that refuses the sender's masked input for the
-// rest of the round: its proof is missing or does not verify, which only
-// the sender can cause. (A pair's disagreeing seed commitments are not
+// rest of the round: it is malformed, or its proof is missing or does not
+// verify, which only the sender can cause. (A pair's disagreeing seed commitments are not
 // one: either end may have lied, so the sender may still be honest.)
 type refusal struct{ error }
 

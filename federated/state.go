@@ -84,9 +84,12 @@ type RoundState struct {
 	Roster        []secagg.PublicKeys `json:"roster,omitempty"` // U1
 	U2            []string            `json:"u2,omitempty"`     // shared keys
 	U3            []string            `json:"u3,omitempty"`     // sent masked input (survivors)
-	// Refused are the members of U2 whose masked input was refused for
-	// its proof in this round: the masked-input phase waits for them no
-	// longer, and they drop out of the sum like any other dropout.
+	// Refused are the organizations refused for the rest of this round:
+	// a masked input whose proof failed or that is malformed (words not
+	// below the field modulus, a wrong length, a body over the route's
+	// limit), or a share or reveal message over its route's limit. The
+	// phase waits for them no longer, and they drop out of the sum like
+	// any other dropout.
 	Refused       []string `json:"refused,omitempty"`
 	Outcome       string   `json:"outcome,omitempty"`
 	ResultVersion string   `json:"result_version,omitempty"`

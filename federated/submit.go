@@ -40,9 +40,45 @@ func (c *Coordinator) Submit(ctx context.Context, org string, s Submission) erro
 	return c.advance(ctx, now)
 }
 
-// refuse records that org's masked input was refused in the current round,
-// so that the round closes once the others have sent theirs instead of
-// waiting for org until the phase deadline.
+// RefuseInput refuses org for the rest of the current round when the
+// round is in phase and awaits org's message of it: its share message
+// (share_keys), its masked input (masked_input) or its revealed shares
+// (unmasking). The HTTP layer calls it when org sent that phase's route a
+// body that cannot be one (over the route's limit, not the encoding): the
+// phase then closes once the others are in, as after a failed proof,
+// instead of at its deadline. In any other case it does nothing.
+func (c *Coordinator) RefuseInput(ctx context.Context, org string, phase Phase) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.cfg.Clock()
+	if err := c.advance(ctx, now); err != nil {
+		return err
+	}
+	r, d := c.round, c.data
+	if r == nil || r.Phase != phase || slices.Contains(r.Refused, org) {
+		return nil
+	}
+	awaited := false
+	switch r.Phase {
+	case PhaseShareKeys:
+		_, sent := d.commitments[org]
+		awaited = !sent && slices.ContainsFunc(r.Roster, func(k secagg.PublicKeys) bool { return k.ID == org })
+	case PhaseMaskedInput:
+		_, sent := d.inputs[org]
+		awaited = !sent && slices.Contains(r.U2, org)
+	case PhaseUnmasking:
+		_, sent := d.reveals[org]
+		awaited = !sent && slices.Contains(r.U3, org)
+	}
+	if !awaited {
+		return nil
+	}
+	return c.refuse(ctx, org, now)
+}
+
+// refuse records that org was refused in the current round, so that the
+// phase closes once the others have sent theirs instead of waiting for org
+// until the phase deadline.
 func (c *Coordinator) refuse(ctx context.Context, org string, now time.Time) error {
 	next := c.round.clone()
 	next.Refused = append(next.Refused, org)
@@ -117,6 +153,9 @@ func (c *Coordinator) validate(ctx context.Context, org string, s *Submission) e
 		if !slices.ContainsFunc(r.Roster, func(k secagg.PublicKeys) bool { return k.ID == org }) {
 			return ErrNotParticipant
 		}
+		if slices.Contains(r.Refused, org) {
+			return fmt.Errorf("%w: the organization was refused in this round; it may join the next", ErrNotParticipant)
+		}
 		if _, dup := d.commitments[org]; dup {
 			return ErrDuplicate
 		}
@@ -143,7 +182,7 @@ func (c *Coordinator) validate(ctx context.Context, org string, s *Submission) e
 			return ErrNotParticipant
 		}
 		if slices.Contains(r.Refused, org) {
-			return fmt.Errorf("%w: the organization's masked input was refused in this round; it may join the next", ErrNotParticipant)
+			return fmt.Errorf("%w: the organization was refused in this round; it may join the next", ErrNotParticipant)
 		}
 		if _, dup := d.inputs[org]; dup {
 			return ErrDuplicate
@@ -157,6 +196,9 @@ func (c *Coordinator) validate(ctx context.Context, org string, s *Submission) e
 		}
 		if !slices.Contains(r.U3, org) {
 			return ErrNotParticipant
+		}
+		if slices.Contains(r.Refused, org) {
+			return fmt.Errorf("%w: the organization was refused in this round; it may join the next", ErrNotParticipant)
 		}
 		if _, dup := d.reveals[org]; dup {
 			return ErrDuplicate

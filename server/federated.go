@@ -62,6 +62,10 @@ type FederatedCoordinator interface {
 	Submit(ctx context.Context, org string, s federated.Submission) error
 	History(ctx context.Context) ([]federated.ModelVersion, error)
 	Status(ctx context.Context) (federated.Status, error)
+	// RefuseInput refuses org for the rest of the round when the round is
+	// in phase and awaits its message: it sent that phase's route a body
+	// that cannot be one (over the route's limit, not the encoding).
+	RefuseInput(ctx context.Context, org string, phase federated.Phase) error
 }
 
 var _ FederatedCoordinator = (*federated.Coordinator)(nil)

@@ -198,6 +198,24 @@ func (s *srv) submit(w http.ResponseWriter, r *http.Request, f *FederatedTaskRun
 // names a round, and the body decodes into req. On failure it has written
 // the error and ok is false.
 func (s *srv) roundRequest(w http.ResponseWriter, r *http.Request, req any, required ...string) (f *FederatedTaskRun, org string, round int, ok bool) {
+	return s.roundMessage(w, r, req, "", required...)
+}
+
+// refuseSender refuses org for the rest of the round (Coordinator.RefuseInput)
+// after it sent a round route a body that cannot be its message: the phase
+// then closes once the others are in, as after a failed proof, rather than
+// at its deadline. A failure to record it is logged; the sender's answer is
+// the body's error all the same.
+func (s *srv) refuseSender(r *http.Request, f *FederatedTaskRun, org string, phase federated.Phase) {
+	if err := f.Coordinator.RefuseInput(context.WithoutCancel(r.Context()), org, phase); err != nil {
+		s.logger.WarnContext(r.Context(), "refusing a malformed round message failed", "organization", org, "err", err)
+	}
+}
+
+// roundMessage is roundRequest; with a refuse phase, a body that cannot be
+// read as the message (over the limit, not JSON) refuses its sender for the
+// round if the round is in that phase.
+func (s *srv) roundMessage(w http.ResponseWriter, r *http.Request, req any, refuse federated.Phase, required ...string) (f *FederatedTaskRun, org string, round int, ok bool) {
 	var fa *FederatedAPI
 	if fa, f = s.fedTask(w, r); f == nil {
 		return nil, "", 0, false
@@ -211,6 +229,9 @@ func (s *srv) roundRequest(w http.ResponseWriter, r *http.Request, req any, requ
 		return nil, "", 0, false
 	}
 	if err := read(w, r, s.opts.maxBody, req, required...); err != nil {
+		if refuse != "" {
+			s.refuseSender(r, f, org, refuse)
+		}
 		s.writeError(w, r, err)
 		return nil, "", 0, false
 	}
@@ -234,7 +255,7 @@ func (s *srv) advertiseKeys(w http.ResponseWriter, r *http.Request) {
 
 func (s *srv) shareKeys(w http.ResponseWriter, r *http.Request) {
 	var req api.SharesSubmission
-	f, org, round, ok := s.roundRequest(w, r, &req, "commitment", "shares")
+	f, org, round, ok := s.roundMessage(w, r, &req, federated.PhaseShareKeys, "commitment", "shares")
 	if !ok {
 		return
 	}
@@ -275,8 +296,12 @@ func (s *srv) submitGradients(w http.ResponseWriter, r *http.Request) {
 	if limit <= 0 {
 		limit = DefaultMaxGradientBytes
 	}
+	// A body that is no masked input (over the limit, not JSON, not the
+	// encoding) refuses its sender for the round, as a malformed vector
+	// (the coordinator's check) or a failed proof does.
 	var req api.GradientSubmission
 	if err := read(w, r, limit, &req, "organization_id", "round", "gradients_encrypted", "model_version", "sample_count"); err != nil {
+		s.refuseSender(r, f, org, federated.PhaseMaskedInput)
 		s.writeError(w, r, err)
 		return
 	}
@@ -285,12 +310,14 @@ func (s *srv) submitGradients(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := req.Validate(); err != nil {
+		s.refuseSender(r, f, org, federated.PhaseMaskedInput)
 		writeDetail(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	raw, _ := hex.DecodeString(req.GradientsEncrypted) // checked by Validate
 	var masked secagg.MaskedInput
 	if err := masked.UnmarshalBinary(raw); err != nil {
+		s.refuseSender(r, f, org, federated.PhaseMaskedInput)
 		writeDetail(w, http.StatusBadRequest, "Validation error: field 'gradients_encrypted' is not a masked vector (\"HASM\", version 1, length, words)")
 		return
 	}
@@ -303,7 +330,7 @@ func (s *srv) submitGradients(w http.ResponseWriter, r *http.Request) {
 
 func (s *srv) revealShares(w http.ResponseWriter, r *http.Request) {
 	var req api.RevealsSubmission
-	f, org, round, ok := s.roundRequest(w, r, &req, "reveals")
+	f, org, round, ok := s.roundMessage(w, r, &req, federated.PhaseUnmasking, "reveals")
 	if !ok {
 		return
 	}
