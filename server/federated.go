@@ -160,7 +160,7 @@ func (s *srv) federatedRoutes() []route {
 		{Method: "POST", Path: "/api/v1/federated/gradients", Leader: true, Scope: apikey.ScopeFederated, Class: ratelimit.ClassFederated, Gate: classFederated, Body: bodyGradient,
 			Handler: http.HandlerFunc(s.submitGradients), Doc: openapi.Operation{
 				OperationID: "submitFederatedGradients", Tags: []string{"federated"}, Summary: "Secure aggregation, phase 3: the masked update",
-				Description: "gradients_encrypted is the masked vector; invalid hex, a malformed vector, a wrong length, a stale model_version or a closed or wrong round is 400 and changes nothing. The coordinator never receives an unmasked update.",
+				Description: "gradients_encrypted is the masked vector. A stale model_version or a closed or wrong round is 400 and changes nothing. A body that is no masked input of the round (over the limit: 413; not JSON, invalid hex, not a masked vector, a wrong length, words not below the field modulus, a failed proof: 400) refuses the organization for the rest of the round, as a failed proof does: 409 on a second try, the round closes without it once the others are in, and it may join the next. The coordinator never receives an unmasked update.",
 				Request:     api.GradientSubmission{}, Responses: accepted(), Errors: []int{400, 401, 403, 409, 413, 429, 503}, RateLimited: true, Auth: openapi.AuthRequired,
 			}},
 		{Method: "POST", Path: "/api/v1/federated/rounds/{round}/reveals", Leader: true, Scope: apikey.ScopeFederated, Class: ratelimit.ClassGeneral, Body: RoundBodyBytes,
