@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -106,4 +107,24 @@ func TestReadinessChecksRedis(t *testing.T) {
 	status, body := getJSON(t, ts.URL+"/readyz")
 	require.Equal(t, 200, status, "%v", body)
 	assert.Equal(t, "ok", body["checks"].(map[string]any)["redis"])
+}
+
+// TestReadinessNamesAStoppedDependency: with the database closed under a
+// running service, /readyz answers 503 naming the database, and nothing of
+// where it lives; the chain, still up, is not named.
+func TestReadinessNamesAStoppedDependency(t *testing.T) {
+	t.Parallel()
+	dir := keyedDir(t)
+	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: dir}, slog.New(slog.DiscardHandler), io.Discard)
+	require.NoError(t, err)
+	defer a.Close()
+	ts := httptest.NewServer(a.Handler)
+	defer ts.Close()
+	status, body := getJSON(t, ts.URL+"/readyz")
+	require.Equal(t, 200, status, "%v", body)
+	require.NoError(t, a.DB.Close()) // the database stops answering
+	status, body = getJSON(t, ts.URL+"/readyz")
+	assert.Equal(t, 503, status)
+	assert.Equal(t, map[string]any{"detail": "Service temporarily unavailable: not answering: database"}, body)
+	assert.NotContains(t, fmt.Sprint(body), dir)
 }
