@@ -61,7 +61,7 @@ func TestFederatedRoleStartsLean(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "hospital-a", task.OrganizationID)
 	verify := func(ts *httptest.Server) int {
-		b, err := json.Marshal(map[string]any{"patient_data": server.ExampleEnvelope, "procedure_code": "70551"})
+		b, err := json.Marshal(map[string]any{"patient_data": server.ExampleEnvelope(), "procedure_code": "70551"})
 		require.NoError(t, err)
 		req, err := http.NewRequest("POST", ts.URL+"/verify-eligibility", bytes.NewReader(b))
 		require.NoError(t, err)
