@@ -7,7 +7,7 @@ import (
 	"github.com/healthagents/healthagents/trust"
 )
 
-// CoverageRefusal turns a refusal of the record's coverage credential by the
+// coverageRefusal turns a refusal of the record's coverage credential by the
 // COVERAGE_TRUST policy (trust.Policy.Credential) into the root family's
 // error; prefix starts the detail (e.g. "Eligibility check failed"). It
 // returns nil when err is not such a refusal. The detail names what is
@@ -24,7 +24,7 @@ import (
 //     patient record: <reason>", as any other malformed record;
 //   - coverage terms a credential cannot encode: 422 "<prefix>: Invalid
 //     patient record: <reason>".
-func CoverageRefusal(prefix string, err error) error {
+func coverageRefusal(prefix string, err error) error {
 	r, ok := refusalOf(err)
 	if !ok {
 		return nil
@@ -43,7 +43,7 @@ type refusal struct {
 	reason    string // trust.Detail's words
 }
 
-// refusalOf classifies err as CoverageRefusal words it.
+// refusalOf classifies err as coverageRefusal words it.
 func refusalOf(err error) (refusal, bool) {
 	reason, ok := trust.Detail(err)
 	if !ok {

@@ -45,7 +45,7 @@ func TestCoverageCredentialChecked(t *testing.T) {
 	assert.Equal(t, healthagents.CodeInvalid, healthagents.ErrorCode(err))
 	assert.Equal(t, "Eligibility check failed: Invalid patient record: record field 'coverage.credential.signature' does not verify over the signed terms", healthagents.ErrorDetail(err))
 
-	// Expired: an untrusted credential, 422 as a revoked one (CoverageRefusal).
+	// Expired: an untrusted credential, 422 as a revoked one (coverageRefusal).
 	_, err = svc.VerifyEligibility(t.Context(), seal("2026-11-20", false), "PROC001")
 	assert.Equal(t, healthagents.CodeUnprocessable, healthagents.ErrorCode(err))
 	assert.Equal(t, "Eligibility check failed: Untrusted coverage credential: the payer's coverage credential has expired", healthagents.ErrorDetail(err))

@@ -17,21 +17,27 @@ import (
 	"github.com/healthagents/healthagents/record"
 )
 
-// OpenRecord opens env, parses the record inside (our record JSON, or a
-// FHIR R4 Bundle mapped by package fhir) and checks that its patient_id is
-// the envelope's. prefix starts the detail of errors that the
-// API words per operation (e.g. "Eligibility check failed"; the errors
-// table of docs/decisions.md).
-//
+// OpenTrainingRecord opens env as a federated submission's record (POST
+// /submit-federated-update): it parses the record inside (our record JSON,
+// or a FHIR R4 Bundle mapped by package fhir), checks that its patient_id is
+// the envelope's and that its coverage credential, if any, has not expired,
+// and words its errors as that operation's (the errors table of
+// docs/decisions.md).
+func (s *Service) OpenTrainingRecord(ctx context.Context, env *PatientData) (*record.Record, error) {
+	return s.openChecked(ctx, env, trainingPrefix)
+}
+
+// openChecked opens env for the operation whose errors prefix words (e.g.
+// "Eligibility check failed"): the record, its patient_id the envelope's.
 // A record whose coverage credential expired before the service date is
-// refused as CoverageRefusal words it (422, an untrusted credential).
-func (s *Service) OpenRecord(ctx context.Context, env *PatientData, prefix string) (*record.Record, error) {
+// refused as coverageRefusal words it (422, an untrusted credential).
+func (s *Service) openChecked(ctx context.Context, env *PatientData, prefix string) (*record.Record, error) {
 	rec, err := s.openRecord(ctx, env, prefix)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.credentialExpired(rec); err != nil {
-		return nil, CoverageRefusal(prefix, err)
+		return nil, coverageRefusal(prefix, err)
 	}
 	return rec, nil
 }
@@ -46,7 +52,7 @@ func (s *Service) credentialExpired(rec *record.Record) error {
 	return nil
 }
 
-// openRecord is OpenRecord before the credential's expiry.
+// openRecord is openChecked before the credential's expiry.
 func (s *Service) openRecord(ctx context.Context, env *PatientData, prefix string) (*record.Record, error) {
 	if env == nil {
 		return nil, Errorf(CodeInvalid, "Invalid request format: missing field 'patient_data'")
@@ -143,7 +149,7 @@ func lookupError(err error, what, code string) error {
 }
 
 func (s *Service) proofError(ctx context.Context, prefix string, err error) error {
-	if refusal := CoverageRefusal(prefix, err); refusal != nil {
+	if refusal := coverageRefusal(prefix, err); refusal != nil {
 		return refusal
 	}
 	switch {

@@ -143,6 +143,9 @@ func (s *Service) logError(ctx context.Context, msg string, args ...any) {
 const (
 	eligibilityPrefix  = "Eligibility check failed"
 	prescriptionPrefix = "Prescription validation failed"
+	// trainingPrefix words a federated submission's record errors
+	// (OpenTrainingRecord; server's federatedPrefix is the same text).
+	trainingPrefix = "Federated learning submission failed"
 )
 
 // MaxCodeLength bounds procedure and drug codes.

@@ -15,7 +15,7 @@ func (s *Service) VerifyEligibility(ctx context.Context, env *PatientData, proce
 	if _, err := s.elig.Lookup(procedureCode); err != nil {
 		return nil, lookupError(err, "Procedure", procedureCode)
 	}
-	rec, err := s.OpenRecord(ctx, env, eligibilityPrefix)
+	rec, err := s.openChecked(ctx, env, eligibilityPrefix)
 	if err != nil {
 		return nil, err
 	}

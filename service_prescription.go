@@ -26,7 +26,7 @@ func (s *Service) ValidatePrescription(ctx context.Context, env *PatientData, dr
 	if _, err := s.rx.Lookup(drugCode); err != nil {
 		return nil, lookupError(err, "Drug", drugCode)
 	}
-	rec, err := s.OpenRecord(ctx, env, prescriptionPrefix)
+	rec, err := s.openChecked(ctx, env, prescriptionPrefix)
 	if err != nil {
 		return nil, err
 	}

@@ -114,7 +114,7 @@ func (v *V1) unavailable(ctx context.Context, op string, err error) error {
 // proofError maps an Attestor error to the v1 codes: proof failures are
 // 500 with proofCode, an unreachable chain is 503 with netCode, a record
 // beyond the circuit's bounds 422 with proofCode, a credential refusal as
-// credentialRefusal says. prefix words a malformed record as OpenRecord
+// credentialRefusal says. prefix words a malformed record as openChecked
 // does.
 func (v *V1) proofError(ctx context.Context, prefix, proofCode, netCode string, err error) error {
 	if err := v.credentialRefusal(prefix, proofCode, err); err != nil {
@@ -136,7 +136,7 @@ func (v *V1) proofError(ctx context.Context, prefix, proofCode, netCode string, 
 	return v1Error(CodeInternal, proofCode, err, "internal error")
 }
 
-// credentialRefusal is the v1 form of CoverageRefusal (nil when err is not
+// credentialRefusal is the v1 form of coverageRefusal (nil when err is not
 // a refusal): an untrusted credential is 422 UNTRUSTED_CREDENTIAL, the same
 // status as the root family's; terms a credential cannot encode are 422
 // with proofCode, as a record beyond the circuit's bounds; a malformed
@@ -151,7 +151,7 @@ func (v *V1) credentialRefusal(prefix, proofCode string, err error) error {
 	case r.code == CodeUnprocessable:
 		return v1Error(r.code, proofCode, err, "the record cannot be proven: %s", r.reason)
 	}
-	return CoverageRefusal(prefix, err)
+	return coverageRefusal(prefix, err)
 }
 
 func checkNPI(field, s string) error {

@@ -49,7 +49,7 @@ func (v *V1) PutPatient(ctx context.Context, owner, patientID string, env *Patie
 	if env.PatientID != patientID {
 		return Errorf(CodeInvalid, "%s: patient_id in the path and in the envelope differ", registryPrefix)
 	}
-	rec, err := v.svc.OpenRecord(ctx, env, registryPrefix)
+	rec, err := v.svc.openChecked(ctx, env, registryPrefix)
 	if err != nil {
 		return err
 	}

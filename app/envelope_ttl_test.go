@@ -88,6 +88,6 @@ func TestEnvelopeTTL(t *testing.T) {
 	assert.Equal(t, "Prescription validation failed: Envelope expired: encrypted_data was sealed more than 1h0m0s ago", body["detail"])
 
 	fresh := envAt(time.Now())
-	_, err = a.Service.OpenRecord(ctx, &fresh, "x")
+	_, err = a.Service.OpenTrainingRecord(ctx, &fresh)
 	require.NoError(t, err, "a token made now opens")
 }

@@ -146,7 +146,7 @@ func eachKey(sys *zkp.System, f func(chain.Kind, chain.VerifyingKey) error) erro
 // records the statement on chain. A record without coverage (or, without a
 // trust policy, without a credential) has nothing to prove: the
 // attestation is returned unverified. A credential the policy refuses is
-// returned as the policy's error (healthagents.CoverageRefusal words it).
+// returned as the policy's error (the root package words it as the API's refusal).
 func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d eligibility.Decision) (*healthagents.Attestation, error) {
 	cred, issuer, err := a.credential(ctx, rec, d.ServiceDate)
 	if err != nil {

@@ -429,7 +429,7 @@ func (s *srv) openRecords(ctx context.Context, envs []*healthagents.PatientData)
 					errs[i] = healthagents.Errorf(healthagents.CodeInvalid, "Validation error: patient_data_list[%d] is null", i)
 					continue
 				}
-				recs[i], errs[i] = s.deps.Service.OpenRecord(ctx, envs[i], federatedPrefix)
+				recs[i], errs[i] = s.deps.Service.OpenTrainingRecord(ctx, envs[i])
 			}
 		})
 	}
