@@ -26,13 +26,14 @@ type Cache struct {
 }
 
 // Open returns the cache at $HEALTHAGENTS_TEST_CACHE, or at
-// os.UserCacheDir()/healthagents-test, creating the directory.
+// os.UserCacheDir()/healthagents-test (os.TempDir() when there is no user
+// cache directory, as without $HOME), creating the directory.
 func Open() (*Cache, error) {
 	dir := os.Getenv(DirEnv)
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return nil, fmt.Errorf("testcache: %w (set %s)", err, DirEnv)
+			base = os.TempDir()
 		}
 		dir = filepath.Join(base, "healthagents-test")
 	}

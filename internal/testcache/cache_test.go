@@ -130,3 +130,13 @@ func TestOpenHonoursDirEnv(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, dir, c.Dir())
 }
+
+func TestOpenWithoutUserCacheDir(t *testing.T) {
+	t.Setenv(DirEnv, "")
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("TMPDIR", t.TempDir())
+	c, err := Open()
+	require.NoError(t, err)
+	assert.DirExists(t, c.Dir())
+}
