@@ -3,8 +3,9 @@
 // in a content-addressed cache shared by every test binary of a `go test`
 // run, and by later runs on the same machine.
 //
-// The cache lives under os.UserCacheDir()/healthagents-test, or under
-// $HEALTHAGENTS_TEST_CACHE when that is set. An entry is named by a key that
+// The cache lives under os.UserCacheDir()/healthagents-test (os.TempDir()
+// without a user cache directory), or under $HEALTHAGENTS_TEST_CACHE when
+// that is set. An entry is named by a key that
 // hashes everything it was built from (for keys: the circuit's name and the
 // SHA-256 of its compiled constraint system), so a changed circuit misses
 // and is built again while other branches' versions stay. Every entry
