@@ -69,6 +69,7 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
+	t.Parallel() // its rounds wait on polling: the package's other tests run meanwhile
 	dir := zkkeys.DataDir(t)
 	// The built-in task as a task file whose empty cells are imputed as the
 	// mean (missing: mean); the same file saying missing: refuse is a

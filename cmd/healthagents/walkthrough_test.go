@@ -100,6 +100,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 			t.Skipf("the walkthrough needs %s", tool)
 		}
 	}
+	t.Parallel() // its server and script wait more than they compute: the package's other tests run meanwhile
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
