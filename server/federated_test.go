@@ -502,19 +502,6 @@ func oneEnvelope(t *testing.T, s *fedServer) []*healthagents.PatientData {
 	return sealCohort(t, s.kr, 0, 1)
 }
 
-// postRaw posts body as it is and returns the status.
-func postRaw(t *testing.T, url, token, body string) int {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), "POST", url, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	return resp.StatusCode
-}
-
 // requireStatus asserts err is a *client.Error with status and returns it.
 func requireStatus(t testing.TB, err error, status int) *client.Error {
 	t.Helper()
