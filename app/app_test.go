@@ -244,7 +244,7 @@ func TestChainRPCListen(t *testing.T) {
 	require.NotNil(t, receipt["result"], "%v", receipt)
 	r := receipt["result"].(map[string]any)
 	assert.Equal(t, "0x1", r["status"])
-	assert.Contains(t, []string{strings.ToLower(a.Ledger.Registry().Hex()), strings.ToLower(a.Ledger.LegacyRegistry().Hex())}, r["to"])
+	assert.Equal(t, strings.ToLower(a.Ledger.Registry().Hex()), r["to"])
 	assert.NotEmpty(t, r["logs"])
 	assert.NotNil(t, rpc("eth_chainId")["result"])
 	refused := rpc("eth_sendRawTransaction", "0x00")

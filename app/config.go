@@ -84,10 +84,6 @@ type Config struct {
 	// service send owner actions itself; without it they are printed as
 	// unsigned transactions and start refuses until they are mined.
 	ChainOwnerKeyFile string
-	// ChainLegacyRegistry (CHAIN_LEGACY_REGISTRY, with CHAIN_ENDPOINT) is
-	// the StatementRegistry recording the first circuits' statements, whose
-	// public inputs are not [issuer, digest, circuit id] (transitional).
-	ChainLegacyRegistry string
 	// ChainConfirmations (CHAIN_CONFIRMATIONS, default 1) is how many
 	// blocks (the statement's own included) make a result final on
 	// CHAIN_ENDPOINT before it is reported verified.
@@ -242,16 +238,14 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.PharmacyOracle = v
 	}
-	c.ChainOwner, c.ChainOwnerKeyFile, c.ChainLegacyRegistry = getenv("CHAIN_OWNER"), getenv("CHAIN_OWNER_KEY_FILE"), getenv("CHAIN_LEGACY_REGISTRY")
-	for name, v := range map[string]string{"CHAIN_OWNER": c.ChainOwner, "CHAIN_OWNER_KEY_FILE": c.ChainOwnerKeyFile, "CHAIN_LEGACY_REGISTRY": c.ChainLegacyRegistry} {
+	c.ChainOwner, c.ChainOwnerKeyFile = getenv("CHAIN_OWNER"), getenv("CHAIN_OWNER_KEY_FILE")
+	for name, v := range map[string]string{"CHAIN_OWNER": c.ChainOwner, "CHAIN_OWNER_KEY_FILE": c.ChainOwnerKeyFile} {
 		if v != "" && c.ChainEndpoint == "" {
 			return c, fmt.Errorf("%s needs CHAIN_ENDPOINT (the embedded chain's owner is a key generated under DATA_DIR/chain)", name)
 		}
 	}
-	for name, v := range map[string]string{"CHAIN_OWNER": c.ChainOwner, "CHAIN_LEGACY_REGISTRY": c.ChainLegacyRegistry} {
-		if v != "" && !common.IsHexAddress(v) {
-			return c, fmt.Errorf("%s must be a hex address (0x followed by 40 hex digits)", name)
-		}
+	if c.ChainOwner != "" && !common.IsHexAddress(c.ChainOwner) {
+		return c, fmt.Errorf("CHAIN_OWNER must be a hex address (0x followed by 40 hex digits)")
 	}
 	c.ChainConfirmations = 1
 	if v := getenv("CHAIN_CONFIRMATIONS"); v != "" {
@@ -263,6 +257,10 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	if getenv("CHAIN_REPLACE_VERIFIERS") != "" {
 		return c, fmt.Errorf("CHAIN_REPLACE_VERIFIERS is gone: verifiers are immutable per circuit id (see docs/decisions/governance.md)")
+	}
+	if getenv("CHAIN_LEGACY_REGISTRY") != "" {
+		return c, fmt.Errorf("CHAIN_LEGACY_REGISTRY is gone: the first circuits' StatementRegistry is no longer read or written, " +
+			"every statement is recorded in the GovernedRegistry (CHAIN_REGISTRY); unset it (see docs/decisions.md)")
 	}
 	mode, err := trust.ParseMode(getenv("COVERAGE_TRUST"))
 	if err != nil {

@@ -73,7 +73,7 @@ func openProofs(ctx context.Context, cfg Config, db *store.DB, logger *slog.Logg
 		}
 		opts = append(opts, chain.WithConfirmations(max(cfg.ChainConfirmations, 1)), chain.WithNonceSource(nonces))
 		ledger, err = chain.Dial(ctx, cfg.ChainEndpoint, chain.DialConfig{Key: cfg.ChainKey, Registry: cfg.ChainRegistry,
-			LegacyRegistry: cfg.ChainLegacyRegistry, Owner: cfg.ChainOwner, ChainID: cfg.ChainID}, opts...)
+			Owner: cfg.ChainOwner, ChainID: cfg.ChainID}, opts...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("CHAIN_ENDPOINT: %w", err)
 		}

@@ -110,13 +110,13 @@ func TestStartOnAGovernedRegistry(t *testing.T) {
 		return app.Config{
 			DataDir: dataDir, ChainEndpoint: "http://" + addr,
 			ChainKey: hex.EncodeToString(crypto.FromECDSA(key)), ChainRegistry: addrs.Registry.Hex(),
-			ChainLegacyRegistry: addrs.Legacy.Hex(), ChainOwner: owner.Hex(), ChainOwnerKeyFile: ownerKeyFile,
+			ChainOwner: owner.Hex(), ChainOwnerKeyFile: ownerKeyFile,
 		}
 	}
 	verifier := func() common.Address {
 		t.Helper()
 		l, err := chain.Dial(ctx, "http://"+addr, chain.DialConfig{Key: hex.EncodeToString(crypto.FromECDSA(key)),
-			Registry: addrs.Registry.Hex(), LegacyRegistry: addrs.Legacy.Hex()})
+			Registry: addrs.Registry.Hex()})
 		require.NoError(t, err)
 		defer l.Close()
 		v, err := l.Verifier(ctx, attest.KindEligibility)
@@ -189,6 +189,8 @@ func TestChainSettings(t *testing.T) {
 		"fail/confirmations":             {env: map[string]string{"CHAIN_CONFIRMATIONS": "0"}, err: "CHAIN_CONFIRMATIONS"},
 		"fail/trust":                     {env: map[string]string{"COVERAGE_TRUST": "everyone"}, err: "COVERAGE_TRUST must be self or registered"},
 		"fail/replace verifiers is gone": {env: map[string]string{"CHAIN_ENDPOINT": endpoint, "CHAIN_REPLACE_VERIFIERS": "1"}, err: "immutable"},
+		"fail/legacy registry is gone": {env: map[string]string{"CHAIN_ENDPOINT": endpoint, "CHAIN_LEGACY_REGISTRY": "0x5FbDB2315678afecb367f032d93F642f64180aa3"},
+			err: "CHAIN_LEGACY_REGISTRY is gone"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -205,8 +207,7 @@ func TestChainSettings(t *testing.T) {
 
 // externalNode starts an embedded chain served over JSON-RPC at addr, to
 // stand for an external node: key is its submitter, its owner's key is
-// written to a file, and it has a StatementRegistry for the first circuits'
-// kinds. use fills the chain settings of a Config for endpoint (addr, or a
+// written to a file. use fills the chain settings of a Config for endpoint (addr, or a
 // proxy in front of it).
 func externalNode(t *testing.T, addr string, key *ecdsa.PrivateKey) (*chain.Ledger, func(cfg *app.Config, endpoint string)) {
 	t.Helper()
@@ -215,13 +216,11 @@ func externalNode(t *testing.T, addr string, key *ecdsa.PrivateKey) (*chain.Ledg
 	node, err := chain.NewSimulated(t.Context(), chain.WithHTTP(addr), chain.WithKey(key), chain.WithOwnerKey(ownerKey))
 	require.NoError(t, err)
 	t.Cleanup(func() { node.Close() })
-	legacy, err := node.OpenLegacyRegistry(t.Context())
-	require.NoError(t, err)
 	ownerFile := filepath.Join(t.TempDir(), "owner.key")
 	require.NoError(t, os.WriteFile(ownerFile, []byte(hex.EncodeToString(crypto.FromECDSA(ownerKey))), 0o600))
 	return node, func(cfg *app.Config, endpoint string) {
 		cfg.ChainEndpoint, cfg.ChainKey = endpoint, hex.EncodeToString(crypto.FromECDSA(key))
-		cfg.ChainRegistry, cfg.ChainLegacyRegistry = node.Registry().Hex(), legacy.Hex()
+		cfg.ChainRegistry = node.Registry().Hex()
 		cfg.ChainOwnerKeyFile = ownerFile
 	}
 }

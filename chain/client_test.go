@@ -64,7 +64,7 @@ func TestTransactSharesNonces(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, types.ReceiptStatusSuccessful, r.Status)
 	}
-	require.NoError(t, l.Register(ctx, fixtureKind, fixtureVK(t)), "the Ledger's next transactions are not blocked")
+	require.NoError(t, setUp(ctx, l, fixtureVK(t)), "the Ledger's next transactions are not blocked")
 	st := prove(t, 11)
 	rc, err := l.Submit(ctx, fixtureKind, st.proof, st.inputs)
 	require.NoError(t, err)

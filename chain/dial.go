@@ -12,8 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
-
-	"github.com/healthagents/healthagents/chain/internal/contracts"
 )
 
 // ErrNoContract reports that no contract code is at the configured registry
@@ -28,11 +26,6 @@ type DialConfig struct {
 	Key string
 	// Registry is the hex address of the GovernedRegistry (see Deploy).
 	Registry string
-	// LegacyRegistry, optional, is the hex address of the StatementRegistry
-	// recording the first circuits' statements (transitional). Unset, the
-	// submitting key's first contract is used if it is such a registry
-	// owned by the key (an embedded chain served over JSON-RPC).
-	LegacyRegistry string
 	// Owner, optional, is the registry owner the operator expects: Dial
 	// refuses a registry owned by another account.
 	Owner string
@@ -58,13 +51,7 @@ func Dial(ctx context.Context, endpoint string, cfg DialConfig, opts ...Option) 
 	if !common.IsHexAddress(cfg.Registry) {
 		return nil, errors.New("chain: registry address is not a hex address")
 	}
-	var legacy, wantOwner common.Address
-	if cfg.LegacyRegistry != "" {
-		if !common.IsHexAddress(cfg.LegacyRegistry) {
-			return nil, errors.New("chain: legacy registry address is not a hex address")
-		}
-		legacy = common.HexToAddress(cfg.LegacyRegistry)
-	}
+	var wantOwner common.Address
 	if cfg.Owner != "" {
 		if !common.IsHexAddress(cfg.Owner) {
 			return nil, errors.New("chain: owner is not a hex address")
@@ -76,33 +63,25 @@ func Dial(ctx context.Context, endpoint string, cfg DialConfig, opts ...Option) 
 	if err != nil {
 		return nil, err
 	}
-	if err := l.attach(ctx, cfg.ChainID, registry, legacy, wantOwner); err != nil {
+	if err := l.attach(ctx, cfg.ChainID, registry, wantOwner); err != nil {
 		return nil, errors.Join(err, l.Close())
 	}
 	return l, nil
 }
 
-// attach points a dialled Ledger at its registries and checks them.
-func (l *Ledger) attach(ctx context.Context, chainID uint64, registry, legacy, wantOwner common.Address) error {
+// attach points a dialled Ledger at its registry and checks it.
+func (l *Ledger) attach(ctx context.Context, chainID uint64, registry, wantOwner common.Address) error {
 	if chainID != 0 && l.chainID.Uint64() != chainID {
 		return fmt.Errorf("chain: endpoint serves chain id %s, configured %d", l.chainID, chainID)
 	}
-	for i, a := range []common.Address{registry, legacy} {
-		if i == 1 && a == (common.Address{}) {
-			continue
-		}
-		code, err := l.client.CodeAt(ctx, a, nil)
-		if err != nil {
-			return fmt.Errorf("chain: read registry code: %w", unavailable(err))
-		}
-		if len(code) == 0 {
-			return fmt.Errorf("%w %s on %s", ErrNoContract, a.Hex(), l.network)
-		}
+	code, err := l.client.CodeAt(ctx, registry, nil)
+	if err != nil {
+		return fmt.Errorf("chain: read registry code: %w", unavailable(err))
 	}
-	l.registry, l.legacy = registry, legacy
-	if legacy == (common.Address{}) {
-		l.discoverLegacy(ctx)
+	if len(code) == 0 {
+		return fmt.Errorf("%w %s on %s", ErrNoContract, registry.Hex(), l.network)
 	}
+	l.registry = registry
 	g := l.Governed()
 	owner, err := g.Owner(ctx)
 	if err == nil {
@@ -113,7 +92,7 @@ func (l *Ledger) attach(ctx context.Context, chainID uint64, registry, legacy, w
 			return unavailable(err)
 		}
 		return fmt.Errorf("chain: %s is not a GovernedRegistry (a StatementRegistry deployed before governance? "+
-			"deploy one with `healthagents chain deploy` and keep the old address as CHAIN_LEGACY_REGISTRY): %w", registry.Hex(), err)
+			"deploy one with `healthagents chain deploy`): %w", registry.Hex(), err)
 	}
 	if wantOwner != (common.Address{}) && owner != wantOwner {
 		return fmt.Errorf("chain: registry %s is owned by %s, not CHAIN_OWNER %s", registry.Hex(), owner.Hex(), wantOwner.Hex())
@@ -157,8 +136,8 @@ type DeployConfig struct {
 	Owner common.Address
 	// OwnerKey, optional, is the owner's key: the owner actions are sent.
 	OwnerKey *ecdsa.PrivateKey
-	// Verifiers are the verifying keys to bind, by statement kind. Keys of
-	// the first circuits' shape go to a StatementRegistry deployed with them.
+	// Verifiers are the verifying keys to bind, by statement kind, each of
+	// the registry's three public inputs.
 	Verifiers map[Kind]VerifyingKey
 }
 
@@ -220,20 +199,8 @@ func Deploy(ctx context.Context, endpoint string, key *ecdsa.PrivateKey, cfg Dep
 	}
 	for _, kind := range slices.Sorted(maps.Keys(cfg.Verifiers)) {
 		vk := cfg.Verifiers[kind]
-		if !isGovernedShape(vk.PublicInputs()) {
-			if l.legacy == (common.Address{}) {
-				if l.legacy, err = l.deploy(ctx, common.FromHex(contracts.StatementRegistryMetaData.Bin)); err != nil {
-					return out, fmt.Errorf("chain: deploy statement registry: %w", err)
-				}
-				out.Legacy = l.legacy
-			}
-			if err := l.registerLegacy(ctx, kind, vk); err != nil {
-				return out, err
-			}
-			if out.Verifiers[kind], err = l.verifierLegacy(ctx, kind); err != nil {
-				return out, err
-			}
-			continue
+		if err := governedShape(kind, vk); err != nil {
+			return out, err
 		}
 		addr, err := DeployVerifier(ctx, l.tx, vk)
 		if err != nil {

@@ -10,9 +10,11 @@
 //     precompiles 0x06 (ecAdd), 0x07 (ecMul) and 0x08 (ecPairing) and returns
 //     false, never reverts, for an invalid proof, an input outside the scalar
 //     field or a malformed point.
-//   - StatementRegistry: maps a statement kind to its verifier, verifies a
-//     proof through it and, on success, stores the statement's hash and emits
-//     StatementVerified.
+//   - GovernedRegistry: owned by a cold wallet, it binds one immutable
+//     verifier to each circuit id, registers issuers and submitters, and
+//     records a statement [issuerKeyHash, digest, circuitId] whose proof its
+//     verifier accepts, from an active issuer, by emitting StatementRecorded;
+//     it reverts, recording nothing, otherwise.
 //
 // Their bytecode and go-ethereum bindings are generated with solc-js by
 // `go generate ./chain/...` and committed; a test fails when the Solidity

@@ -48,7 +48,7 @@ func TestVerifyingKeyFromGnark(t *testing.T) {
 
 func TestProofFromGnark(t *testing.T) {
 	t.Parallel()
-	st := prove(t, 9)
+	st := proveGnark(t, 9)
 	require.Len(t, st.inputs, 2)
 	assert.Equal(t, int64(81), st.inputs[0].Int64())
 	assert.Equal(t, int64(10), st.inputs[1].Int64())

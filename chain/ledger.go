@@ -61,14 +61,13 @@ type Statement struct {
 	TxHash      common.Hash
 	BlockNumber uint64
 	// Verifier is the verifier contract that accepted the proof (the
-	// GovernedRegistry's event names it; zero for the StatementRegistry).
+	// GovernedRegistry's event names it).
 	Verifier common.Address
 }
 
 // Addresses are the contracts a Ledger uses on a chain.
 type Addresses struct {
 	Registry  common.Address // the GovernedRegistry
-	Legacy    common.Address // the StatementRegistry of the first circuits' kinds, if any
 	Owner     common.Address // the GovernedRegistry's owner
 	Verifiers map[Kind]common.Address
 	// Pending are the owner actions still to be signed when the owner's key
@@ -78,8 +77,7 @@ type Addresses struct {
 
 // Ledger verifies proofs and records them in transactions signed by one key
 // (the hot, submitting key): statements of the shape [issuerKeyHash, digest,
-// circuitId] in the GovernedRegistry, whose owner is another account, and
-// those of the first circuits in a StatementRegistry (see legacy.go). It is
+// circuitId] in the GovernedRegistry, whose owner is another account. It is
 // safe for concurrent use: only nonce assignment and sending are
 // serialized, never the wait for a block.
 type Ledger struct {
@@ -94,20 +92,15 @@ type Ledger struct {
 	endpoint string
 	network  string
 
-	registryABI *contracts.StatementRegistry
 	verifierABI *contracts.Groth16Verifier
 
-	mu          sync.RWMutex // guards the fields below
-	registry    common.Address
-	legacy      common.Address
-	kinds       map[string]Kind // circuit id (decimal) → kind, of the governed kinds seen
-	legacyKinds map[Kind]bool   // kinds registered in the StatementRegistry
+	mu       sync.RWMutex // guards the fields below
+	registry common.Address
+	kinds    map[string]Kind // circuit id (decimal) → kind, of the governed kinds seen
 	// owner sends the GovernedRegistry's owner actions; nil when the owner's
 	// key is cold (only unsigned transactions can be prepared then).
 	owner     *Transactor
 	ownerAddr common.Address
-	// saveState keeps the embedded chain's addresses (nil otherwise).
-	saveState func() error
 
 	registerMu sync.Mutex // one Register at a time, so concurrent calls do not deploy twice
 }
@@ -126,10 +119,8 @@ func newLedger(ctx context.Context, client Backend, key *ecdsa.PrivateKey, o opt
 		from:        crypto.PubkeyToAddress(key.PublicKey),
 		chainID:     id,
 		network:     NetworkName(id.Uint64()),
-		registryABI: contracts.NewStatementRegistry(),
 		verifierABI: contracts.NewGroth16Verifier(),
 		kinds:       map[string]Kind{},
-		legacyKinds: map[Kind]bool{},
 	}
 	// NewSimulated sets l.blocks after newLedger returns, before any send.
 	l.tx = newTransactor(client, key, id, o.pollInterval, func() blockSource { return l.blocks }, l.closed.Load)
@@ -163,14 +154,6 @@ func (l *Ledger) RegistryHex() string {
 		return a.Hex()
 	}
 	return ""
-}
-
-// LegacyRegistry returns the StatementRegistry recording the first
-// circuits' statements (zero when there is none).
-func (l *Ledger) LegacyRegistry() common.Address {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.legacy
 }
 
 // Governed returns a handle on the GovernedRegistry, for its read calls
@@ -247,9 +230,8 @@ func (l *Ledger) Close() error {
 	return nil
 }
 
-// Verifier returns the verifier contract bound to kind: the GovernedRegistry's
-// for CircuitID(kind), else the StatementRegistry's for the first circuits'
-// kinds, else the zero address.
+// Verifier returns the verifier contract the GovernedRegistry binds to
+// CircuitID(kind), else the zero address.
 func (l *Ledger) Verifier(ctx context.Context, kind Kind) (common.Address, error) {
 	if l.closed.Load() {
 		return common.Address{}, ErrClosed
@@ -261,10 +243,7 @@ func (l *Ledger) Verifier(ctx context.Context, kind Kind) (common.Address, error
 	if err != nil {
 		return common.Address{}, unavailable(err)
 	}
-	if v != (common.Address{}) {
-		return v, nil
-	}
-	return l.verifierLegacy(ctx, kind)
+	return v, nil
 }
 
 // Register makes sure kind's verifier holds vk. A key with three public
@@ -275,16 +254,15 @@ func (l *Ledger) Verifier(ctx context.Context, kind Kind) (common.Address, error
 // a new kind), and otherwise deploys a verifier and binds it with the owner's
 // addCircuit — or, when the owner's key is cold, returns an error wrapping
 // ErrOwnerAction naming the command to run. A key of another shape (the
-// first circuits) goes to the StatementRegistry, with the same refusal of a
-// mismatching verifier.
+// first circuits', whose StatementRegistry path is gone) is refused.
 func (l *Ledger) Register(ctx context.Context, kind Kind, vk VerifyingKey) error {
 	if l.closed.Load() {
 		return ErrClosed
 	}
 	l.registerMu.Lock()
 	defer l.registerMu.Unlock()
-	if !isGovernedShape(vk.PublicInputs()) {
-		return l.registerLegacy(ctx, kind, vk)
+	if err := governedShape(kind, vk); err != nil {
+		return err
 	}
 	return l.registerGoverned(ctx, kind, vk)
 }
@@ -301,12 +279,8 @@ func (l *Ledger) Check(ctx context.Context, kind Kind, proof [8]*big.Int, inputs
 	if !encodable(proof, inputs) {
 		return false, nil
 	}
-	governed, err := l.isGoverned(ctx, kind)
-	if err != nil {
+	if err := l.bound(ctx, kind); err != nil {
 		return false, err
-	}
-	if !governed {
-		return l.checkLegacy(ctx, kind, proof, inputs)
 	}
 	return l.checkGoverned(ctx, kind, proof, inputs)
 }
@@ -319,8 +293,7 @@ func (l *Ledger) Check(ctx context.Context, kind Kind, proof [8]*big.Int, inputs
 // ErrNotSubmitter, an unbound circuit ErrUnknownKind; the receipt's log must
 // be exactly the StatementRecorded event expected, and on a JSON-RPC node
 // the block must have WithConfirmations confirmations, before the receipt is
-// reported Verified. Other kinds go to the StatementRegistry as before. An
-// unreachable chain, or one that does not mine the transaction before the
+// reported Verified. An unreachable chain, or one that does not mine the transaction before the
 // context's deadline or the submit timeout (default 10 s), returns
 // ErrUnavailable.
 func (l *Ledger) Submit(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (Receipt, error) {
@@ -333,20 +306,15 @@ func (l *Ledger) Submit(ctx context.Context, kind Kind, proof [8]*big.Int, input
 	if !encodable(proof, inputs) {
 		return Receipt{}, fmt.Errorf("%w: proof or inputs not encodable as uint256", ErrRejected)
 	}
-	governed, err := l.isGoverned(ctx, kind)
-	if err != nil {
+	if err := l.bound(ctx, kind); err != nil {
 		return Receipt{}, err
-	}
-	if !governed {
-		return l.submitLegacy(ctx, kind, proof, inputs)
 	}
 	return l.submitGoverned(ctx, kind, proof, inputs)
 }
 
 // Statement reads back the statement recorded by a transaction: the
-// GovernedRegistry's StatementRecorded event (Inputs are then [issuerKeyHash,
-// digest, circuitId]) or the StatementRegistry's StatementVerified. It
-// returns ErrNotFound for an unknown (or not yet mined) transaction,
+// GovernedRegistry's StatementRecorded event (Inputs are [issuerKeyHash,
+// digest, circuitId]). It returns ErrNotFound for an unknown (or not yet mined) transaction,
 // ErrReverted for a reverted one and ErrRejected for one that recorded
 // nothing.
 func (l *Ledger) Statement(ctx context.Context, txHash common.Hash) (Statement, error) {
@@ -360,35 +328,22 @@ func (l *Ledger) Statement(ctx context.Context, txHash common.Hash) (Statement, 
 	if err != nil {
 		return Statement{}, unavailable(err)
 	}
-	if rec, err := l.Governed().DecodeRecorded(r); err == nil {
-		inputs := []*big.Int{rec.IssuerKeyHash, rec.Digest, rec.CircuitID}
-		return Statement{
-			Kind:        l.kindOf(rec.CircuitID),
-			InputsHash:  inputsHash(inputs),
-			Submitter:   rec.Submitter,
-			Inputs:      inputs,
-			TxHash:      r.TxHash,
-			BlockNumber: r.BlockNumber.Uint64(),
-			Verifier:    rec.Verifier,
-		}, nil
-	}
-	l.mu.RLock()
-	legacy := l.legacy
-	l.mu.RUnlock()
-	ev := l.findStatement(r, legacy)
-	if ev == nil {
+	rec, err := l.Governed().DecodeRecorded(r)
+	if err != nil {
 		if r.Status != types.ReceiptStatusSuccessful {
 			return Statement{}, ErrReverted
 		}
 		return Statement{}, ErrRejected
 	}
+	inputs := []*big.Int{rec.IssuerKeyHash, rec.Digest, rec.CircuitID}
 	return Statement{
-		Kind:        kindFromBytes32(ev.Kind),
-		InputsHash:  ev.InputsHash,
-		Submitter:   ev.Submitter,
-		Inputs:      ev.Inputs,
+		Kind:        l.kindOf(rec.CircuitID),
+		InputsHash:  inputsHash(inputs),
+		Submitter:   rec.Submitter,
+		Inputs:      inputs,
 		TxHash:      r.TxHash,
 		BlockNumber: r.BlockNumber.Uint64(),
+		Verifier:    rec.Verifier,
 	}, nil
 }
 
@@ -443,10 +398,7 @@ func encodable(proof [8]*big.Int, inputs []*big.Int) bool {
 func (l *Ledger) call(ctx context.Context, to common.Address, data []byte) ([]byte, error) {
 	out, err := l.client.CallContract(ctx, ethereum.CallMsg{From: l.from, To: &to, Data: data}, nil)
 	if err != nil {
-		if revert := revertData(err); revert != nil {
-			if _, uerr := l.registryABI.UnpackUnknownKindError(revert); uerr == nil {
-				return nil, ErrUnknownKind
-			}
+		if revertData(err) != nil {
 			return nil, fmt.Errorf("%w: %w", ErrReverted, err)
 		}
 		return nil, unavailable(err)

@@ -207,28 +207,57 @@ func (l *Ledger) RetireIssuer(ctx context.Context, keyHash *big.Int) (Governance
 	return l.Govern(ctx, l.Governed().RetireIssuer(keyHash))
 }
 
-// isGoverned reports whether kind is recorded in the GovernedRegistry: its
-// circuit id is bound there. The answer is cached once known.
-func (l *Ledger) isGoverned(ctx context.Context, kind Kind) (bool, error) {
+// bound returns ErrUnknownKind unless kind's circuit id is bound to a
+// verifier in the GovernedRegistry. The answer is cached once known (the
+// binding is immutable), which also names the kind in Statement.
+func (l *Ledger) bound(ctx context.Context, kind Kind) error {
 	id := CircuitID(kind)
 	l.mu.RLock()
-	_, governed := l.kinds[id.String()]
-	legacy := l.legacyKinds[kind]
+	_, known := l.kinds[id.String()]
 	l.mu.RUnlock()
-	if governed || legacy {
-		return governed, nil
+	if known {
+		return nil
 	}
 	v, err := l.Governed().VerifierOf(ctx, id)
 	if err != nil {
-		return false, unavailable(err)
+		return unavailable(err)
 	}
 	if v == (common.Address{}) {
-		return false, nil
+		return fmt.Errorf("%w: circuit %q (id %s) has no verifier in registry %s", ErrUnknownKind, string(kind), id, l.Registry().Hex())
 	}
 	l.mu.Lock()
 	l.kinds[id.String()] = kind
 	l.mu.Unlock()
-	return true, nil
+	return nil
+}
+
+// governedShape refuses a verifying key whose public inputs are not the
+// registry's three [issuerKeyHash, digest, circuitId]: the first circuits'
+// shape, whose StatementRegistry path is gone (docs/decisions.md).
+func governedShape(kind Kind, vk VerifyingKey) error {
+	if n := vk.PublicInputs(); n != 3 {
+		return fmt.Errorf("chain: %q's verifying key has %d public inputs; the registry records statements of three "+
+			"[issuerKeyHash, digest, circuitId] (a first-generation circuit is no longer recorded)", string(kind), n)
+	}
+	return nil
+}
+
+// holdsKey reports whether the verifier at addr holds the verifying key whose
+// hash is want, and if not, what it holds (for the error message).
+func (l *Ledger) holdsKey(ctx context.Context, addr common.Address, want common.Hash) (held string, same bool, err error) {
+	held = "no verifying key it reports"
+	out, err := l.call(ctx, addr, l.verifierABI.PackVerifyingKeyHash())
+	if err == nil {
+		if got, err := l.verifierABI.UnpackVerifyingKeyHash(out); err == nil {
+			if common.Hash(got) == want {
+				return "", true, nil
+			}
+			held = "verifying key hash " + common.Hash(got).Hex()
+		}
+	} else if errors.Is(err, ErrUnavailable) {
+		return "", false, err
+	}
+	return held, false, nil
 }
 
 func (l *Ledger) kindOf(circuitID *big.Int) Kind {
@@ -313,6 +342,9 @@ func (l *Ledger) checkGoverned(ctx context.Context, kind Kind, proof [8]*big.Int
 
 func (l *Ledger) submitGoverned(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (Receipt, error) {
 	id := CircuitID(kind)
+	if len(inputs) != 3 {
+		return Receipt{}, fmt.Errorf("%w: %d public inputs, not the registry's three [issuerKeyHash, digest, circuitId]", ErrRejected, len(inputs))
+	}
 	if inputs[2].Cmp(id) != 0 {
 		return Receipt{}, fmt.Errorf("%w: the proof's circuit id is not %q's", ErrRejected, string(kind))
 	}

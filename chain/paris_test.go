@@ -7,9 +7,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/vm/runtime"
 	"github.com/ethereum/go-ethereum/params"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/chain/internal/contracts"
 )
 
@@ -47,30 +47,28 @@ func TestRunsOnParis(t *testing.T) {
 	require.Error(t, err, "PUSH0 must be invalid on the Paris config")
 
 	cfg := parisConfig()
+	cfg.BlockNumber = big.NewInt(1) // an issuer registered in block 0 reads as never registered
 	args, err := fixtureVK(t).ConstructorArgs()
 	require.NoError(t, err)
 	_, verifier, _, err := runtime.Create(append(common.FromHex(contracts.Groth16VerifierMetaData.Bin), args...), cfg)
 	require.NoError(t, err)
-	_, registry, _, err := runtime.Create(common.FromHex(contracts.StatementRegistryMetaData.Bin), cfg)
+	reg := contracts.NewGovernedRegistry()
+	// Origin is the owner and the submitter.
+	_, registry, _, err := runtime.Create(append(common.FromHex(contracts.GovernedRegistryMetaData.Bin), reg.PackConstructor(cfg.Origin)...), cfg)
 	require.NoError(t, err)
-	reg := contracts.NewStatementRegistry()
-	var kind [32]byte
-	copy(kind[:], fixtureKind)
-	_, _, err = runtime.Call(registry, reg.PackRegister(kind, verifier), cfg)
-	require.NoError(t, err)
+	id := chain.CircuitID(fixtureKind)
+	for _, call := range [][]byte{reg.PackSetSubmitter(cfg.Origin, true), reg.PackAddCircuit(id, verifier),
+		reg.PackRegisterIssuer(big.NewInt(fixtureIssuer), common.Address{})} {
+		_, _, err = runtime.Call(registry, call, cfg)
+		require.NoError(t, err)
+	}
 
 	st := prove(t, 21)
-	out, _, err := runtime.Call(registry, reg.PackVerifyAndRecord(kind, st.proof, st.inputs), cfg)
-	require.NoError(t, err)
-	ok, err := reg.UnpackVerifyAndRecord(out)
-	require.NoError(t, err)
-	assert.True(t, ok, "honest proof on Paris")
+	_, _, err = runtime.Call(registry, reg.PackRecord(id, st.proof, st.inputs), cfg)
+	require.NoError(t, err, "honest proof recorded on Paris")
 
 	bad := cloneInputs(st.inputs)
-	bad[0].Add(bad[0], big.NewInt(1))
-	out, _, err = runtime.Call(registry, reg.PackVerifyAndRecord(kind, st.proof, bad), cfg)
-	require.NoError(t, err)
-	ok, err = reg.UnpackVerifyAndRecord(out)
-	require.NoError(t, err)
-	assert.False(t, ok, "changed input on Paris")
+	bad[1].Add(bad[1], big.NewInt(1))
+	_, _, err = runtime.Call(registry, reg.PackRecord(id, st.proof, bad), cfg)
+	require.Error(t, err, "changed input refused on Paris")
 }

@@ -39,9 +39,6 @@ func WithDataDir(dir string) Option {
 type embeddedState struct {
 	Key    string           `json:"deployer_key"`
 	Funded []common.Address `json:"funded"`
-	// Registry is the StatementRegistry of the first circuits' kinds (the
-	// only registry before governance; zero until such a kind is registered).
-	Registry common.Address `json:"registry"`
 	// Governed is the GovernedRegistry (zero in a state kept before governance).
 	Governed common.Address `json:"governed_registry"`
 	Head     common.Hash    `json:"head"` // the head block at the last close

@@ -141,23 +141,13 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 	l.closeFn = closeFn
 	l.endpoint = endpoint
 	l.network = "simulated"
-	if !restart {
-		// Transitional (legacy.go): the first circuits' StatementRegistry is
-		// the deployer's first contract, where Dial finds it.
-		if _, err := l.legacyRegistry(ctx, true); err != nil {
-			return nil, errors.Join(err, l.Close())
-		}
-	}
 	if err := l.startGoverned(ctx, kept, restart, owner, ownerKey); err != nil {
 		return nil, errors.Join(err, l.Close())
 	}
 	if o.dataDir != "" {
-		l.saveState = func() error {
-			st := embeddedState{Key: hex.EncodeToString(crypto.FromECDSA(key)), Funded: o.funded,
-				Registry: l.LegacyRegistry(), Governed: l.Registry(), Head: kept.Head}
-			return saveState(o.dataDir, st)
-		}
-		if err := l.saveState(); err != nil {
+		st := embeddedState{Key: hex.EncodeToString(crypto.FromECDSA(key)), Funded: o.funded,
+			Governed: l.Registry(), Head: kept.Head}
+		if err := saveState(o.dataDir, st); err != nil {
 			return nil, errors.Join(err, l.Close())
 		}
 	}
@@ -168,11 +158,6 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 // owner (funding the owner first on a chain kept from before governance,
 // whose genesis did not), and registers the deployer as its submitter.
 func (l *Ledger) startGoverned(ctx context.Context, kept embeddedState, restart bool, owner common.Address, ownerKey *ecdsa.PrivateKey) error {
-	if restart {
-		l.mu.Lock()
-		l.legacy = kept.Registry
-		l.mu.Unlock()
-	}
 	if restart && kept.Governed != (common.Address{}) {
 		l.mu.Lock()
 		l.registry = kept.Governed

@@ -26,8 +26,8 @@ const settings = {
 // that `go test` catches stale bindings without node.
 const product = {
   out: path.join(root, 'chain', 'internal', 'contracts'),
-  sources: ['Groth16Verifier.sol', 'StatementRegistry.sol', 'GovernedRegistry.sol'],
-  contracts: ['Groth16Verifier', 'StatementRegistry', 'GovernedRegistry'],
+  sources: ['Groth16Verifier.sol', 'GovernedRegistry.sol'],
+  contracts: ['Groth16Verifier', 'GovernedRegistry'],
 };
 
 // Test fixture: gnark's own exported verifier for the test circuit's key.
@@ -39,7 +39,7 @@ const fixture = {
 
 // sourcesHash must match hashSources in chain/internal/contracts/contracts_test.go:
 // sha256 over, for each file in order, its name, a NUL, its bytes, a NUL.
-const hashed = ['Groth16Verifier.sol', 'StatementRegistry.sol', 'GovernedRegistry.sol', 'compile.js', 'package.json'];
+const hashed = ['Groth16Verifier.sol', 'GovernedRegistry.sol', 'compile.js', 'package.json'];
 
 function sourcesHash() {
   const h = crypto.createHash('sha256');

@@ -88,7 +88,7 @@ func TestChainSubmissionTimeout(t *testing.T) {
 		forward.ServeHTTP(w, r)
 	}))
 	t.Cleanup(dropping.Close)
-	remote, err := chain.Dial(ctx, dropping.URL, chain.DialConfig{Key: hex.EncodeToString(crypto.FromECDSA(key)), Registry: node.Registry().Hex(), LegacyRegistry: node.LegacyRegistry().Hex()},
+	remote, err := chain.Dial(ctx, dropping.URL, chain.DialConfig{Key: hex.EncodeToString(crypto.FromECDSA(key)), Registry: node.Registry().Hex()},
 		chain.WithSubmitTimeout(500*time.Millisecond), chain.WithPollInterval(20*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(func() { remote.Close() })

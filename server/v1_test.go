@@ -814,7 +814,7 @@ func v1FailingAttestors(t *testing.T, a *app.App) (timingOut, chainDown healthag
 	node, err := chain.NewSimulated(ctx, chain.WithHTTP(rpcAddr), chain.WithKey(nodeKey))
 	require.NoError(t, err)
 	require.NoError(t, attest.Register(ctx, node, a.ZK))
-	remote, err := chain.Dial(ctx, "http://"+rpcAddr, chain.DialConfig{Key: hex.EncodeToString(crypto.FromECDSA(nodeKey)), Registry: node.Registry().Hex(), LegacyRegistry: node.LegacyRegistry().Hex()},
+	remote, err := chain.Dial(ctx, "http://"+rpcAddr, chain.DialConfig{Key: hex.EncodeToString(crypto.FromECDSA(nodeKey)), Registry: node.Registry().Hex()},
 		chain.WithSubmitTimeout(2*time.Second))
 	require.NoError(t, err)
 	t.Cleanup(func() { remote.Close() })

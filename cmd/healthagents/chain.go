@@ -50,8 +50,7 @@ func chainCommand(ctx context.Context, getenv func(string) string, logger *slog.
 }
 
 // chainDeploy deploys the GovernedRegistry owned by CHAIN_OWNER (or the
-// --owner-key account), the verifiers of ZK_KEYS_DIR's or DATA_DIR/zkp's keys (and the
-// first circuits' StatementRegistry while they are in use), then the
+// --owner-key account), the verifiers of ZK_KEYS_DIR's or DATA_DIR/zkp's keys, then the
 // pharmacy oracle, owned by the submitting account, its first writer.
 func chainDeploy(ctx context.Context, getenv func(string) string, logger *slog.Logger, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("chain deploy", flag.ContinueOnError)
@@ -105,9 +104,6 @@ func chainDeploy(ctx context.Context, getenv func(string) string, logger *slog.L
 	fmt.Fprintf(stdout, "CHAIN_REGISTRY=%s\n", addrs.Registry.Hex())
 	fmt.Fprintf(stdout, "PHARMACY_ORACLE=%s\n", oracle.Hex())
 	fmt.Fprintf(stdout, "CHAIN_OWNER=%s\n", addrs.Owner.Hex())
-	if addrs.Legacy != (common.Address{}) {
-		fmt.Fprintf(stdout, "CHAIN_LEGACY_REGISTRY=%s\n", addrs.Legacy.Hex())
-	}
 	for _, name := range zkp.CircuitNames() {
 		fmt.Fprintf(stdout, "# verifier %s: %s\n", name, addrs.Verifiers[chain.Kind(name)].Hex())
 	}

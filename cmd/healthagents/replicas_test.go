@@ -63,8 +63,6 @@ func TestTwoServeProcesses(t *testing.T) {
 	node, err := chain.NewSimulated(ctx, chain.WithHTTP(rpcAddr), chain.WithKey(submitter), chain.WithOwnerKey(ownerKey))
 	require.NoError(t, err)
 	t.Cleanup(func() { node.Close() })
-	legacy, err := node.OpenLegacyRegistry(ctx)
-	require.NoError(t, err)
 	ownerFile := filepath.Join(t.TempDir(), "owner.key")
 	require.NoError(t, os.WriteFile(ownerFile, []byte(hex.EncodeToString(crypto.FromECDSA(ownerKey))), 0o600))
 
@@ -82,7 +80,7 @@ func TestTwoServeProcesses(t *testing.T) {
 			fmt.Sprintf("REPLICA_URL=http://127.0.0.1:%d", port),
 			"DATA_DIR=" + dir, "ADMIN_TOKEN=" + admin, "FERNET_KEY=" + fernet, "DATABASE_URL=" + dsn, "REDIS_URL=" + redisURL,
 			"CHAIN_ENDPOINT=http://" + rpcAddr, "CHAIN_PRIVATE_KEY=" + hex.EncodeToString(crypto.FromECDSA(submitter)),
-			"CHAIN_REGISTRY=" + node.Registry().Hex(), "CHAIN_LEGACY_REGISTRY=" + legacy.Hex(), "CHAIN_OWNER_KEY_FILE=" + ownerFile,
+			"CHAIN_REGISTRY=" + node.Registry().Hex(), "CHAIN_OWNER_KEY_FILE=" + ownerFile,
 		}))
 	}
 

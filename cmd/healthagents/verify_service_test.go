@@ -68,8 +68,8 @@ func TestVerifyDecisionOnServiceDecisions(t *testing.T) {
 		dir := t.TempDir()
 		require.NoError(t, os.CopyFS(filepath.Join(dir, "zkp"), os.DirFS(filepath.Join(dataDir, "zkp"))))
 		g, err := app.OpenWithOutput(ctx, app.Config{DataDir: dir, ChainEndpoint: endpoint, ChainKey: ganacheKey2,
-			ChainRegistry: addrs.Registry.Hex(), ChainLegacyRegistry: addrs.Legacy.Hex(),
-			ChainOwner: crypto.PubkeyToAddress(owner.PublicKey).Hex(), ChainOwnerKeyFile: ownerFile},
+			ChainRegistry: addrs.Registry.Hex(),
+			ChainOwner:    crypto.PubkeyToAddress(owner.PublicKey).Hex(), ChainOwnerKeyFile: ownerFile},
 			slog.New(slog.DiscardHandler), io.Discard)
 		require.NoError(t, err)
 		defer g.Close()

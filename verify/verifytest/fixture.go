@@ -74,12 +74,26 @@ var setup = sync.OnceValues(func() (*keys, error) {
 })
 
 // VerifyingKey is the verifying key of the fixture's circuit, whose public
-// inputs are the registry's three [issuerKeyHash, digest, circuitId].
+// inputs are the registry's three [issuerKeyHash, digest, circuitId]: a copy
+// each call, so a test that tampers with it changes nobody else's.
 func VerifyingKey(t testing.TB) chain.VerifyingKey {
 	t.Helper()
 	k, err := setup()
 	must(t, err, "setup")
-	return k.vk
+	vk := k.vk
+	vk.IC = make([][2]*big.Int, len(k.vk.IC))
+	for i, p := range k.vk.IC {
+		vk.IC[i] = [2]*big.Int{new(big.Int).Set(p[0]), new(big.Int).Set(p[1])}
+	}
+	for _, a := range []*[4]*big.Int{&vk.Beta2, &vk.Gamma2, &vk.Delta2} {
+		for i, v := range a {
+			a[i] = new(big.Int).Set(v)
+		}
+	}
+	for i, v := range vk.Alpha1 {
+		vk.Alpha1[i] = new(big.Int).Set(v)
+	}
+	return vk
 }
 
 // Prove makes a real Groth16 proof, for VerifyingKey, of the statement with

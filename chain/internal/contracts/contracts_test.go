@@ -18,7 +18,7 @@ import (
 func hashSources(t *testing.T, dir string) string {
 	t.Helper()
 	h := sha256.New()
-	for _, name := range []string{"Groth16Verifier.sol", "StatementRegistry.sol", "GovernedRegistry.sol", "compile.js", "package.json"} {
+	for _, name := range []string{"Groth16Verifier.sol", "GovernedRegistry.sol", "compile.js", "package.json"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
 		h.Write([]byte(name))
@@ -44,7 +44,6 @@ func TestBindingsMatchArtifacts(t *testing.T) {
 	t.Parallel()
 	for name, bin := range map[string]string{
 		"Groth16Verifier":   contracts.Groth16VerifierMetaData.Bin,
-		"StatementRegistry": contracts.StatementRegistryMetaData.Bin,
 	} {
 		raw, err := os.ReadFile(name + ".bin")
 		require.NoError(t, err)

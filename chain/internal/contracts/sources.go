@@ -4,7 +4,7 @@ package contracts
 
 // SourcesSHA256 is the SHA-256 of the Solidity sources, compile.js and
 // package.json these bindings were generated from.
-const SourcesSHA256 = "df6fd6725fe9d7b6c308b1d686245211ef716f61d7818320cff1746edb8cdc3a"
+const SourcesSHA256 = "10dfd43e62315509a2c16115e1e2a3ce0b2f76cba321ba751799f42ccecc7a85"
 
 // SolcVersion is the compiler that produced the bytecode.
 const SolcVersion = "0.8.28+commit.7893614a.Emscripten.clang"
