@@ -43,7 +43,7 @@ func TestGeneratedIsCurrent(t *testing.T) {
 func TestBindingsMatchArtifacts(t *testing.T) {
 	t.Parallel()
 	for name, bin := range map[string]string{
-		"Groth16Verifier":   contracts.Groth16VerifierMetaData.Bin,
+		"Groth16Verifier": contracts.Groth16VerifierMetaData.Bin,
 	} {
 		raw, err := os.ReadFile(name + ".bin")
 		require.NoError(t, err)
