@@ -266,10 +266,23 @@ func (c *Coordinator) phaseDeadline(r *RoundState, now time.Time) time.Time {
 // Advance applies the clock: a phase whose deadline passed moves on with the
 // participants it has, or the round is abandoned. Every call of the
 // coordinator does this first; a server may also call it on a timer.
+//
+// Advance is also the heartbeat: while a round is open it stores the round
+// with the time (Config.Heartbeat apart), so a restart knows how long the
+// coordinator was down. Only this timer path writes it — reads (Status,
+// View, History) never wait on a heartbeat — and each write is bounded by
+// half a heartbeat, so a stalled database holds the coordinator's lock for
+// that long at most and is reported as an error to the caller's loop.
 func (c *Coordinator) Advance(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.advance(ctx, c.cfg.Clock())
+	now := c.cfg.Clock()
+	if c.round != nil && c.round.Phase.Open() {
+		if err := c.heartbeat(ctx, now); err != nil {
+			return err
+		}
+	}
+	return c.advance(ctx, now)
 }
 
 func (c *Coordinator) advance(ctx context.Context, now time.Time) error {
@@ -281,9 +294,6 @@ func (c *Coordinator) advance(ctx context.Context, now time.Time) error {
 			// The previous round ended but opening the next one failed (a
 			// store error): try again.
 			return c.openNext(ctx, now)
-		}
-		if err := c.heartbeat(ctx, now); err != nil {
-			return err
 		}
 		moved, err := c.transition(ctx, now)
 		if err != nil || !moved {
@@ -300,6 +310,8 @@ func (c *Coordinator) heartbeat(ctx context.Context, now time.Time) error {
 	}
 	r := c.round.clone()
 	r.Alive = now.UTC()
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Heartbeat/2)
+	defer cancel()
 	if err := c.store.SaveFederated(ctx, Change{Rounds: []*RoundState{r}}); err != nil {
 		return fmt.Errorf("federated: saving round %d: %w", r.Number, err)
 	}
