@@ -13,9 +13,11 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/backend/groth16"
 	groth16bn254 "github.com/consensys/gnark/backend/groth16/bn254"
+	"github.com/consensys/gnark/backend/witness"
 	csbn254 "github.com/consensys/gnark/constraint/bn254"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,11 +27,15 @@ import (
 
 // powerCircuit proves knowledge of X with X^(Rounds+1) + X + 5 = Y: a
 // small stand-in for the service's circuits (whose phase 1 takes minutes),
-// with Rounds setting its size.
+// with Rounds setting its size. Its public inputs have the registry's shape
+// [issuerKeyHash, digest, circuitId] so its keys can be registered on chain;
+// only Y (the digest's place) is constrained.
 type powerCircuit struct {
-	Rounds int `gnark:"-"`
-	X      frontend.Variable
-	Y      frontend.Variable `gnark:",public"`
+	Rounds    int `gnark:"-"`
+	X         frontend.Variable
+	Issuer    frontend.Variable `gnark:",public"`
+	Y         frontend.Variable `gnark:",public"`
+	CircuitID frontend.Variable `gnark:",public"`
 }
 
 func (c *powerCircuit) Define(api frontend.API) error {
@@ -52,7 +58,7 @@ func compile(t testing.TB, rounds int) *csbn254.R1CS {
 func assignment(rounds int, x int64) *powerCircuit {
 	y := new(big.Int).Exp(big.NewInt(x), big.NewInt(int64(rounds+1)), nil)
 	y.Add(y, big.NewInt(x+5))
-	return &powerCircuit{Rounds: rounds, X: x, Y: y}
+	return &powerCircuit{Rounds: rounds, X: x, Y: y, Issuer: 0, CircuitID: 0}
 }
 
 // Two circuits of different domains (2^3 and 2^5 constraints), so phase 2
@@ -170,16 +176,21 @@ func TestThreePartyCeremony(t *testing.T) {
 	ledger, err := chain.NewSimulated(ctx)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ledger.Close() })
+	_, err = ledger.RegisterIssuer(ctx, testIssuer, common.Address{})
+	require.NoError(t, err)
 	for _, k := range tr.keys {
 		assert.Equal(t, uint64(1)<<map[string]int{"small": 3, "larger": 5}[k.Name], k.PK.Domain.Cardinality, "%s: keys over the circuit's own domain", k.Name)
+		kind := chain.Kind("ceremony-" + k.Name)
 		proof, a := prove(t, k.Name, k.PK, 3)
+		a.(*powerCircuit).Issuer, a.(*powerCircuit).CircuitID = testIssuer, chain.CircuitID(kind)
+		proof, err = groth16.Prove(circuitOf(k.Name), k.PK, mustWitness(t, a))
+		require.NoError(t, err)
 		pub, err := frontend.NewWitness(a, ecc.BN254.ScalarField(), frontend.PublicOnly())
 		require.NoError(t, err)
 		require.NoError(t, groth16.Verify(proof, k.VK, pub), k.Name)
 
 		vk, err := chain.VerifyingKeyFromGnark(k.VK)
 		require.NoError(t, err)
-		kind := chain.Kind("ceremony-" + k.Name)
 		require.NoError(t, ledger.Register(ctx, kind, vk))
 		onchain, err := chain.ProofFromGnark(proof)
 		require.NoError(t, err)
@@ -189,7 +200,7 @@ func TestThreePartyCeremony(t *testing.T) {
 		assert.True(t, rc.Verified, k.Name)
 
 		// Another public input: rejected by the contract and by gnark.
-		other := []*big.Int{new(big.Int).Add(in[0], big.NewInt(1))}
+		other := []*big.Int{in[0], new(big.Int).Add(in[1], big.NewInt(1)), in[2]}
 		ok, err := ledger.Check(ctx, kind, onchain, other)
 		require.NoError(t, err)
 		assert.False(t, ok, "%s: a proof verifies only its own statement", k.Name)
@@ -376,4 +387,23 @@ func TestFilesRoundTrip(t *testing.T) {
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, f.Bytes(), raw)
+}
+
+// testIssuer is the issuer key hash the ceremony's test statements name.
+var testIssuer = big.NewInt(41)
+
+func circuitOf(name string) *csbn254.R1CS {
+	for _, c := range testCircuits() {
+		if c.Name == name {
+			return c.CCS
+		}
+	}
+	return nil
+}
+
+func mustWitness(t testing.TB, a frontend.Circuit) witness.Witness {
+	t.Helper()
+	w, err := frontend.NewWitness(a, ecc.BN254.ScalarField())
+	require.NoError(t, err)
+	return w
 }
