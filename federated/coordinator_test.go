@@ -584,13 +584,13 @@ func TestRestartExtendsDeadlinesByTheDowntime(t *testing.T) {
 	// Idle but running: the timer's Advance heartbeats, no phase change;
 	// a read alone does not write.
 	clock.Add(c.cfg.PhaseTimeout / 2)
-	v, err := c.View(ctx, "hospital-00")
+	_, err = c.View(ctx, "hospital-00")
 	require.NoError(t, err)
 	var before RoundState
 	require.NoError(t, jsonUnmarshal(store.rounds[0], &before))
 	require.NotEqual(t, clock.Now().UTC(), before.Alive, "a read stored a heartbeat")
 	require.NoError(t, c.Advance(ctx))
-	v, err = c.View(ctx, "hospital-00")
+	v, err := c.View(ctx, "hospital-00")
 	require.NoError(t, err)
 	require.Equal(t, PhaseAdvertiseKeys, v.Phase)
 	var r0 RoundState

@@ -181,9 +181,9 @@ func TestThreePartyCeremony(t *testing.T) {
 	for _, k := range tr.keys {
 		assert.Equal(t, uint64(1)<<map[string]int{"small": 3, "larger": 5}[k.Name], k.PK.Domain.Cardinality, "%s: keys over the circuit's own domain", k.Name)
 		kind := chain.Kind("ceremony-" + k.Name)
-		proof, a := prove(t, k.Name, k.PK, 3)
+		_, a := prove(t, k.Name, k.PK, 3)
 		a.(*powerCircuit).Issuer, a.(*powerCircuit).CircuitID = testIssuer, chain.CircuitID(kind)
-		proof, err = groth16.Prove(circuitOf(k.Name), k.PK, mustWitness(t, a))
+		proof, err := groth16.Prove(circuitOf(k.Name), k.PK, mustWitness(t, a))
 		require.NoError(t, err)
 		pub, err := frontend.NewWitness(a, ecc.BN254.ScalarField(), frontend.PublicOnly())
 		require.NoError(t, err)
