@@ -1,11 +1,12 @@
 package client_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/internal/depcheck"
 )
 
 // TestDependencies keeps the SDK and the wire types light: a program
@@ -22,10 +23,7 @@ func TestDependencies(t *testing.T) {
 }
 
 func checkDependencies(t *testing.T, pkg string) {
-	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", pkg).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	deps := strings.Fields(string(out))
-	require.Contains(t, deps, pkg, "sanity: the list is the package's")
+	deps := depcheck.Deps(t, pkg)
 	if strings.HasSuffix(pkg, "/client") {
 		require.Contains(t, deps, "github.com/hashicorp/go-retryablehttp", "sanity: the list is the client's")
 		require.Contains(t, deps, "github.com/healthagents/healthagents/api", "the SDK uses the shared wire types")
@@ -49,15 +47,5 @@ func checkDependencies(t *testing.T, pkg string) {
 	}
 	// database/sql/driver holds interfaces only (iden3's babyjub, under the
 	// coverage credentials, implements driver.Valuer): no driver, no pool.
-	allowed := map[string]bool{"database/sql/driver": true}
-	for _, d := range deps {
-		if allowed[d] {
-			continue
-		}
-		for _, f := range forbidden {
-			if d == f || strings.HasPrefix(d, f+"/") || (strings.HasSuffix(f, "/") && strings.HasPrefix(d, f)) {
-				t.Errorf("%s depends on %s", pkg, d)
-			}
-		}
-	}
+	depcheck.Forbid(t, pkg, deps, forbidden, "database/sql/driver")
 }

@@ -1,11 +1,11 @@
 package server_test
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/internal/depcheck"
 )
 
 // TestServerIsLight: a program importing only server (to mount the API with
@@ -18,10 +18,7 @@ func TestServerIsLight(t *testing.T) {
 		t.Skip("runs go list")
 	}
 	const pkg = "github.com/healthagents/healthagents/server"
-	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", pkg).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	deps := strings.Fields(string(out))
-	require.Contains(t, deps, pkg, "sanity: the list is the package's")
+	deps := depcheck.Deps(t, pkg)
 	require.Contains(t, deps, "github.com/healthagents/healthagents/ratelimit", "sanity: the list is the server's")
 	forbidden := []string{
 		"github.com/ethereum/",
@@ -34,11 +31,5 @@ func TestServerIsLight(t *testing.T) {
 		"github.com/healthagents/healthagents/ratelimit/redisstore",
 		"github.com/healthagents/healthagents/app",
 	}
-	for _, d := range deps {
-		for _, f := range forbidden {
-			if d == f || strings.HasPrefix(d, strings.TrimSuffix(f, "/")+"/") {
-				t.Errorf("server depends on %s", d)
-			}
-		}
-	}
+	depcheck.Forbid(t, pkg, deps, forbidden)
 }
