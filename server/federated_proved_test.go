@@ -106,35 +106,48 @@ func TestProvedRoundOverHTTP(t *testing.T) {
 				assert.True(t, r.Proved, "the round is a proved one")
 				assert.Positive(t, r.EvalBound)
 
-				var refused error
-				for range 12 {
-					for i, p := range ps {
-						if i == 3 && refused != nil {
-							continue // the refused hospital stops
-						}
-						_, err := p.Step(t.Context(), apis[i])
-						if i == 3 && err != nil {
-							refused = err
-							continue
-						}
-						require.NoError(t, err, p.Org())
-					}
-					m, err := s.client(t, "hospital-a").FederatedModel(t.Context())
-					require.NoError(t, err)
-					if m.ModelVersion != "1.0.0" {
-						assert.Equal(t, 3, m.OrganizationsContributed, "the round completed with the three others")
-						var ce *client.Error
-						require.True(t, errors.As(refused, &ce), "hospital-d was refused over HTTP: %v", refused)
-						assert.Equal(t, 400, ce.StatusCode)
-						assert.Contains(t, ce.Error(), "not proved within its bounds")
-						assert.Equal(t, clock.Now(), time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC), "no phase deadline had to pass")
-						return
-					}
-				}
-				// No deadline passed: the refused input no longer holds the
-				// round up.
-				t.Fatalf("the round did not complete (hospital-d: %v)", refused)
+				refused := closeWithoutD(t, s, ps, apis, nil)
+				var ce *client.Error
+				require.True(t, errors.As(refused, &ce), "hospital-d was refused over HTTP: %v", refused)
+				assert.Equal(t, 400, ce.StatusCode)
+				assert.Contains(t, ce.Error(), "not proved within its bounds")
+				assert.Equal(t, clock.Now(), time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC), "no phase deadline had to pass")
 			})
 		})
 	}
+}
+
+// closeWithoutD steps the four hospitals (hospital-d the last, through
+// apis[3]) until the round has made a new model version, hospital-d
+// stopping once it is refused (onRefused, when given, runs then), and
+// returns hospital-d's refusal. It fails t when the round does not complete
+// in twelve passes, the clock never moved: the refused input must not hold
+// the round up until a phase deadline.
+func closeWithoutD(t *testing.T, s *fedServer, ps []*federated.Participant, apis []federated.RoundAPI, onRefused func()) error {
+	t.Helper()
+	var refused error
+	for range 12 {
+		for i, p := range ps {
+			if i == 3 && refused != nil {
+				continue // the refused hospital stops
+			}
+			_, err := p.Step(t.Context(), apis[i])
+			if i == 3 && err != nil {
+				refused = err
+				if onRefused != nil {
+					onRefused()
+				}
+				continue
+			}
+			require.NoError(t, err, p.Org())
+		}
+		m, err := s.client(t, "hospital-a").FederatedModel(t.Context())
+		require.NoError(t, err)
+		if m.ModelVersion != "1.0.0" {
+			assert.Equal(t, 3, m.OrganizationsContributed, "the round completed with the three others")
+			return refused
+		}
+	}
+	t.Fatalf("the round did not complete before its phase deadline (hospital-d: %v)", refused)
+	return nil
 }
