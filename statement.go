@@ -12,6 +12,20 @@ import "log/slog"
 type Statement struct {
 	Digest  string           `json:"digest" doc:"The statement digest, a decimal field element: the proof's second public input and the StatementRecorded event's digest." example:"1234567890"`
 	Opening StatementOpening `json:"opening"`
+	// Batch is set when the decision was anchored in a batch
+	// (CHAIN_ANCHOR=batch): blockchain_tx recorded the batch's Merkle root,
+	// and this is where the statement's leaf sits under it.
+	Batch *StatementBatch `json:"batch,omitempty"`
+}
+
+// StatementBatch is where a statement's leaf, Poseidon(issuer_key_hash,
+// digest, circuit_id), sits in the batch whose Merkle root the registry's
+// BatchRecorded event records (docs/statement.md, "Batches").
+type StatementBatch struct {
+	Root      string   `json:"root" doc:"The batch's Merkle root, a decimal field element: BatchRecorded's root."`
+	Size      int      `json:"size" doc:"How many statements the batch anchors: BatchRecorded's size." example:"128"`
+	LeafIndex int      `json:"leaf_index" doc:"The leaf's index in the batch, 0-based; bit k says whether the node at height k is a right child." example:"5"`
+	Path      []string `json:"path" doc:"The sibling values from the leaf up, decimal field elements; ceil(log2 size) of them."`
 }
 
 // StatementOpening is the list a statement's digest is computed over, with

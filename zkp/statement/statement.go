@@ -51,10 +51,13 @@ type Opening struct {
 	Fields          []Field
 }
 
-// Statement is a decision's digest and its opening.
+// Statement is a decision's digest and its opening and, for a decision
+// anchored in a batch, where its leaf sits in the batch (nil when the
+// decision's transaction recorded it alone).
 type Statement struct {
 	Digest  *big.Int
 	Opening Opening
+	Batch   *Batch
 }
 
 // Values returns the opening's field values in order.
@@ -194,6 +197,7 @@ type openingJSON struct {
 type statementJSON struct {
 	Digest  string  `json:"digest"`
 	Opening Opening `json:"opening"`
+	Batch   *Batch  `json:"batch,omitempty"`
 }
 
 func dec(x *big.Int) string {
@@ -287,7 +291,7 @@ func (o *Opening) UnmarshalJSON(b []byte) error {
 
 // MarshalJSON writes {"digest": "<decimal>", "opening": {...}}.
 func (s Statement) MarshalJSON() ([]byte, error) {
-	return json.Marshal(statementJSON{Digest: dec(s.Digest), Opening: s.Opening})
+	return json.Marshal(statementJSON{Digest: dec(s.Digest), Opening: s.Opening, Batch: s.Batch})
 }
 
 // UnmarshalJSON reads a statement, refusing keys it does not have. It does
@@ -304,7 +308,7 @@ func (s *Statement) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*s = Statement{Digest: d, Opening: j.Opening}
+	*s = Statement{Digest: d, Opening: j.Opening, Batch: j.Batch}
 	return nil
 }
 
