@@ -12,6 +12,10 @@ interface IStatementVerifier {
 /// wallet, set at deploy) registers and retires submitters and issuers and adds
 /// circuits; verifiers are immutable per circuit id (no replace function); only
 /// registered submitters record; a proof that fails verification reverts.
+/// Batches: a submitter may instead record the Poseidon Merkle root of many
+/// statements whose proofs it verified against the verifiers bound to their
+/// circuit ids (recordBatch); anyone re-verifies each one with eth_call from
+/// the statement, its Merkle path and its proof (docs/statement.md, "Batches").
 /// @dev An issuer may name an admin address (the payer's own key) that can revoke
 /// that issuer's credential nonces, so a payer does not depend on us to revoke.
 contract GovernedRegistry {
@@ -29,6 +33,14 @@ contract GovernedRegistry {
     mapping(uint256 circuitId => address verifier) public verifierOf;
     /// @notice Block in which (issuer, nonce) was revoked, 0 if not revoked.
     mapping(uint256 issuerKeyHash => mapping(uint64 nonce => uint256 blockNumber)) public revokedIn;
+    /// @notice Block in which a batch root was recorded, 0 if never.
+    mapping(uint256 root => uint256 blockNumber) public batchRecordedIn;
+
+    /// @notice The most statements one batch anchors (a Merkle tree of depth 10).
+    uint256 public constant MAX_BATCH = 1024;
+    /// @notice BN254's scalar field, where Poseidon roots live.
+    uint256 internal constant SNARK_SCALAR_FIELD =
+        21888242871839275222246405745257275088548364400416034343698204186575808495617;
 
     event SubmitterSet(address indexed submitter, bool registered);
     event IssuerRegistered(uint256 indexed issuerKeyHash, address admin);
@@ -44,6 +56,11 @@ contract GovernedRegistry {
         address submitter
     );
 
+    /// @notice A batch of statements: the Poseidon Merkle root of their leaves
+    /// Poseidon(issuerKeyHash, digest, circuitId), how many there are and the
+    /// circuit ids among them (strictly increasing, each bound to a verifier).
+    event BatchRecorded(uint256 indexed root, uint256 size, uint256[] circuitIds, address indexed submitter);
+
     error NotOwner();
     error NotSubmitter(address account);
     error NotIssuerAdmin(address account);
@@ -55,6 +72,8 @@ contract GovernedRegistry {
     error IssuerNotActive(uint256 issuerKeyHash);
     error BadPublicInputs();
     error ProofRejected();
+    error BadBatch();
+    error BatchExists(uint256 root);
 
     constructor(address owner_) {
         if (owner_ == address(0)) revert ZeroAddress();
@@ -128,5 +147,22 @@ contract GovernedRegistry {
             verifier.staticcall(abi.encodeCall(IStatementVerifier.verifyProof, (proof, publicInputs)));
         if (!ok || ret.length != 32 || abi.decode(ret, (uint256)) != 1) revert ProofRejected();
         emit StatementRecorded(publicInputs[1], publicInputs[0], circuitId, verifier, msg.sender);
+    }
+
+    /// @notice Records a batch's Merkle root once. The submitter verified every
+    /// statement's proof against the verifier bound to its circuit id before
+    /// sending; the registry checks what it can without the leaves: the
+    /// submitter, the batch's shape, and that every circuit id is bound.
+    function recordBatch(uint256 root, uint256 size, uint256[] calldata circuitIds) external {
+        if (!isSubmitter[msg.sender]) revert NotSubmitter(msg.sender);
+        if (root == 0 || root >= SNARK_SCALAR_FIELD || size == 0 || size > MAX_BATCH) revert BadBatch();
+        if (circuitIds.length == 0 || circuitIds.length > size) revert BadBatch();
+        for (uint256 i = 0; i < circuitIds.length; i++) {
+            if (i > 0 && circuitIds[i] <= circuitIds[i - 1]) revert BadBatch();
+            if (verifierOf[circuitIds[i]] == address(0)) revert UnknownCircuit(circuitIds[i]);
+        }
+        if (batchRecordedIn[root] != 0) revert BatchExists(root);
+        batchRecordedIn[root] = block.number;
+        emit BatchRecorded(root, size, circuitIds, msg.sender);
     }
 }

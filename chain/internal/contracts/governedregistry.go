@@ -26,9 +26,9 @@ var (
 
 // GovernedRegistryMetaData contains all meta data concerning the GovernedRegistry contract.
 var GovernedRegistryMetaData = bind.MetaData{
-	ABI: "[{\"inputs\":[{\"internalType\":\"address\",\"name\":\"owner_\",\"type\":\"address\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[],\"name\":\"BadPublicInputs\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"}],\"name\":\"CircuitExists\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"}],\"name\":\"IssuerExists\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"}],\"name\":\"IssuerNotActive\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"NotAContract\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"NotIssuerAdmin\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"NotOwner\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"NotSubmitter\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"ProofRejected\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"}],\"name\":\"UnknownCircuit\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"ZeroAddress\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"verifier\",\"type\":\"address\"}],\"name\":\"CircuitAdded\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"}],\"name\":\"IssuerRegistered\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"}],\"name\":\"IssuerRetired\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"uint64\",\"name\":\"nonce\",\"type\":\"uint64\"}],\"name\":\"NonceRevoked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"digest\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"verifier\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"submitter\",\"type\":\"address\"}],\"name\":\"StatementRecorded\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"submitter\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"bool\",\"name\":\"registered\",\"type\":\"bool\"}],\"name\":\"SubmitterSet\",\"type\":\"event\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"verifier\",\"type\":\"address\"}],\"name\":\"addCircuit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"blockNumber\",\"type\":\"uint256\"}],\"name\":\"isIssuerActiveAt\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"internalType\":\"uint64\",\"name\":\"nonce\",\"type\":\"uint64\"}],\"name\":\"isRevoked\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"submitter\",\"type\":\"address\"}],\"name\":\"isSubmitter\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"}],\"name\":\"issuers\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"registeredAt\",\"type\":\"uint64\"},{\"internalType\":\"uint64\",\"name\":\"retiredAt\",\"type\":\"uint64\"},{\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"owner\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"},{\"internalType\":\"uint256[8]\",\"name\":\"proof\",\"type\":\"uint256[8]\"},{\"internalType\":\"uint256[]\",\"name\":\"publicInputs\",\"type\":\"uint256[]\"}],\"name\":\"record\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"}],\"name\":\"registerIssuer\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"}],\"name\":\"retireIssuer\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"internalType\":\"uint64\",\"name\":\"nonce\",\"type\":\"uint64\"}],\"name\":\"revokeNonce\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"internalType\":\"uint64\",\"name\":\"nonce\",\"type\":\"uint64\"}],\"name\":\"revokedIn\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"blockNumber\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"submitter\",\"type\":\"address\"},{\"internalType\":\"bool\",\"name\":\"registered\",\"type\":\"bool\"}],\"name\":\"setSubmitter\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"}],\"name\":\"verifierOf\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"verifier\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+	ABI: "[{\"inputs\":[{\"internalType\":\"address\",\"name\":\"owner_\",\"type\":\"address\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[],\"name\":\"BadBatch\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"BadPublicInputs\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"root\",\"type\":\"uint256\"}],\"name\":\"BatchExists\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"}],\"name\":\"CircuitExists\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"}],\"name\":\"IssuerExists\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"}],\"name\":\"IssuerNotActive\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"NotAContract\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"NotIssuerAdmin\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"NotOwner\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"NotSubmitter\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"ProofRejected\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"}],\"name\":\"UnknownCircuit\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"ZeroAddress\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"root\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"size\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"uint256[]\",\"name\":\"circuitIds\",\"type\":\"uint256[]\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"submitter\",\"type\":\"address\"}],\"name\":\"BatchRecorded\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"verifier\",\"type\":\"address\"}],\"name\":\"CircuitAdded\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"}],\"name\":\"IssuerRegistered\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"}],\"name\":\"IssuerRetired\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"uint64\",\"name\":\"nonce\",\"type\":\"uint64\"}],\"name\":\"NonceRevoked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"digest\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"indexed\":true,\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"verifier\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"address\",\"name\":\"submitter\",\"type\":\"address\"}],\"name\":\"StatementRecorded\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"submitter\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"bool\",\"name\":\"registered\",\"type\":\"bool\"}],\"name\":\"SubmitterSet\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"MAX_BATCH\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"verifier\",\"type\":\"address\"}],\"name\":\"addCircuit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"root\",\"type\":\"uint256\"}],\"name\":\"batchRecordedIn\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"blockNumber\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"blockNumber\",\"type\":\"uint256\"}],\"name\":\"isIssuerActiveAt\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"internalType\":\"uint64\",\"name\":\"nonce\",\"type\":\"uint64\"}],\"name\":\"isRevoked\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"submitter\",\"type\":\"address\"}],\"name\":\"isSubmitter\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"}],\"name\":\"issuers\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"registeredAt\",\"type\":\"uint64\"},{\"internalType\":\"uint64\",\"name\":\"retiredAt\",\"type\":\"uint64\"},{\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"owner\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"},{\"internalType\":\"uint256[8]\",\"name\":\"proof\",\"type\":\"uint256[8]\"},{\"internalType\":\"uint256[]\",\"name\":\"publicInputs\",\"type\":\"uint256[]\"}],\"name\":\"record\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"root\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"size\",\"type\":\"uint256\"},{\"internalType\":\"uint256[]\",\"name\":\"circuitIds\",\"type\":\"uint256[]\"}],\"name\":\"recordBatch\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"internalType\":\"address\",\"name\":\"admin\",\"type\":\"address\"}],\"name\":\"registerIssuer\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"}],\"name\":\"retireIssuer\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"internalType\":\"uint64\",\"name\":\"nonce\",\"type\":\"uint64\"}],\"name\":\"revokeNonce\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"issuerKeyHash\",\"type\":\"uint256\"},{\"internalType\":\"uint64\",\"name\":\"nonce\",\"type\":\"uint64\"}],\"name\":\"revokedIn\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"blockNumber\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"submitter\",\"type\":\"address\"},{\"internalType\":\"bool\",\"name\":\"registered\",\"type\":\"bool\"}],\"name\":\"setSubmitter\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"circuitId\",\"type\":\"uint256\"}],\"name\":\"verifierOf\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"verifier\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
 	ID:  "GovernedRegistry",
-	Bin: "0x60a060405234801561001057600080fd5b50604051610e45380380610e4583398101604081905261002f91610067565b6001600160a01b0381166100565760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0316608052610097565b60006020828403121561007957600080fd5b81516001600160a01b038116811461009057600080fd5b9392505050565b608051610d706100d560003960008181610247015281816102eb015281816104520152818161054b015281816106d70152610a6b0152610d706000f3fe608060405234801561001057600080fd5b50600436106100cf5760003560e01c806361ec30c41161008c5780638da5cb5b116100665780638da5cb5b1461024257806396fbdc99146102815780639bd6f65e14610294578063a926fdbc146102bd57600080fd5b806361ec30c4146101a857806365f6a9091461021c5780636a95dc181461022f57600080fd5b80630b6e7ada146100d457806312441be51461012157806315a1a3ba1461015a5780632b84ca4e1461016f578063350d1dfa146101825780633fc119f514610195575b600080fd5b61010c6100e2366004610b26565b60009182526003602090815260408084206001600160401b03939093168452919052902054151590565b60405190151581526020015b60405180910390f35b61014c61012f366004610b26565b600360209081526000928352604080842090915290825290205481565b604051908152602001610118565b61016d610168366004610b7e565b6102e0565b005b61016d61017d366004610b26565b610439565b61016d610190366004610baa565b610540565b61010c6101a3366004610bc3565b610636565b6101ed6101b6366004610baa565b600160208190526000918252604090912080549101546001600160401b0380831692600160401b900416906001600160a01b031683565b604080516001600160401b0394851681529390921660208401526001600160a01b031690820152606001610118565b61016d61022a366004610b7e565b6106cc565b61016d61023d366004610be5565b6107dd565b6102697f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610118565b61016d61028f366004610c77565b610a60565b6102696102a2366004610baa565b6002602052600090815260409020546001600160a01b031681565b61010c6102cb366004610ca8565b60006020819052908152604090205460ff1681565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614610329576040516330cd747160e01b815260040160405180910390fd5b6000828152600160205260409020546001600160401b0316156103675760405163455e6c3360e01b8152600481018390526024015b60405180910390fd5b604080516060810182526001600160401b034381168252600060208084018281526001600160a01b03808816868801908152898552600193849052938790209551865492518616600160401b026fffffffffffffffffffffffffffffffff19909316951694909417178455905192018054929091166001600160a01b03199092169190911790555182907f2855e54c20bb744c578ed4e05a6f62b433e01f0da31d7a0e1ff9a0189f95f51d9061042d9084906001600160a01b0391909116815260200190565b60405180910390a25050565b6000828152600160205260409020336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016148015906104a2575060018101546001600160a01b031615806104a2575060018101546001600160a01b03163314155b156104c25760405163160cc4c560e31b815233600482015260240161035e565b60008381526003602090815260408083206001600160401b0386168452909152812054900361053b5760008381526003602090815260408083206001600160401b038616808552925280832043905551909185917f897aea19aebc104a05acc07487a17a626a5403d9cdef86d01feb6ff1b22247ef9190a35b505050565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614610589576040516330cd747160e01b815260040160405180910390fd5b600081815260016020526040902080546001600160401b031615806105be57508054600160401b90046001600160401b031615155b156105df57604051631290e57d60e21b81526004810183905260240161035e565b80546fffffffffffffffff00000000000000001916600160401b436001600160401b03160217815560405182907f814471ba98107b70880b24c5dcac01bb6b6fc4e2ac91d9e95a5f86efd06aad4490600090a25050565b6000828152600160208181526040808420815160608101835281546001600160401b03808216808452600160401b90920416948201949094529301546001600160a01b03169083015215801590610697575080516001600160401b03168310155b80156106c4575060208101516001600160401b031615806106c4575080602001516001600160401b031683105b949350505050565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614610715576040516330cd747160e01b815260040160405180910390fd5b6000828152600260205260409020546001600160a01b03161561074e5760405163607e5aa960e01b81526004810183905260240161035e565b806001600160a01b03163b600003610784576040516322a2d07b60e21b81526001600160a01b038216600482015260240161035e565b60008281526002602052604080822080546001600160a01b0319166001600160a01b0385169081179091559051909184917f66e1446126921f2f770749e49e9ea91acb98f5faac8978a27b5f38594509b1a19190a35050565b3360009081526020819052604090205460ff1661080f57604051630b5024e560e11b815233600482015260240161035e565b6003811415806108385750838282600281811061082e5761082e610cca565b9050602002013514155b1561085657604051634e403b3160e11b815260040160405180910390fd5b6000848152600260205260409020546001600160a01b03168061088f5760405163253129eb60e21b81526004810186905260240161035e565b6108b2838360008181106108a5576108a5610cca565b9050602002013543610636565b6108ec57828260008181106108c9576108c9610cca565b90506020020135604051631290e57d60e21b815260040161035e91815260200190565b600080826001600160a01b031686868660405160240161090e93929190610ce0565b60408051601f198184030181529181526020820180516001600160e01b0316632833f41360e11b179052516109439190610d28565b600060405180830381855afa9150503d806000811461097e576040519150601f19603f3d011682016040523d82523d6000602084013e610983565b606091505b509150915081158061099757508051602014155b806109b65750808060200190518101906109b19190610d57565b600114155b156109d45760405163c3b0d8cd60e01b815260040160405180910390fd5b86858560008181106109e8576109e8610cca565b9050602002013586866001818110610a0257610a02610cca565b905060200201357f39735be51bbcbda80652bfede7addc8200488d6a4c358e8ab69264a2456ade198633604051610a4f9291906001600160a01b0392831681529116602082015260400190565b60405180910390a450505050505050565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614610aa9576040516330cd747160e01b815260040160405180910390fd5b6001600160a01b038216610ad05760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b03821660008181526020818152604091829020805460ff191685151590811790915591519182527f54992e75d6204e64e6576ace5c7d2782c63fbb124424beb2fbaf3199c8817618910161042d565b60008060408385031215610b3957600080fd5b8235915060208301356001600160401b0381168114610b5757600080fd5b809150509250929050565b80356001600160a01b0381168114610b7957600080fd5b919050565b60008060408385031215610b9157600080fd5b82359150610ba160208401610b62565b90509250929050565b600060208284031215610bbc57600080fd5b5035919050565b60008060408385031215610bd657600080fd5b50508035926020909101359150565b6000806000806101408587031215610bfc57600080fd5b84359350610120850186811115610c1257600080fd5b602086019350356001600160401b03811115610c2d57600080fd5b8501601f81018713610c3e57600080fd5b80356001600160401b03811115610c5457600080fd5b8760208260051b8401011115610c6957600080fd5b949793965060200194505050565b60008060408385031215610c8a57600080fd5b610c9383610b62565b915060208301358015158114610b5757600080fd5b600060208284031215610cba57600080fd5b610cc382610b62565b9392505050565b634e487b7160e01b600052603260045260246000fd5b6101008482376101206101008201819052810182905260006001600160fb1b03831115610d0c57600080fd5b8260051b80856101408501379190910161014001949350505050565b6000825160005b81811015610d495760208186018101518583015201610d2f565b506000920191825250919050565b600060208284031215610d6957600080fd5b505191905056",
+	Bin: "0x60a060405234801561001057600080fd5b5060405161118d38038061118d83398101604081905261002f91610067565b6001600160a01b0381166100565760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0316608052610097565b60006020828403121561007957600080fd5b81516001600160a01b038116811461009057600080fd5b9392505050565b6080516110b86100d5600039600081816102730152818161035f015281816104c6015281816105bf0152818161074b0152610adf01526110b86000f3fe608060405234801561001057600080fd5b50600436106101005760003560e01c806365f6a9091161009757806396fbdc991161006657806396fbdc99146102b65780639bd6f65e146102c9578063a926fdbc146102f2578063f85d2cbb1461031557600080fd5b806365f6a909146102485780636a95dc181461025b5780638da5cb5b1461026e578063950bff9f146102ad57600080fd5b8063350d1dfa116100d3578063350d1dfa1461018e5780633fc119f5146101a1578063566b0a12146101b457806361ec30c4146101d457600080fd5b80630b6e7ada1461010557806312441be51461012d57806315a1a3ba146101665780632b84ca4e1461017b575b600080fd5b610118610113366004610dcd565b610328565b60405190151581526020015b60405180910390f35b61015861013b366004610dcd565b600360209081526000928352604080842090915290825290205481565b604051908152602001610124565b610179610174366004610e25565b610354565b005b610179610189366004610dcd565b6104ad565b61017961019c366004610e51565b6105b4565b6101186101af366004610e6a565b6106aa565b6101586101c2366004610e51565b60046020526000908152604090205481565b6102196101e2366004610e51565b600160208190526000918252604090912080549101546001600160401b0380831692600160401b900416906001600160a01b031683565b604080516001600160401b0394851681529390921660208401526001600160a01b031690820152606001610124565b610179610256366004610e25565b610740565b610179610269366004610ed7565b610851565b6102957f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610124565b61015861040081565b6101796102c4366004610f37565b610ad4565b6102956102d7366004610e51565b6002602052600090815260409020546001600160a01b031681565b610118610300366004610f68565b60006020819052908152604090205460ff1681565b610179610323366004610f8a565b610b9a565b60008281526003602090815260408083206001600160401b038516845290915290205415155b92915050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461039d576040516330cd747160e01b815260040160405180910390fd5b6000828152600160205260409020546001600160401b0316156103db5760405163455e6c3360e01b8152600481018390526024015b60405180910390fd5b604080516060810182526001600160401b034381168252600060208084018281526001600160a01b03808816868801908152898552600193849052938790209551865492518616600160401b026fffffffffffffffffffffffffffffffff19909316951694909417178455905192018054929091166001600160a01b03199092169190911790555182907f2855e54c20bb744c578ed4e05a6f62b433e01f0da31d7a0e1ff9a0189f95f51d906104a19084906001600160a01b0391909116815260200190565b60405180910390a25050565b6000828152600160205260409020336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614801590610516575060018101546001600160a01b03161580610516575060018101546001600160a01b03163314155b156105365760405163160cc4c560e31b81523360048201526024016103d2565b60008381526003602090815260408083206001600160401b038616845290915281205490036105af5760008381526003602090815260408083206001600160401b038616808552925280832043905551909185917f897aea19aebc104a05acc07487a17a626a5403d9cdef86d01feb6ff1b22247ef9190a35b505050565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146105fd576040516330cd747160e01b815260040160405180910390fd5b600081815260016020526040902080546001600160401b0316158061063257508054600160401b90046001600160401b031615155b1561065357604051631290e57d60e21b8152600481018390526024016103d2565b80546fffffffffffffffff00000000000000001916600160401b436001600160401b03160217815560405182907f814471ba98107b70880b24c5dcac01bb6b6fc4e2ac91d9e95a5f86efd06aad4490600090a25050565b6000828152600160208181526040808420815160608101835281546001600160401b03808216808452600160401b90920416948201949094529301546001600160a01b0316908301521580159061070b575080516001600160401b03168310155b8015610738575060208101516001600160401b03161580610738575080602001516001600160401b031683105b949350505050565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614610789576040516330cd747160e01b815260040160405180910390fd5b6000828152600260205260409020546001600160a01b0316156107c25760405163607e5aa960e01b8152600481018390526024016103d2565b806001600160a01b03163b6000036107f8576040516322a2d07b60e21b81526001600160a01b03821660048201526024016103d2565b60008281526002602052604080822080546001600160a01b0319166001600160a01b0385169081179091559051909184917f66e1446126921f2f770749e49e9ea91acb98f5faac8978a27b5f38594509b1a19190a35050565b3360009081526020819052604090205460ff1661088357604051630b5024e560e11b81523360048201526024016103d2565b6003811415806108ac575083828260028181106108a2576108a2610fc4565b9050602002013514155b156108ca57604051634e403b3160e11b815260040160405180910390fd5b6000848152600260205260409020546001600160a01b0316806109035760405163253129eb60e21b8152600481018690526024016103d2565b6109268383600081811061091957610919610fc4565b90506020020135436106aa565b610960578282600081811061093d5761093d610fc4565b90506020020135604051631290e57d60e21b81526004016103d291815260200190565b600080826001600160a01b03168686866040516024016109829392919061100c565b60408051601f198184030181529181526020820180516001600160e01b0316632833f41360e11b179052516109b79190611035565b600060405180830381855afa9150503d80600081146109f2576040519150601f19603f3d011682016040523d82523d6000602084013e6109f7565b606091505b5091509150811580610a0b57508051602014155b80610a2a575080806020019051810190610a259190611064565b600114155b15610a485760405163c3b0d8cd60e01b815260040160405180910390fd5b8685856000818110610a5c57610a5c610fc4565b9050602002013586866001818110610a7657610a76610fc4565b905060200201357f39735be51bbcbda80652bfede7addc8200488d6a4c358e8ab69264a2456ade198633604051610ac39291906001600160a01b0392831681529116602082015260400190565b60405180910390a450505050505050565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614610b1d576040516330cd747160e01b815260040160405180910390fd5b6001600160a01b038216610b445760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b03821660008181526020818152604091829020805460ff191685151590811790915591519182527f54992e75d6204e64e6576ace5c7d2782c63fbb124424beb2fbaf3199c881761891016104a1565b3360009081526020819052604090205460ff16610bcc57604051630b5024e560e11b81523360048201526024016103d2565b831580610bf957507f30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f00000018410155b80610c02575082155b80610c0e575061040083115b15610c2c576040516321af709760e21b815260040160405180910390fd5b801580610c3857508281115b15610c56576040516321af709760e21b815260040160405180910390fd5b60005b81811015610d4557600081118015610cab57508282610c7960018461107d565b818110610c8857610c88610fc4565b90506020020135838383818110610ca157610ca1610fc4565b9050602002013511155b15610cc9576040516321af709760e21b815260040160405180910390fd5b6000600281858585818110610ce057610ce0610fc4565b60209081029290920135835250810191909152604001600020546001600160a01b031603610d3d57828282818110610d1a57610d1a610fc4565b9050602002013560405163253129eb60e21b81526004016103d291815260200190565b600101610c59565b5060008481526004602052604090205415610d7657604051633aa8cfe960e01b8152600481018590526024016103d2565b6000848152600460205260409081902043905551339085907f5f7b76fec3af8b4e74ee26d8f33405ee6c99acad9d6eb00bfb2a5e370dc1e87a90610dbf9087908790879061109e565b60405180910390a350505050565b60008060408385031215610de057600080fd5b8235915060208301356001600160401b0381168114610dfe57600080fd5b809150509250929050565b80356001600160a01b0381168114610e2057600080fd5b919050565b60008060408385031215610e3857600080fd5b82359150610e4860208401610e09565b90509250929050565b600060208284031215610e6357600080fd5b5035919050565b60008060408385031215610e7d57600080fd5b50508035926020909101359150565b60008083601f840112610e9e57600080fd5b5081356001600160401b03811115610eb557600080fd5b6020830191508360208260051b8501011115610ed057600080fd5b9250929050565b6000806000806101408587031215610eee57600080fd5b84359350610120850186811115610f0457600080fd5b602086019350356001600160401b03811115610f1f57600080fd5b610f2b87828801610e8c565b95989497509550505050565b60008060408385031215610f4a57600080fd5b610f5383610e09565b915060208301358015158114610dfe57600080fd5b600060208284031215610f7a57600080fd5b610f8382610e09565b9392505050565b60008060008060608587031215610fa057600080fd5b843593506020850135925060408501356001600160401b03811115610f1f57600080fd5b634e487b7160e01b600052603260045260246000fd5b81835260006001600160fb1b03831115610ff357600080fd5b8260051b80836020870137939093016020019392505050565b610100848237610120610100820152600061102c61012083018486610fda565b95945050505050565b6000825160005b81811015611056576020818601810151858301520161103c565b506000920191825250919050565b60006020828403121561107657600080fd5b5051919050565b8181038181111561034e57634e487b7160e01b600052601160045260246000fd5b83815260406020820152600061102c604083018486610fda56",
 }
 
 // GovernedRegistry is an auto generated Go binding around an Ethereum contract.
@@ -68,6 +68,41 @@ func (governedRegistry *GovernedRegistry) PackConstructor(owner_ common.Address)
 	return enc
 }
 
+// PackMAXBATCH is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x950bff9f.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_BATCH() view returns(uint256)
+func (governedRegistry *GovernedRegistry) PackMAXBATCH() []byte {
+	enc, err := governedRegistry.abi.Pack("MAX_BATCH")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXBATCH is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x950bff9f.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_BATCH() view returns(uint256)
+func (governedRegistry *GovernedRegistry) TryPackMAXBATCH() ([]byte, error) {
+	return governedRegistry.abi.Pack("MAX_BATCH")
+}
+
+// UnpackMAXBATCH is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x950bff9f.
+//
+// Solidity: function MAX_BATCH() view returns(uint256)
+func (governedRegistry *GovernedRegistry) UnpackMAXBATCH(data []byte) (*big.Int, error) {
+	out, err := governedRegistry.abi.Unpack("MAX_BATCH", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
 // PackAddCircuit is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x65f6a909.  This method will panic if any
 // invalid/nil inputs are passed.
@@ -88,6 +123,41 @@ func (governedRegistry *GovernedRegistry) PackAddCircuit(circuitId *big.Int, ver
 // Solidity: function addCircuit(uint256 circuitId, address verifier) returns()
 func (governedRegistry *GovernedRegistry) TryPackAddCircuit(circuitId *big.Int, verifier common.Address) ([]byte, error) {
 	return governedRegistry.abi.Pack("addCircuit", circuitId, verifier)
+}
+
+// PackBatchRecordedIn is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x566b0a12.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function batchRecordedIn(uint256 root) view returns(uint256 blockNumber)
+func (governedRegistry *GovernedRegistry) PackBatchRecordedIn(root *big.Int) []byte {
+	enc, err := governedRegistry.abi.Pack("batchRecordedIn", root)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackBatchRecordedIn is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x566b0a12.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function batchRecordedIn(uint256 root) view returns(uint256 blockNumber)
+func (governedRegistry *GovernedRegistry) TryPackBatchRecordedIn(root *big.Int) ([]byte, error) {
+	return governedRegistry.abi.Pack("batchRecordedIn", root)
+}
+
+// UnpackBatchRecordedIn is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x566b0a12.
+//
+// Solidity: function batchRecordedIn(uint256 root) view returns(uint256 blockNumber)
+func (governedRegistry *GovernedRegistry) UnpackBatchRecordedIn(data []byte) (*big.Int, error) {
+	out, err := governedRegistry.abi.Unpack("batchRecordedIn", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
 }
 
 // PackIsIssuerActiveAt is the Go binding used to pack the parameters required for calling
@@ -298,6 +368,28 @@ func (governedRegistry *GovernedRegistry) TryPackRecord(circuitId *big.Int, proo
 	return governedRegistry.abi.Pack("record", circuitId, proof, publicInputs)
 }
 
+// PackRecordBatch is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf85d2cbb.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function recordBatch(uint256 root, uint256 size, uint256[] circuitIds) returns()
+func (governedRegistry *GovernedRegistry) PackRecordBatch(root *big.Int, size *big.Int, circuitIds []*big.Int) []byte {
+	enc, err := governedRegistry.abi.Pack("recordBatch", root, size, circuitIds)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRecordBatch is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf85d2cbb.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function recordBatch(uint256 root, uint256 size, uint256[] circuitIds) returns()
+func (governedRegistry *GovernedRegistry) TryPackRecordBatch(root *big.Int, size *big.Int, circuitIds []*big.Int) ([]byte, error) {
+	return governedRegistry.abi.Pack("recordBatch", root, size, circuitIds)
+}
+
 // PackRegisterIssuer is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x15a1a3ba.  This method will panic if any
 // invalid/nil inputs are passed.
@@ -454,6 +546,53 @@ func (governedRegistry *GovernedRegistry) UnpackVerifierOf(data []byte) (common.
 	}
 	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
 	return out0, nil
+}
+
+// GovernedRegistryBatchRecorded represents a BatchRecorded event raised by the GovernedRegistry contract.
+type GovernedRegistryBatchRecorded struct {
+	Root       *big.Int
+	Size       *big.Int
+	CircuitIds []*big.Int
+	Submitter  common.Address
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const GovernedRegistryBatchRecordedEventName = "BatchRecorded"
+
+// ContractEventName returns the user-defined event name.
+func (GovernedRegistryBatchRecorded) ContractEventName() string {
+	return GovernedRegistryBatchRecordedEventName
+}
+
+// UnpackBatchRecordedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event BatchRecorded(uint256 indexed root, uint256 size, uint256[] circuitIds, address indexed submitter)
+func (governedRegistry *GovernedRegistry) UnpackBatchRecordedEvent(log *types.Log) (*GovernedRegistryBatchRecorded, error) {
+	event := "BatchRecorded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != governedRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(GovernedRegistryBatchRecorded)
+	if len(log.Data) > 0 {
+		if err := governedRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range governedRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
 }
 
 // GovernedRegistryCircuitAdded represents a CircuitAdded event raised by the GovernedRegistry contract.
@@ -731,8 +870,14 @@ func (governedRegistry *GovernedRegistry) UnpackSubmitterSetEvent(log *types.Log
 // UnpackError attempts to decode the provided error data using user-defined
 // error definitions.
 func (governedRegistry *GovernedRegistry) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], governedRegistry.abi.Errors["BadBatch"].ID.Bytes()[:4]) {
+		return governedRegistry.UnpackBadBatchError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], governedRegistry.abi.Errors["BadPublicInputs"].ID.Bytes()[:4]) {
 		return governedRegistry.UnpackBadPublicInputsError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], governedRegistry.abi.Errors["BatchExists"].ID.Bytes()[:4]) {
+		return governedRegistry.UnpackBatchExistsError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], governedRegistry.abi.Errors["CircuitExists"].ID.Bytes()[:4]) {
 		return governedRegistry.UnpackCircuitExistsError(raw[4:])
@@ -767,6 +912,29 @@ func (governedRegistry *GovernedRegistry) UnpackError(raw []byte) (any, error) {
 	return nil, errors.New("Unknown error")
 }
 
+// GovernedRegistryBadBatch represents a BadBatch error raised by the GovernedRegistry contract.
+type GovernedRegistryBadBatch struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error BadBatch()
+func GovernedRegistryBadBatchErrorID() common.Hash {
+	return common.HexToHash("0x86bdc25c99648598923bb853ace35b4957af66811405e311820e81be4c44dd00")
+}
+
+// UnpackBadBatchError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error BadBatch()
+func (governedRegistry *GovernedRegistry) UnpackBadBatchError(raw []byte) (*GovernedRegistryBadBatch, error) {
+	out := new(GovernedRegistryBadBatch)
+	if err := governedRegistry.abi.UnpackIntoInterface(out, "BadBatch", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GovernedRegistryBadPublicInputs represents a BadPublicInputs error raised by the GovernedRegistry contract.
 type GovernedRegistryBadPublicInputs struct {
 }
@@ -785,6 +953,30 @@ func GovernedRegistryBadPublicInputsErrorID() common.Hash {
 func (governedRegistry *GovernedRegistry) UnpackBadPublicInputsError(raw []byte) (*GovernedRegistryBadPublicInputs, error) {
 	out := new(GovernedRegistryBadPublicInputs)
 	if err := governedRegistry.abi.UnpackIntoInterface(out, "BadPublicInputs", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GovernedRegistryBatchExists represents a BatchExists error raised by the GovernedRegistry contract.
+type GovernedRegistryBatchExists struct {
+	Root *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error BatchExists(uint256 root)
+func GovernedRegistryBatchExistsErrorID() common.Hash {
+	return common.HexToHash("0x3aa8cfe95d0441bdd9fffe205152dbe5ea2f3561f2caf80606c12c34bd019e71")
+}
+
+// UnpackBatchExistsError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error BatchExists(uint256 root)
+func (governedRegistry *GovernedRegistry) UnpackBatchExistsError(raw []byte) (*GovernedRegistryBatchExists, error) {
+	out := new(GovernedRegistryBatchExists)
+	if err := governedRegistry.abi.UnpackIntoInterface(out, "BatchExists", raw); err != nil {
 		return nil, err
 	}
 	return out, nil

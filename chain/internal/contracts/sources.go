@@ -4,7 +4,7 @@ package contracts
 
 // SourcesSHA256 is the SHA-256 of the Solidity sources, compile.js and
 // package.json these bindings were generated from.
-const SourcesSHA256 = "10dfd43e62315509a2c16115e1e2a3ce0b2f76cba321ba751799f42ccecc7a85"
+const SourcesSHA256 = "b462e5ee3f6a79b41845c856351e1911ee2c6f9ecb72bf97c49e16cab6b3e56d"
 
 // SolcVersion is the compiler that produced the bytecode.
 const SolcVersion = "0.8.28+commit.7893614a.Emscripten.clang"
