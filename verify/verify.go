@@ -13,6 +13,14 @@
 // its value, its issuer key hash and revocation nonce, and that nonce's
 // revocation. A part that cannot be checked fails; so does a report made
 // without a statement.
+//
+// A decision anchored in a batch (a recordBatch transaction, batch.go) is
+// checked from its BatchRecorded event instead: the statement's batch root
+// and size are the event's, the statement's leaf with its Merkle path leads
+// to the recorded root, the leaf's circuit is among the batch's and bound
+// to a verifier at that block, the proof the answer carried (Options.Proof)
+// verifies for the leaf by eth_call there, the issuer was active; then the
+// same statement checks against the leaf's values.
 package verify
 
 import (
@@ -54,6 +62,15 @@ type Options struct {
 	// Confirmations is how many blocks (the decision's own included) must be
 	// on top of the chain; 0 or 1 only asks that it is mined.
 	Confirmations uint64
+	// Proof is the decision's Groth16 proof as its answer carries it
+	// (proof_data, public_inputs; ParseProof). A decision anchored in a
+	// batch needs it: the batch's transaction records a Merkle root, not
+	// the proof, so the proof is re-verified from the answer by eth_call to
+	// the verifier bound at that block. Without it a batched decision's
+	// report holds a failed "proof" check that says what was not checked.
+	// A single-record decision's proof is in its own transaction: this one
+	// is not used.
+	Proof *Proof
 }
 
 // Check is one line of the report.
@@ -75,10 +92,12 @@ func (c Check) String() string {
 }
 
 // Report is the outcome of Decision: every check run, in order, and the
-// recorded statement when it could be decoded.
+// recorded statement (a single-record transaction) or batch (a batch's
+// transaction) when it could be decoded.
 type Report struct {
 	Checks   []Check
 	Recorded *chain.Recorded
+	Batch    *chain.BatchRecorded
 }
 
 // OK reports whether every check passed (and at least one ran). A check
@@ -162,11 +181,19 @@ func Decision(ctx context.Context, c Chain, tx common.Hash, o Options) (Report, 
 	}
 
 	gov := chain.NewGoverned(nil, o.Registry)
+	if isBatch(gov, r, t.Data()) {
+		return batchDecision(ctx, c, gov, r, t.Data(), o, rep)
+	}
 	ev, err := gov.DecodeRecorded(r)
 	if !rep.add("event", err == nil, "%s", eventDetail(ev, err)) {
 		return rep, nil
 	}
 	rep.Recorded = &ev
+	if o.Statement != nil && o.Statement.Batch != nil {
+		rep.add(checkBatch, false, "the statement places its leaf in batch %s (leaf %d of %d), but this transaction records one statement "+
+			"(StatementRecorded), not a batch: it is not the transaction that anchored this statement", short(o.Statement.Batch.Root),
+			o.Statement.Batch.Index, o.Statement.Batch.Size)
+	}
 
 	call, err := chain.DecodeRecordCall(t.Data())
 	matches := err == nil && len(call.Inputs) == 3 && call.CircuitID.Cmp(ev.CircuitID) == 0 &&
@@ -205,15 +232,24 @@ func Decision(ctx context.Context, c Chain, tx common.Hash, o Options) (Report, 
 		return rep, err
 	}
 
-	if o.Confirmations > 1 {
-		h, err := c.HeaderByNumber(ctx, nil)
-		if err != nil {
-			return rep, fmt.Errorf("verify: head: %w", err)
-		}
-		have := new(big.Int).Sub(h.Number, block).Uint64() + 1
-		rep.add("confirmations", have >= o.Confirmations, "%d of %d", have, o.Confirmations)
+	if err := confirmations(ctx, c, block, o.Confirmations, &rep); err != nil {
+		return rep, err
 	}
 	return rep, nil
+}
+
+// confirmations adds the "confirmations" check when more than one is asked.
+func confirmations(ctx context.Context, c Chain, block *big.Int, want uint64, rep *Report) error {
+	if want <= 1 {
+		return nil
+	}
+	h, err := c.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("verify: head: %w", err)
+	}
+	have := new(big.Int).Sub(h.Number, block).Uint64() + 1
+	rep.add("confirmations", have >= want, "%d of %d", have, want)
+	return nil
 }
 
 func issuerDetail(h *big.Int, s chain.IssuerState, block uint64) string {

@@ -1,8 +1,11 @@
 package verify_test
 
 import (
+	"bytes"
+	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -183,4 +186,126 @@ func TestDecisionRevokedIssuer(t *testing.T) {
 	r = check(before, first)
 	assert.True(t, r.OK(), r.String())
 	assert.Contains(t, r.String(), "retired later")
+}
+
+// everyBatchCheck is the report of a decision anchored in a batch, checked
+// with its statement and proof, in order (docs/verify.md, "Batches").
+var everyBatchCheck = []string{"receipt", "registry", "batch", "batch", "path", "verifier", "proof", "issuer",
+	"digest", "statement", "circuit", "circuit id", "schema", "text", "issuer key", "nonce", "revocation"}
+
+func proofOf(t *testing.T, a verifytest.Answer) *verify.Proof {
+	t.Helper()
+	p, err := verify.ParseProof(a.ProofData, a.PublicInputs)
+	require.NoError(t, err)
+	return p
+}
+
+// TestDecisionBatched: every decision of a batch of eligibility and
+// prescription statements, anchored by one recordBatch transaction, passes
+// every batched check with its statement and the answer's proof; without
+// the proof the report says what was not checked, without the statement
+// too; neither is a pass.
+func TestDecisionBatched(t *testing.T) {
+	f := verifytest.New(t)
+	ctx := t.Context()
+	_, batch := f.Batch(t)
+
+	t.Run("ok/every leaf", func(t *testing.T) {
+		for i, a := range batch {
+			r, err := verify.Decision(ctx, f.RPC, a.Tx, verify.Options{Registry: f.Gov.Address(), Statement: &a.Statement, Proof: proofOf(t, a), Confirmations: 1})
+			require.NoError(t, err)
+			assert.True(t, r.OK(), "leaf %d: %s", i, r.String())
+			assert.Equal(t, everyBatchCheck, checkNames(r), r.String())
+			require.NotNil(t, r.Batch)
+			assert.Nil(t, r.Recorded)
+			assert.EqualValues(t, verifytest.BatchSize, r.Batch.Size)
+			assert.Contains(t, r.String(), "ok   path          the statement's leaf 0x")
+			assert.Contains(t, r.String(), fmt.Sprintf("with its path (leaf index %d, 3 values) leads to the recorded root", i))
+		}
+	})
+	t.Run("ok/proof without public inputs", func(t *testing.T) {
+		a := batch[1]
+		p := proofOf(t, a)
+		p.Inputs = nil
+		r, err := verify.Decision(ctx, f.RPC, a.Tx, verify.Options{Registry: f.Gov.Address(), Statement: &a.Statement, Proof: p})
+		require.NoError(t, err)
+		assert.True(t, r.OK(), r.String())
+	})
+	t.Run("ok/a batch of one", func(t *testing.T) {
+		one := f.RecordBatch(t, []statement.Statement{verifytest.EligibilityStatement(t, 31)})[0]
+		require.Empty(t, one.Statement.Batch.Path, "a batch of one: the root is the leaf")
+		r, err := verify.Decision(ctx, f.RPC, one.Tx, verify.Options{Registry: f.Gov.Address(), Statement: &one.Statement, Proof: proofOf(t, one)})
+		require.NoError(t, err)
+		assert.True(t, r.OK(), r.String())
+	})
+	t.Run("unverified/no proof", func(t *testing.T) {
+		a := batch[0]
+		r, err := verify.Decision(ctx, f.RPC, a.Tx, verify.Options{Registry: f.Gov.Address(), Statement: &a.Statement})
+		require.NoError(t, err)
+		assert.False(t, r.OK(), "a batched decision whose proof was not checked is not verified")
+		assert.True(t, r.Incomplete())
+		assert.Equal(t, []string{"proof"}, r.Failed(), r.String())
+		assert.Contains(t, r.String(), "FAIL proof         not checked: no proof was given (the answer's proof_data)")
+		assert.Equal(t, everyBatchCheck, checkNames(r), "every other check still runs")
+	})
+	t.Run("unverified/no statement", func(t *testing.T) {
+		r, err := verify.Decision(ctx, f.RPC, batch[0].Tx, verify.Options{Registry: f.Gov.Address(), Proof: proofOf(t, batch[0])})
+		require.NoError(t, err)
+		assert.True(t, r.Incomplete())
+		assert.Equal(t, []string{"receipt", "registry", "batch", "statement"}, checkNames(r), r.String())
+		assert.Contains(t, r.String(), "FAIL statement     not checked: no statement was given")
+	})
+	t.Run("fail/wrong contract", func(t *testing.T) {
+		a := batch[0]
+		r, err := verify.Decision(ctx, f.RPC, a.Tx, verify.Options{Registry: f.Verifier, Statement: &a.Statement, Proof: proofOf(t, a)})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"registry"}, r.Failed(), r.String())
+	})
+	t.Run("fail/revoked before the batch", func(t *testing.T) {
+		st := verifytest.EligibilityStatement(t, 33)
+		f.Own(t, f.Gov.RevokeNonce(st.Opening.IssuerKeyHash, 33))
+		a := f.RecordBatch(t, []statement.Statement{st, verifytest.EligibilityStatement(t, 34)})[0]
+		r, err := verify.Decision(ctx, f.RPC, a.Tx, verify.Options{Registry: f.Gov.Address(), Statement: &a.Statement, Proof: proofOf(t, a)})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"revocation"}, r.Failed(), r.String())
+	})
+}
+
+// TestDecisionBatchTampered: every doctored batched decision of issue 30
+// fails exactly the check that names what does not match.
+func TestDecisionBatchTampered(t *testing.T) {
+	f := verifytest.New(t)
+	honest, batch := f.Batch(t)
+	for _, c := range f.BatchCases(t, honest, batch) {
+		t.Run(c.Name, func(t *testing.T) {
+			r, err := verify.Decision(t.Context(), f.RPC, c.Answer.Tx, verify.Options{Registry: c.Registry, Statement: &c.Answer.Statement, Proof: proofOf(t, c.Answer)})
+			require.NoError(t, err)
+			assert.False(t, r.OK())
+			assert.Equal(t, c.Failed, r.Failed(), r.String())
+			for _, line := range c.Lines {
+				assert.Contains(t, r.String(), line)
+			}
+		})
+	}
+}
+
+func TestParseProof(t *testing.T) {
+	t.Parallel()
+	word := func(b byte) string { return strings.Repeat(fmt.Sprintf("%02x", b), 32) }
+	data := "0x" + word(1) + word(2) + word(3) + word(4) + word(5) + word(6) + word(7) + word(8)
+	p, err := verify.ParseProof(data, []string{"0x" + strings.Repeat("0", 63) + "5"})
+	require.NoError(t, err)
+	assert.Equal(t, big.NewInt(5), p.Inputs[0])
+	assert.Zero(t, p.Words[7].Cmp(new(big.Int).SetBytes(bytes.Repeat([]byte{8}, 32))))
+	r := "0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001" // BN254's r itself
+	for _, bad := range []struct {
+		data   string
+		inputs []string
+	}{
+		{data[:len(data)-2], nil}, {strings.TrimPrefix(data, "0x"), nil}, {data[:10] + "zz" + data[12:], nil},
+		{data, []string{"0x05"}}, {data, []string{r}},
+	} {
+		_, err := verify.ParseProof(bad.data, bad.inputs)
+		require.ErrorIs(t, err, verify.ErrProof, "%.20s… %v", bad.data, bad.inputs)
+	}
 }
