@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -13,11 +14,16 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/cipher"
@@ -37,6 +43,9 @@ type benchTarget struct {
 	// follows the rounds with them).
 	prepare func(ctx context.Context, i int64) (body []byte, bearer string, err error)
 	observe func(status int, body []byte)
+	// decision: a 2xx answer is a decision whose blockchain_tx anchors it
+	// (its own transaction, or its batch's); bench reads it from the body.
+	decision bool
 }
 
 // benchResult is what one endpoint measured.
@@ -50,11 +59,21 @@ type benchResult struct {
 	elapsed   time.Duration
 	serverCPU time.Duration // CPU time the server process used (with -pid), -1 unknown
 	spec      string
+	// decision endpoints: the answers' blockchain_tx, with how many 2xx
+	// answers named each (a batch's decisions share one), and with -rpc
+	// the gas their receipts used, counted once per transaction.
+	decision bool
+	txs      map[string]int
+	noTx     int    // 2xx answers without a blockchain_tx
+	gas      uint64 // sum of gasUsed over the distinct receipts
+	failed   int    // receipts with status 0
+	receipts bool   // gas was read (-rpc)
 }
 
 // benchRun is how the load is driven.
 type benchRun struct {
 	base, key string
+	rpc       string   // Ethereum JSON-RPC endpoint for the receipts; empty: no gas
 	keys      []string // the run's own keys, request i sending keys[i%len] (bench_keys.go)
 	n, c      int
 	rate      float64 // requests/s, open loop; 0: closed loop with c workers
@@ -81,11 +100,12 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 	apiKey := fs.String("key", "", "API key to send as a bearer token; without it (and without -spread) bench creates enterprise-tier keys of its own, enough that no per-minute figure refuses the run, and revokes them after")
 	records := fs.Int("records", 1000, "records per /submit-federated-update request (the spec advises at most 1000)")
 	adminToken := fs.String("admin-token", cfg.AdminToken, "bearer that may create keys (ADMIN_TOKEN by default): submit-federated-update creates an organization key per request")
+	rpcURL := fs.String("rpc", "", "Ethereum JSON-RPC endpoint of the service's chain (its CHAIN_RPC_LISTEN, or the CHAIN_ENDPOINT node): report gas per decision from the receipts of the answers' blockchain_tx, each distinct transaction counted once")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil // the flags were printed
 		}
-		return fmt.Errorf("bench: %w (flags: -url -n -c -rate -spread -pid -endpoints -record -key -records -admin-token)", err)
+		return fmt.Errorf("bench: %w (flags: -url -n -c -rate -spread -pid -endpoints -record -key -records -admin-token -rpc)", err)
 	}
 	if *n < 1 || *n > 1000000 || *c < 1 || *c > 4096 || *rate < 0 || *spread < 0 || *spread > 1<<24 || *pid < 0 || *records < 1 || *records > 5000 {
 		return errors.New("bench: -n must be 1..1000000, -c 1..4096, -rate and -pid not negative, -spread 0..16777216, -records 1..5000")
@@ -113,8 +133,8 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 	targets := []benchTarget{
 		{name: "health", method: "GET", path: "/health", spec: "1 / 5 / 10 ms"},
 		{name: "status", method: "GET", path: "/status", spec: "2 / 10 / 20 ms"},
-		{name: "verify-eligibility", method: "POST", path: "/verify-eligibility", body: post("procedure_code", "PROC001"), spec: "200 / 400 / 1000 ms"},
-		{name: "validate-prescription", method: "POST", path: "/validate-prescription", body: post("drug_code", "6809"), spec: "400 / 800 / 1300 ms"},
+		{name: "verify-eligibility", method: "POST", path: "/verify-eligibility", body: post("procedure_code", "PROC001"), spec: "200 / 400 / 1000 ms", decision: true},
+		{name: "validate-prescription", method: "POST", path: "/validate-prescription", body: post("drug_code", "6809"), spec: "400 / 800 / 1300 ms", decision: true},
 	}
 	want := strings.Split(*only, ",")
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *c}}
@@ -130,7 +150,7 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 		targets = append(targets, benchTarget{name: "submit-federated-update", method: "POST", path: "/submit-federated-update",
 			spec: "500 / 2000 / 5000 ms", prepare: fb.prepare, observe: fb.observe})
 	}
-	run := benchRun{base: *base, key: *apiKey, n: *n, c: *c, rate: *rate, spread: *spread}
+	run := benchRun{base: *base, key: *apiKey, rpc: *rpcURL, n: *n, c: *c, rate: *rate, spread: *spread}
 	if *apiKey == "" && *spread == 0 {
 		keys, done, err := benchKeys(ctx, cfg, client, *base, *adminToken, benchKeyCount(ratelimit.DefaultPolicy(), want, *n))
 		if err != nil {
@@ -154,12 +174,18 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 		if cpu1 := processCPU(*pid); cpu0 >= 0 && cpu1 >= 0 {
 			r.serverCPU = cpu1 - cpu0
 		}
+		if r.decision && run.rpc != "" {
+			if err := receiptGas(ctx, run.rpc, &r); err != nil {
+				return err
+			}
+		}
 		results = append(results, r)
 	}
 	if len(results) == 0 {
 		return errors.New("bench: no known endpoint selected")
 	}
 	printBench(stdout, run, results)
+	printDecisions(stdout, results)
 	if *pid > 0 {
 		fmt.Fprintf(stdout, "\nserver pid %d: peak RSS (VmHWM) %s before the run, %s after; RSS now %s\n",
 			*pid, hwmBefore, peakRSS(*pid), procStatus(*pid, "VmRSS"))
@@ -172,12 +198,12 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 // (requests start on schedule whatever the answers, at most c outstanding;
 // one due while c are outstanding is counted as dropped, not sent).
 func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTarget) (benchResult, error) {
-	res := benchResult{name: t.name, statuses: map[int]int{}, spec: t.spec}
+	res := benchResult{name: t.name, statuses: map[int]int{}, spec: t.spec, decision: t.decision, txs: map[string]int{}}
 	var mu sync.Mutex
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	one := func(i int64, t0 time.Time) {
-		status, started, err := send(ctx, client, run, t, i)
+		status, started, tx, err := send(ctx, client, run, t, i)
 		if run.rate == 0 {
 			t0 = started // closed loop: from the request, after any preparation
 		}
@@ -190,6 +216,11 @@ func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTa
 		case status < 300:
 			res.statuses[status]++
 			res.latencies = append(res.latencies, d)
+			if tx != "" {
+				res.txs[tx]++
+			} else if t.decision {
+				res.noTx++
+			}
 		case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
 			res.statuses[status]++
 			res.sheds = append(res.sheds, d)
@@ -242,8 +273,9 @@ func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTa
 	return res, nil
 }
 
-// send makes request i and returns its status and when it was sent.
-func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget, i int64) (int, time.Time, error) {
+// send makes request i and returns its status, when it was sent and, for a
+// decision answered 2xx, its blockchain_tx.
+func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget, i int64) (int, time.Time, string, error) {
 	var body io.Reader
 	bearer := run.key
 	if bearer == "" && len(run.keys) > 0 {
@@ -252,7 +284,7 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	if t.prepare != nil {
 		b, key, err := t.prepare(ctx, i)
 		if err != nil {
-			return 0, time.Now(), err
+			return 0, time.Now(), "", err
 		}
 		body, bearer = bytes.NewReader(b), key
 	} else if t.body != nil {
@@ -261,7 +293,7 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	started := time.Now()
 	req, err := http.NewRequestWithContext(ctx, t.method, run.base+t.path, body)
 	if err != nil {
-		return 0, started, err
+		return 0, started, "", err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if bearer != "" {
@@ -273,15 +305,94 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, started, err
+		return 0, started, "", err
 	}
-	if t.observe != nil {
+	var tx string
+	switch {
+	case t.observe != nil:
 		out, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		t.observe(resp.StatusCode, out)
+	case t.decision && resp.StatusCode < 300:
+		var answer struct {
+			Tx string `json:"blockchain_tx"`
+		}
+		if json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&answer) == nil {
+			tx = strings.ToLower(answer.Tx)
+		}
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode, started, nil
+	return resp.StatusCode, started, tx, nil
+}
+
+// receiptGas reads the receipt of every distinct transaction r's answers
+// named (eth_getTransactionReceipt at rpcURL) and sums their gas: a batch's
+// transaction is counted once however many decisions it anchors.
+func receiptGas(ctx context.Context, rpcURL string, r *benchResult) error {
+	c, err := ethclient.DialContext(ctx, rpcURL)
+	if err != nil {
+		return fmt.Errorf("bench: -rpc %s: %w", rpcURL, err)
+	}
+	defer c.Close()
+	for _, tx := range slices.Sorted(maps.Keys(r.txs)) {
+		if !isTxHash(tx) {
+			return fmt.Errorf("bench: %s answered blockchain_tx %q, not a transaction hash", r.name, tx)
+		}
+		rc, err := c.TransactionReceipt(ctx, common.HexToHash(tx))
+		if err != nil {
+			return fmt.Errorf("bench: receipt of %s's transaction %s from %s: %w", r.name, tx, rpcURL, err)
+		}
+		r.gas += rc.GasUsed
+		if rc.Status != types.ReceiptStatusSuccessful {
+			r.failed++
+		}
+	}
+	r.receipts = true
+	return nil
+}
+
+// isTxHash reports whether s is 0x and 64 hex digits.
+func isTxHash(s string) bool {
+	if len(s) != 66 || !strings.HasPrefix(s, "0x") {
+		return false
+	}
+	_, err := hex.DecodeString(s[2:])
+	return err == nil
+}
+
+// printDecisions prints, for the decision endpoints, the sustained rate of
+// decisions and, with -rpc, the gas per decision read from the receipts.
+func printDecisions(w io.Writer, results []benchResult) {
+	var rows []benchResult
+	for _, r := range results {
+		if r.decision {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\ndecisions: 2xx answers of a decision endpoint; decisions/s over its whole run; transactions: distinct blockchain_tx\n")
+	fmt.Fprintf(w, "(a batch's decisions share one); gas: the sum of gasUsed over those transactions' receipts (-rpc), gas/decision = gas / decisions\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "endpoint\tdecisions\tdecisions/s\ttransactions\tdecisions/tx\twithout tx\tgas\tgas/decision\tfailed receipts\t")
+	for _, r := range rows {
+		decisions := len(r.latencies)
+		perTx, gas, perDecision, failed := "–", "– (-rpc)", "– (-rpc)", "–"
+		if len(r.txs) > 0 {
+			perTx = fmt.Sprintf("%.2f", float64(decisions-r.noTx)/float64(len(r.txs)))
+		}
+		if r.receipts {
+			gas, failed = strconv.FormatUint(r.gas, 10), strconv.Itoa(r.failed)
+			perDecision = "–"
+			if decisions > 0 {
+				perDecision = fmt.Sprintf("%.1f", float64(r.gas)/float64(decisions))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%d\t%s\t%d\t%s\t%s\t%s\t\n", r.name, decisions,
+			float64(decisions)/r.elapsed.Seconds(), len(r.txs), perTx, r.noTx, gas, perDecision, failed)
+	}
+	tw.Flush()
 }
 
 // processCPU reads the user plus system CPU time of a process from
