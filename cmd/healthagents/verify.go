@@ -20,7 +20,7 @@ import (
 	"github.com/healthagents/healthagents/zkp/statement"
 )
 
-const verifyUsage = `usage: healthagents verify-decision --rpc URL --tx HASH [--registry ADDRESS] --statement FILE [--confirmations N]
+const verifyUsage = `usage: healthagents verify-decision --rpc URL --tx HASH [--registry ADDRESS] --statement FILE [--proof FILE] [--confirmations N]
 
 Checks a recorded decision as a third party would, from an Ethereum JSON-RPC
 endpoint alone (no call to the service): the receipt, that the transaction
@@ -33,11 +33,20 @@ the recorded circuit's schema, every text against its value, its issuer key
 hash and revocation nonce, and the nonce's revocation. Prints one line per
 check. docs/verify.md shows the same checks with ethers and iden3's Poseidon.
 
+A decision anchored in a batch (its transaction a recordBatch, its
+statement carrying "batch") is checked from the BatchRecorded event: the
+statement's batch root and size, its leaf's Merkle path to the recorded
+root, the verifier bound to the leaf's circuit, the answer's proof
+(proof_data, public_inputs: read from the decision response given as
+--statement, or from --proof) re-run with eth_call for the leaf, the
+issuer, then the statement as above.
+
 Exit status: 0 every check passed, the statement's included; 1 a check
 failed (or the statement file is not a statement): do not rely on the
 decision; 2 the check could not be run (bad arguments, the node did not
 answer); 3 the transaction is a recorded decision but no --statement was
-given, so nothing it states was checked.
+given (or, for a batched decision, no proof), so not everything it states
+was checked.
 
 Flags:`
 
@@ -73,6 +82,7 @@ func verifyDecision(ctx context.Context, args []string, stdout, stderr io.Writer
 	txHex := fs.String("tx", "", "the decision's blockchain_tx (required)")
 	registryHex := fs.String("registry", "", "the GovernedRegistry to pin (GET /status blockchain.registry); without it the transaction's recipient is checked and a note says so")
 	statementFile := fs.String("statement", "", "JSON file holding the decision's statement (digest and opening) as the service returned it, or the whole decision response; without it the decision is not verified (exit status 3)")
+	proofFile := fs.String("proof", "", "JSON file holding the decision's proof_data and public_inputs (or the whole decision response), for a decision anchored in a batch when --statement does not hold them")
 	confirmations := fs.Uint64("confirmations", 1, "blocks (the decision's included) that must be on the chain")
 	timeout := fs.Duration("timeout", 30*time.Second, "deadline for every call to the node")
 	fs.Usage = func() {
@@ -113,6 +123,24 @@ func verifyDecision(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		st = &s
 	}
+	// A batched decision's proof is the answer's (a single-record one's is
+	// in its transaction): read only when the statement names a batch or
+	// --proof is given.
+	var proof *verify.Proof
+	if *proofFile != "" || (st != nil && st.Batch != nil) {
+		p, from, err := readProofs(*statementFile, *proofFile, tx)
+		if errors.Is(err, errStatementUnreadable) {
+			return exitWith(exitCannotRun, "verify-decision: %w", err)
+		}
+		if err != nil {
+			fmt.Fprintf(stdout, "FAIL %-13s %v\n", "proof", err)
+			return exitWith(exitRefused, "verify-decision: the proof is refused: %w", err)
+		}
+		if p != nil {
+			fmt.Fprintf(stdout, "note proof         read from %s; it is re-verified for the statement's leaf by eth_call\n", from)
+		}
+		proof = p
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
@@ -141,12 +169,14 @@ func verifyDecision(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stdout, "note registry      not pinned: checking against the transaction's recipient %s; pass --registry (the service's GET /status blockchain.registry) to check it is the service's\n", registry.Hex())
 	}
 
-	rep, err := verify.Decision(ctx, c, tx, verify.Options{Registry: registry, Statement: st, Confirmations: *confirmations})
+	rep, err := verify.Decision(ctx, c, tx, verify.Options{Registry: registry, Statement: st, Proof: proof, Confirmations: *confirmations})
 	if err != nil {
 		return exitWith(exitCannotRun, "verify-decision: %w", err)
 	}
 	fmt.Fprint(stdout, rep.String())
 	switch {
+	case rep.Incomplete() && st != nil:
+		return exitWith(exitUnverified, "verify-decision: NOT VERIFIED: the statement's leaf is in the recorded batch, but no proof was given, so nothing shows it was proven (pass the whole decision response as --statement, or --proof)")
 	case rep.Incomplete():
 		return exitWith(exitUnverified, "verify-decision: NOT VERIFIED: the transaction is a recorded decision, but no statement was given, so nothing it states was checked (pass --statement)")
 	case !rep.OK():
@@ -215,4 +245,78 @@ func readStatement(path string, tx common.Hash) (st statement.Statement, fromRes
 		return st, fromResponse, fmt.Errorf("%s: not a statement JSON document: %w", path, err)
 	}
 	return st, fromResponse, nil
+}
+
+// readProofs finds the decision's proof: in --proof's file when given, else
+// in the decision response given as --statement (none in a bare statement
+// or an X12 271). from says where it was found. A proof_data that is not
+// one is an error; none found is a nil proof.
+func readProofs(statementFile, proofFile string, tx common.Hash) (p *verify.Proof, from string, err error) {
+	path := proofFile
+	if path == "" {
+		path = statementFile
+	}
+	if path == "" {
+		return nil, "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w %s: %w", errStatementUnreadable, path, err)
+	}
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(b, &doc) != nil {
+		if proofFile != "" {
+			return nil, "", fmt.Errorf("%s: not a JSON object holding proof_data", path)
+		}
+		return nil, "", nil // a 271: readStatement reads it
+	}
+	p, where, err := findProof(b, doc, tx)
+	switch {
+	case err != nil:
+		return nil, "", fmt.Errorf("%s: %s: %w", path, where, err)
+	case p == nil && proofFile != "":
+		return nil, "", fmt.Errorf("%s holds no proof_data of transaction %s", path, tx.Hex())
+	case p == nil:
+		return nil, "", nil
+	}
+	return p, fmt.Sprintf("%s (%s)", path, where), nil
+}
+
+// findProof looks for proof_data (and public_inputs) at the top of a
+// decision response and in the objects the API carries a proof in
+// (verification_proof, zk_proof, proof, each of zk_proofs), skipping one
+// that names another blockchain_tx. where names the one found.
+func findProof(top []byte, doc map[string]json.RawMessage, tx common.Hash) (p *verify.Proof, where string, err error) {
+	type candidate struct {
+		where string
+		raw   json.RawMessage
+	}
+	cands := []candidate{{"proof_data", top}}
+	for _, k := range []string{"verification_proof", "zk_proof", "proof"} {
+		if raw, ok := doc[k]; ok {
+			cands = append(cands, candidate{k + ".proof_data", raw})
+		}
+	}
+	var list []json.RawMessage
+	if raw, ok := doc["zk_proofs"]; ok && json.Unmarshal(raw, &list) == nil {
+		for i, raw := range list {
+			cands = append(cands, candidate{fmt.Sprintf("zk_proofs[%d].proof_data", i), raw})
+		}
+	}
+	for _, c := range cands {
+		var obj struct {
+			ProofData    *string  `json:"proof_data"`
+			PublicInputs []string `json:"public_inputs"`
+			Tx           string   `json:"blockchain_tx"`
+		}
+		if json.Unmarshal(c.raw, &obj) != nil || obj.ProofData == nil {
+			continue
+		}
+		if obj.Tx != "" && (!isHash(obj.Tx) || common.HexToHash(obj.Tx) != tx) {
+			continue
+		}
+		p, err := verify.ParseProof(*obj.ProofData, obj.PublicInputs)
+		return p, c.where, err
+	}
+	return nil, "", nil
 }

@@ -109,6 +109,7 @@ func testVerifyDecision(t *testing.T, f *verifytest.Fixture) {
 		require.NoError(t, err, out)
 		assertEveryCheckPassed(t, out)
 	})
+	t.Run("batch", func(t *testing.T) { testVerifyBatched(t, f) })
 	t.Run("unverified/no statement", func(t *testing.T) {
 		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", tx, "--registry", registry)
 		require.Error(t, err, out)
@@ -156,6 +157,103 @@ func TestVerifyDecisionTampered(t *testing.T) {
 				"--statement", writeJSON(t, "statement.json", c.Statement))
 			require.Error(t, err, out)
 			assert.Equal(t, exitRefused, exitCode(err))
+			assert.Equal(t, c.Failed, verifytest.FailedChecks(out), out)
+			for _, line := range c.Lines {
+				assert.Contains(t, out, line)
+			}
+			assert.Contains(t, err.Error(), "REFUSED")
+		})
+	}
+}
+
+// everyBatchCheck is what verify-decision prints for a decision anchored in
+// a batch, checked with its statement and proof (each name once).
+var everyBatchCheck = []string{"receipt", "registry", "batch", "path", "verifier", "proof", "issuer",
+	"digest", "statement", "circuit", "circuit id", "schema", "text", "issuer key", "nonce", "revocation"}
+
+// testVerifyBatched: decisions anchored in one batch (eligibility and
+// prescription statements, one recordBatch transaction) pass every batched
+// check from their whole decision response, or from the statement and a
+// --proof file; without the proof the command says what was not checked
+// and exits 3; a response whose proof_data is not a proof is refused.
+func testVerifyBatched(t *testing.T, f *verifytest.Fixture) {
+	_, batch := f.Batch(t)
+	registry := f.Gov.Address().Hex()
+	for i, a := range batch {
+		file := filepath.Join(t.TempDir(), "decision.json")
+		require.NoError(t, os.WriteFile(file, a.JSON(t), 0o600))
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", a.Tx.Hex(), "--registry", registry, "--statement", file)
+		require.NoError(t, err, "leaf %d: %s", i, out)
+		for _, name := range everyBatchCheck {
+			assert.Contains(t, out, "ok   "+name+" ", out)
+		}
+		assert.NotContains(t, out, "FAIL")
+		assert.Contains(t, out, "note proof         read from "+file+" (verification_proof.proof_data)")
+		assert.Contains(t, out, "verified: all 17 checks passed")
+	}
+	a := batch[verifytest.BatchIndex]
+	st := writeJSON(t, "statement.json", a.Statement)
+	t.Run("ok/statement and --proof", func(t *testing.T) {
+		proof := writeJSON(t, "proof.json", map[string]any{"proof_data": a.ProofData, "public_inputs": a.PublicInputs})
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", a.Tx.Hex(), "--registry", registry, "--statement", st, "--proof", proof)
+		require.NoError(t, err, out)
+		assert.Contains(t, out, "verified: all 17 checks passed")
+	})
+	t.Run("ok/zk_proofs of a v1 prescription answer, the transaction's picked", func(t *testing.T) {
+		other := batch[0]
+		resp := map[string]any{"statement": a.Statement, "zk_proofs": []map[string]any{
+			{"proof_data": other.ProofData, "blockchain_tx": "0x" + strings.Repeat("ab", 32)},
+			{"proof_data": a.ProofData, "public_inputs": a.PublicInputs, "blockchain_tx": a.Tx.Hex()},
+		}}
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", a.Tx.Hex(), "--registry", registry, "--statement", writeJSON(t, "rx.json", resp))
+		require.NoError(t, err, out)
+		assert.Contains(t, out, "(zk_proofs[1].proof_data)")
+	})
+	t.Run("unverified/no proof", func(t *testing.T) {
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", a.Tx.Hex(), "--registry", registry, "--statement", st)
+		require.Error(t, err, out)
+		assert.Equal(t, exitUnverified, exitCode(err), out)
+		assert.Equal(t, []string{"proof"}, verifytest.FailedChecks(out), out)
+		assert.Contains(t, out, "FAIL proof         not checked: no proof was given")
+		assert.Contains(t, err.Error(), "NOT VERIFIED: the statement's leaf is in the recorded batch, but no proof was given")
+	})
+	t.Run("unverified/no statement", func(t *testing.T) {
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", a.Tx.Hex(), "--registry", registry)
+		require.Error(t, err, out)
+		assert.Equal(t, exitUnverified, exitCode(err), out)
+		assert.Equal(t, []string{"statement"}, verifytest.FailedChecks(out), out)
+	})
+	t.Run("fail/not a proof", func(t *testing.T) {
+		bad := a
+		bad.ProofData = a.ProofData[:100]
+		file := filepath.Join(t.TempDir(), "decision.json")
+		require.NoError(t, os.WriteFile(file, bad.JSON(t), 0o600))
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", a.Tx.Hex(), "--registry", registry, "--statement", file)
+		require.Error(t, err, out)
+		assert.Equal(t, exitRefused, exitCode(err), out)
+		assert.Contains(t, out, "FAIL proof")
+		assert.Contains(t, out, "verification_proof.proof_data: verify: not a proof: proof_data")
+		out, err = runVerify(t, "--rpc", f.Endpoint, "--tx", a.Tx.Hex(), "--registry", registry, "--statement", st, "--proof", st)
+		require.Error(t, err, out)
+		assert.Equal(t, exitRefused, exitCode(err), out)
+		assert.Contains(t, out, "holds no proof_data of transaction")
+	})
+}
+
+// TestVerifyDecisionBatchTampered: verify-decision refuses every doctored
+// batched decision of issue 30 (verifytest.BatchCases), given as the whole
+// decision response, exits 1, and fails exactly the checks naming what
+// does not match.
+func TestVerifyDecisionBatchTampered(t *testing.T) {
+	f := verifytest.New(t)
+	honest, batch := f.Batch(t)
+	for _, c := range f.BatchCases(t, honest, batch) {
+		t.Run(c.Name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "decision.json")
+			require.NoError(t, os.WriteFile(file, c.Answer.JSON(t), 0o600))
+			out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", c.Answer.Tx.Hex(), "--registry", c.Registry.Hex(), "--statement", file)
+			require.Error(t, err, out)
+			assert.Equal(t, exitRefused, exitCode(err), out)
 			assert.Equal(t, c.Failed, verifytest.FailedChecks(out), out)
 			for _, line := range c.Lines {
 				assert.Contains(t, out, line)
