@@ -39,3 +39,16 @@ func WaitMinedForTest(ctx context.Context, client Backend, hash common.Hash) (*t
 
 // KeyOf returns the Ledger's submitting key (tests only).
 func KeyOf(l *Ledger) (*ecdsa.PrivateKey, bool) { return l.tx.key, l.tx.key != nil }
+
+// QueuedForTest is how many statements wait for a batch to close (tests only).
+func QueuedForTest(l *Ledger) int {
+	l.batchMu.Lock()
+	b := l.batcher
+	l.batchMu.Unlock()
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.pending)
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/healthagents/healthagents/chain/internal/contracts"
+	"github.com/healthagents/healthagents/zkp/statement"
 )
 
 // Backend is the part of a JSON-RPC client the Ledger uses; both
@@ -48,8 +49,14 @@ type Receipt struct {
 	BlockNumber uint64
 	GasUsed     uint64
 	// Verified is true when the registry accepted the proof and emitted
-	// StatementVerified in this transaction.
+	// StatementRecorded in this transaction (AnchorEach), or when the Ledger
+	// verified the proof by eth_call and this transaction recorded the root
+	// of the batch holding the statement (AnchorBatch).
 	Verified bool
+	// Batch is where the statement sits in the batch this transaction
+	// anchored (AnchorBatch; nil in AnchorEach mode). GasUsed is then the
+	// whole batch's.
+	Batch *statement.Batch
 }
 
 // Statement is a verified statement read back from its transaction.
@@ -103,6 +110,9 @@ type Ledger struct {
 	ownerAddr common.Address
 
 	registerMu sync.Mutex // one Register at a time, so concurrent calls do not deploy twice
+
+	batchMu sync.Mutex
+	batcher *batcher // AnchorBatch: started by the first Submit, never after Close
 }
 
 func newLedger(ctx context.Context, client Backend, key *ecdsa.PrivateKey, o options) (*Ledger, error) {
@@ -224,6 +234,13 @@ func (l *Ledger) Close() error {
 	if l.closed.Swap(true) {
 		return nil
 	}
+	l.batchMu.Lock()
+	b := l.batcher
+	l.batchMu.Unlock()
+	if b != nil {
+		b.close() // queued statements fail; the batch in flight is cancelled
+		<-b.stopped
+	}
 	if l.closeFn != nil {
 		return l.closeFn()
 	}
@@ -296,6 +313,16 @@ func (l *Ledger) Check(ctx context.Context, kind Kind, proof [8]*big.Int, inputs
 // reported Verified. An unreachable chain, or one that does not mine the transaction before the
 // context's deadline or the submit timeout (default 10 s), returns
 // ErrUnavailable.
+//
+// In AnchorBatch mode (WithAnchor) Submit checks the proof by eth_call to
+// the verifier bound to the circuit id (ErrRejected) and the issuer active
+// (ErrIssuerNotActive) before queueing the statement's leaf, and returns
+// once the recordBatch transaction of its batch is mined and confirmed and
+// its BatchRecorded event holds the root, size and circuit ids sent; the
+// Receipt's Batch is the statement's path to that root. A batch that fails
+// fails each of its statements with ErrBatchFailed wrapping the cause. A
+// caller whose ctx ends gets ctx's error; its statement stays in the batch.
+// Close fails the statements still queued.
 func (l *Ledger) Submit(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (Receipt, error) {
 	if l.closed.Load() {
 		return Receipt{}, ErrClosed
@@ -308,6 +335,9 @@ func (l *Ledger) Submit(ctx context.Context, kind Kind, proof [8]*big.Int, input
 	}
 	if err := l.bound(ctx, kind); err != nil {
 		return Receipt{}, err
+	}
+	if l.opts.anchor == AnchorBatch {
+		return l.submitBatched(ctx, kind, proof, inputs)
 	}
 	return l.submitGoverned(ctx, kind, proof, inputs)
 }

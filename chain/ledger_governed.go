@@ -404,6 +404,10 @@ func (l *Ledger) whyReverted(ctx context.Context, g *Governed, data []byte, caus
 		return ErrIssuerNotActive
 	case *contracts.GovernedRegistryProofRejected, *contracts.GovernedRegistryBadPublicInputs:
 		return fmt.Errorf("%w: the registry reverted: nothing recorded", ErrRejected)
+	case *contracts.GovernedRegistryBatchExists:
+		return fmt.Errorf("%w: the batch's root is recorded already (BatchExists)", cause)
+	case *contracts.GovernedRegistryBadBatch:
+		return fmt.Errorf("%w: the registry refused the batch's shape (BadBatch)", cause)
 	}
 	return cause
 }

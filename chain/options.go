@@ -31,6 +31,9 @@ type options struct {
 	ownerKey      *ecdsa.PrivateKey
 	confirmations uint64
 	nonces        NonceSource
+	anchor        AnchorMode
+	batchSize     int
+	batchWindow   time.Duration
 }
 
 func defaultOptions() options {
@@ -39,6 +42,7 @@ func defaultOptions() options {
 		logger:        slog.New(slog.DiscardHandler),
 		pollInterval:  time.Second,
 		confirmations: 1,
+		anchor:        AnchorEach,
 	}
 }
 
