@@ -18,7 +18,9 @@ import (
 //     doublings between windows;
 //   - buckets are kept in affine coordinates and filled in batches of
 //     msmBatch additions that share one field inversion (Montgomery's
-//     trick), about 6 field multiplications per addition instead of 11;
+//     trick), about 6 field multiplications per addition instead of 11,
+//     run as vector operations over the whole batch (msm_batch.go: eight
+//     multiplications at a time with AVX-512 IFMA where the CPU has it);
 //     an addition whose bucket already has one pending waits for the next
 //     batch, and one the affine formula cannot take (the bucket holds ±the
 //     point) goes to a Jacobian side bucket;

@@ -101,7 +101,7 @@ func sumG1(pts []curve.G1Affine) curve.G1Jac {
 	slot := make([]int, 0, n/2) // where each batched sum goes in pts
 	x, y := make([]fp.Element, 0, n/2), make([]fp.Element, 0, n/2)
 	qx, qy := make([]fp.Element, 0, n/2), make([]fp.Element, 0, n/2)
-	den, pre := make([]fp.Element, n/2), make([]fp.Element, n/2)
+	var scratch scratchG1
 	for n > 1 {
 		slot, x, y, qx, qy = slot[:0], x[:0], y[:0], qx[:0], qy[:0]
 		out := 0
@@ -129,7 +129,7 @@ func sumG1(pts []curve.G1Affine) curve.G1Jac {
 			out++
 		}
 		m := len(slot)
-		addBatchG1(x, y, idx[:m], qx, qy, den[:m], pre[:m])
+		addBatchG1(x, y, idx[:m], qx, qy, &scratch)
 		for i, o := range slot {
 			pts[o].X, pts[o].Y = x[i], y[i]
 		}
@@ -158,10 +158,10 @@ type bucketsG1 struct {
 	epoch    uint32
 	fallback []curve.G1Jac // doublings and cancellations, in Jacobian coordinates (allocated on first use)
 
-	n        int
-	k        [msmBatch]int32
-	qx, qy   [msmBatch]fp.Element
-	den, pre [msmBatch]fp.Element
+	n       int
+	k       [msmBatch]int32
+	qx, qy  [msmBatch]fp.Element
+	scratch scratchG1
 
 	deferred, spare []deferredG1 // additions to a bucket that had one pending
 }
@@ -213,7 +213,7 @@ func (b *bucketsG1) add(k int, qx, qy *fp.Element, negate bool) {
 // (as many as fit).
 func (b *bucketsG1) flush() {
 	if b.n > 0 {
-		addBatchG1(b.x, b.y, b.k[:b.n], b.qx[:b.n], b.qy[:b.n], b.den[:b.n], b.pre[:b.n])
+		addBatchG1(b.x, b.y, b.k[:b.n], b.qx[:b.n], b.qy[:b.n], &b.scratch)
 	}
 	b.n = 0
 	b.epoch++
@@ -227,31 +227,6 @@ func (b *bucketsG1) flush() {
 		b.add(it.k, &it.x, &it.y, false)
 	}
 	b.spare = d[:0]
-}
-
-// addBatchG1 sets (x[k[i]], y[k[i]]) += (qx[i], qy[i]) for every i; the
-// k[i] are distinct and no qx[i] equals x[k[i]]. den and pre are scratch.
-func addBatchG1(x, y []fp.Element, k []int32, qx, qy, den, pre []fp.Element) {
-	var acc fp.Element
-	acc.SetOne()
-	for i := range k {
-		den[i].Sub(&qx[i], &x[k[i]])
-		pre[i] = acc
-		acc.Mul(&acc, &den[i])
-	}
-	acc.Inverse(&acc)
-	var inv, lambda, x3, u fp.Element
-	for i := len(k) - 1; i >= 0; i-- {
-		inv.Mul(&acc, &pre[i]) // 1/den[i]
-		acc.Mul(&acc, &den[i])
-		j := k[i]
-		// λ = (y2 − y1)/(x2 − x1), x3 = λ² − x1 − x2, y3 = λ(x1 − x3) − y1
-		lambda.Sub(&qy[i], &y[j]).Mul(&lambda, &inv)
-		x3.Square(&lambda).Sub(&x3, &x[j]).Sub(&x3, &qx[i])
-		u.Sub(&x[j], &x3).Mul(&u, &lambda)
-		y[j].Sub(&u, &y[j])
-		x[j] = x3
-	}
 }
 
 // reduce returns Σ (k+1)·bucket[k].

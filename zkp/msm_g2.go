@@ -134,7 +134,7 @@ func sumG2(pts []curve.G2Affine) curve.G2Jac {
 	slot := make([]int, 0, n/2) // where each batched sum goes in pts
 	x, y := make([]curve.E2, 0, n/2), make([]curve.E2, 0, n/2)
 	qx, qy := make([]curve.E2, 0, n/2), make([]curve.E2, 0, n/2)
-	den, pre := make([]curve.E2, n/2), make([]curve.E2, n/2)
+	var scratch scratchG2
 	for n > 1 {
 		slot, x, y, qx, qy = slot[:0], x[:0], y[:0], qx[:0], qy[:0]
 		out := 0
@@ -162,7 +162,7 @@ func sumG2(pts []curve.G2Affine) curve.G2Jac {
 			out++
 		}
 		m := len(slot)
-		addBatchG2(x, y, idx[:m], qx, qy, den[:m], pre[:m])
+		addBatchG2(x, y, idx[:m], qx, qy, &scratch)
 		for i, o := range slot {
 			pts[o].X, pts[o].Y = x[i], y[i]
 		}
@@ -183,10 +183,10 @@ type bucketsG2 struct {
 	epoch    uint32
 	fallback []curve.G2Jac // doublings and cancellations, in Jacobian coordinates (allocated on first use)
 
-	n        int
-	k        [msmBatch]int32
-	qx, qy   [msmBatch]curve.E2
-	den, pre [msmBatch]curve.E2
+	n       int
+	k       [msmBatch]int32
+	qx, qy  [msmBatch]curve.E2
+	scratch scratchG2
 
 	deferred, spare []deferredG2 // additions to a bucket that had one pending
 }
@@ -238,7 +238,7 @@ func (b *bucketsG2) add(k int, qx, qy *curve.E2, negate bool) {
 // (as many as fit).
 func (b *bucketsG2) flush() {
 	if b.n > 0 {
-		addBatchG2(b.x, b.y, b.k[:b.n], b.qx[:b.n], b.qy[:b.n], b.den[:b.n], b.pre[:b.n])
+		addBatchG2(b.x, b.y, b.k[:b.n], b.qx[:b.n], b.qy[:b.n], &b.scratch)
 	}
 	b.n = 0
 	b.epoch++
@@ -252,31 +252,6 @@ func (b *bucketsG2) flush() {
 		b.add(it.k, &it.x, &it.y, false)
 	}
 	b.spare = d[:0]
-}
-
-// addBatchG2 sets (x[k[i]], y[k[i]]) += (qx[i], qy[i]) for every i; the
-// k[i] are distinct and no qx[i] equals x[k[i]]. den and pre are scratch.
-func addBatchG2(x, y []curve.E2, k []int32, qx, qy, den, pre []curve.E2) {
-	var acc curve.E2
-	acc.SetOne()
-	for i := range k {
-		den[i].Sub(&qx[i], &x[k[i]])
-		pre[i] = acc
-		acc.Mul(&acc, &den[i])
-	}
-	acc.Inverse(&acc)
-	var inv, lambda, x3, u curve.E2
-	for i := len(k) - 1; i >= 0; i-- {
-		inv.Mul(&acc, &pre[i]) // 1/den[i]
-		acc.Mul(&acc, &den[i])
-		j := k[i]
-		// λ = (y2 − y1)/(x2 − x1), x3 = λ² − x1 − x2, y3 = λ(x1 − x3) − y1
-		lambda.Sub(&qy[i], &y[j]).Mul(&lambda, &inv)
-		x3.Square(&lambda).Sub(&x3, &x[j]).Sub(&x3, &qx[i])
-		u.Sub(&x[j], &x3).Mul(&u, &lambda)
-		y[j].Sub(&u, &y[j])
-		x[j] = x3
-	}
 }
 
 // reduce returns Σ (k+1)·bucket[k].

@@ -1,0 +1,203 @@
+package zkp
+
+import (
+	curve "github.com/consensys/gnark-crypto/ecc/bn254"
+	"github.com/consensys/gnark-crypto/ecc/bn254/fp"
+)
+
+// Batched affine additions as vector operations.
+//
+// A batch of affine additions (msm_g1.go, msm_g2.go) is the same few field
+// operations applied to every element of a batch, with one field inversion
+// shared through Montgomery's trick. Written element by element, every
+// multiplication is one call to the scalar Montgomery multiplication; here
+// the batch's coordinates are gathered into contiguous vectors and every
+// step is one fp.Vector operation over the whole batch, which gnark-crypto
+// runs eight elements at a time with AVX-512 IFMA where the CPU has it (and
+// element by element, as before, where it does not). The serial part of
+// Montgomery's trick (the running product) is split into batchLanes
+// interleaved products so that it is vectorised too.
+
+// batchLanes is the number of interleaved running products of batchInvert:
+// the width of one AVX-512 IFMA multiplication.
+const batchLanes = 8
+
+// batchInvert sets inv[i] = 1/den[i] for every i; no den[i] may be zero.
+// inv may be den's scratch but not den itself; pre is scratch of den's
+// length and may be inv.
+func batchInvert(inv, den, pre fp.Vector) {
+	n := len(den)
+	steps := n / batchLanes
+	full := steps * batchLanes
+	var acc [batchLanes]fp.Element
+	for l := range acc {
+		acc[l].SetOne()
+	}
+	accV := fp.Vector(acc[:])
+	for s := range steps {
+		lo := s * batchLanes
+		copy(pre[lo:lo+batchLanes], acc[:])
+		accV.Mul(accV, den[lo:lo+batchLanes])
+	}
+	for i := full; i < n; i++ { // the tail, one lane each
+		l := i - full
+		pre[i] = acc[l]
+		acc[l].Mul(&acc[l], &den[i])
+	}
+
+	// Invert the lanes' products with one inversion (Montgomery's trick
+	// again, over batchLanes elements).
+	var lanePre [batchLanes]fp.Element
+	var all fp.Element
+	all.SetOne()
+	for l := range acc {
+		lanePre[l] = all
+		all.Mul(&all, &acc[l])
+	}
+	all.Inverse(&all)
+	for l := batchLanes - 1; l >= 0; l-- {
+		var t fp.Element
+		t.Mul(&all, &lanePre[l])
+		all.Mul(&all, &acc[l])
+		acc[l] = t
+	}
+
+	for i := n - 1; i >= full; i-- {
+		l := i - full
+		var t fp.Element
+		t.Mul(&acc[l], &pre[i])
+		acc[l].Mul(&acc[l], &den[i])
+		inv[i] = t
+	}
+	for s := steps - 1; s >= 0; s-- {
+		lo := s * batchLanes
+		invV := inv[lo : lo+batchLanes]
+		invV.Mul(accV, pre[lo:lo+batchLanes])
+		accV.Mul(accV, den[lo:lo+batchLanes])
+	}
+}
+
+// scratchG1 is the working space of addBatchG1.
+type scratchG1 struct {
+	bx, by, den, inv, lam fp.Vector
+}
+
+// resize makes every vector of s n long.
+func (s *scratchG1) resize(n int) {
+	if cap(s.bx) < n {
+		*s = scratchG1{make(fp.Vector, n), make(fp.Vector, n), make(fp.Vector, n), make(fp.Vector, n), make(fp.Vector, n)}
+	}
+	s.bx, s.by, s.den, s.inv, s.lam = s.bx[:n], s.by[:n], s.den[:n], s.inv[:n], s.lam[:n]
+}
+
+// addBatchG1 sets (x[k[i]], y[k[i]]) += (qx[i], qy[i]) for every i; the
+// k[i] are distinct and no qx[i] equals x[k[i]].
+func addBatchG1(x, y []fp.Element, k []int32, qx, qy fp.Vector, s *scratchG1) {
+	n := len(k)
+	if n == 0 {
+		return
+	}
+	s.resize(n)
+	qx, qy = qx[:n], qy[:n]
+	bx, by, den, inv, lam := s.bx, s.by, s.den, s.inv, s.lam
+	for i, j := range k {
+		bx[i], by[i] = x[j], y[j]
+	}
+	// λ = (y2 − y1)/(x2 − x1), x3 = λ² − x1 − x2, y3 = λ(x1 − x3) − y1
+	den.Sub(qx, bx)
+	batchInvert(inv, den, inv)
+	lam.Sub(qy, by)
+	lam.Mul(lam, inv)
+	x3 := den
+	x3.Mul(lam, lam)
+	x3.Sub(x3, bx)
+	x3.Sub(x3, qx)
+	y3 := inv
+	y3.Sub(bx, x3)
+	y3.Mul(y3, lam)
+	y3.Sub(y3, by)
+	for i, j := range k {
+		x[j], y[j] = x3[i], y3[i]
+	}
+}
+
+// scratchG2 is the working space of addBatchG2: E2 coordinates split into
+// their real (0) and imaginary (1) parts.
+type scratchG2 struct {
+	v [14]fp.Vector
+}
+
+func (s *scratchG2) resize(n int) {
+	if cap(s.v[0]) < n {
+		for i := range s.v {
+			s.v[i] = make(fp.Vector, n)
+		}
+	}
+	for i := range s.v {
+		s.v[i] = s.v[i][:n]
+	}
+}
+
+// addBatchG2 is addBatchG1 over E2 = Fp[u]/(u² + 1). The division by
+// d = x2 − x1 is a multiplication by its conjugate and by the inverse of
+// its norm d₀² + d₁² in Fp, so the batch shares one inversion in Fp.
+func addBatchG2(x, y []curve.E2, k []int32, qx, qy []curve.E2, s *scratchG2) {
+	n := len(k)
+	if n == 0 {
+		return
+	}
+	s.resize(n)
+	bx0, bx1, by0, by1 := s.v[0], s.v[1], s.v[2], s.v[3]
+	qx0, qx1, qy0, qy1 := s.v[4], s.v[5], s.v[6], s.v[7]
+	d0, d1, t0, t1, l0, l1 := s.v[8], s.v[9], s.v[10], s.v[11], s.v[12], s.v[13]
+	for i, j := range k {
+		bx0[i], bx1[i] = x[j].A0, x[j].A1
+		by0[i], by1[i] = y[j].A0, y[j].A1
+		qx0[i], qx1[i] = qx[i].A0, qx[i].A1
+		qy0[i], qy1[i] = qy[i].A0, qy[i].A1
+	}
+	// d = x2 − x1, e = y2 − y1 (in t0, t1 below, after the norm)
+	d0.Sub(qx0, bx0)
+	d1.Sub(qx1, bx1)
+	// 1/N(d) in l1, via N(d) = d₀² + d₁² in l0
+	t0.Mul(d0, d0)
+	t1.Mul(d1, d1)
+	l0.Add(t0, t1)
+	batchInvert(l1, l0, l1)
+	// λ = e·conj(d)/N(d) = ((e₀d₀ + e₁d₁) + (e₁d₀ − e₀d₁)u)/N(d)
+	t0.Sub(qy0, by0) // e₀
+	t1.Sub(qy1, by1) // e₁
+	l0.Mul(t0, d0)   // e₀d₀
+	t0.Mul(t0, d1)   // e₀d₁
+	d0.Mul(t1, d0)   // e₁d₀
+	t1.Mul(t1, d1)   // e₁d₁
+	l0.Add(l0, t1)   // e₀d₀ + e₁d₁
+	d0.Sub(d0, t0)   // e₁d₀ − e₀d₁
+	l0.Mul(l0, l1)   // λ₀
+	l1.Mul(d0, l1)   // λ₁
+	// x3 = λ² − x1 − x2, λ² = (λ₀ + λ₁)(λ₀ − λ₁) + 2λ₀λ₁u; x3 in d0, d1
+	t0.Add(l0, l1)
+	t1.Sub(l0, l1)
+	d0.Mul(t0, t1)
+	d0.Sub(d0, bx0)
+	d0.Sub(d0, qx0)
+	d1.Mul(l0, l1)
+	d1.Add(d1, d1)
+	d1.Sub(d1, bx1)
+	d1.Sub(d1, qx1)
+	// y3 = λ(x1 − x3) − y1, with w = x1 − x3 in qx0, qx1 (no longer needed)
+	qx0.Sub(bx0, d0)
+	qx1.Sub(bx1, d1)
+	t0.Mul(l0, qx0) // λ₀w₀
+	t1.Mul(l1, qx1) // λ₁w₁
+	t0.Sub(t0, t1)
+	t0.Sub(t0, by0) // y3₀
+	t1.Mul(l0, qx1) // λ₀w₁
+	qy0.Mul(l1, qx0)
+	t1.Add(t1, qy0)
+	t1.Sub(t1, by1) // y3₁
+	for i, j := range k {
+		x[j].A0, x[j].A1 = d0[i], d1[i]
+		y[j].A0, y[j].A1 = t0[i], t1[i]
+	}
+}
