@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"math/big"
 	"os"
 	"os/exec"
@@ -148,6 +149,54 @@ func TestVerifyJS(t *testing.T) {
 	for _, c := range f.Cases(t, st, tx) {
 		t.Run("fail/"+c.Name, func(t *testing.T) {
 			out, code := run(t, c.Registry, c.Tx, &c.Statement)
+			assert.Equal(t, 1, code, out)
+			assert.Equal(t, c.Failed, verifytest.FailedChecks(out), out)
+			for _, line := range c.Lines {
+				assert.Contains(t, out, line)
+			}
+			assert.Contains(t, out, "REFUSED")
+		})
+	}
+
+	// Decisions anchored in one batch, each given as its whole decision
+	// response (statement with its batch, proof_data, public_inputs).
+	honest, batch := f.Batch(t)
+	runAnswer := func(t *testing.T, registry common.Address, a verifytest.Answer, extra ...string) (string, int) {
+		path := filepath.Join(t.TempDir(), "decision.json")
+		require.NoError(t, os.WriteFile(path, a.JSON(t), 0o600))
+		return runJS(t, append([]string{"--rpc", f.Endpoint, "--registry", registry.Hex(), "--tx", a.Tx.Hex(), "--statement", path}, extra...)...)
+	}
+	t.Run("ok/batched", func(t *testing.T) {
+		for i, a := range batch {
+			out, code := runAnswer(t, f.Gov.Address(), a)
+			assert.Equal(t, 0, code, "leaf %d: %s", i, out)
+			for _, name := range everyBatchCheck {
+				assert.Contains(t, out, "ok   "+name+" ", out)
+			}
+			assert.NotContains(t, out, "FAIL")
+			assert.Contains(t, out, "(verification_proof.proof_data); it is re-verified for the statement's leaf by eth_call")
+			assert.Contains(t, out, fmt.Sprintf("with its path (leaf index %d, 3 values) leads to the recorded root", i))
+			assert.Contains(t, out, "verified: all 17 checks passed")
+		}
+	})
+	t.Run("ok/batched, statement and --proof", func(t *testing.T) {
+		proof := filepath.Join(t.TempDir(), "proof.json")
+		b, err := json.Marshal(map[string]any{"proof_data": honest.ProofData, "public_inputs": honest.PublicInputs})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(proof, b, 0o600))
+		out, code := run(t, f.Gov.Address(), honest.Tx, &honest.Statement)
+		assert.Equal(t, 3, code, "without the proof: not verified: %s", out)
+		assert.Equal(t, []string{"proof"}, verifytest.FailedChecks(out), out)
+		assert.Contains(t, out, "FAIL proof         not checked: no proof was given (the answer's proof_data)")
+		assert.Contains(t, out, "NOT VERIFIED: the statement's leaf is in the recorded batch, but no proof was given")
+		args := []string{"--rpc", f.Endpoint, "--registry", f.Gov.Address().Hex(), "--tx", honest.Tx.Hex(), "--statement", writeStatement(t, honest.Statement), "--proof", proof}
+		out, code = runJS(t, args...)
+		assert.Equal(t, 0, code, out)
+		assert.Contains(t, out, "verified: all 17 checks passed")
+	})
+	for _, c := range f.BatchCases(t, honest, batch) {
+		t.Run("fail/"+c.Name, func(t *testing.T) {
+			out, code := runAnswer(t, c.Registry, c.Answer)
 			assert.Equal(t, 1, code, out)
 			assert.Equal(t, c.Failed, verifytest.FailedChecks(out), out)
 			for _, line := range c.Lines {

@@ -173,7 +173,8 @@ var everyBatchCheck = []string{"receipt", "registry", "batch", "path", "verifier
 
 // testVerifyBatched: decisions anchored in one batch (eligibility and
 // prescription statements, one recordBatch transaction) pass every batched
-// check from their whole decision response, or from the statement and a
+// check, of verify-decision and of the JavaScript verifier (with
+// HEALTHAGENTS_TEST_VERIFYJS), from their whole decision response, or from the statement and a
 // --proof file; without the proof the command says what was not checked
 // and exits 3; a response whose proof_data is not a proof is refused.
 func testVerifyBatched(t *testing.T, f *verifytest.Fixture) {
@@ -190,6 +191,12 @@ func testVerifyBatched(t *testing.T, f *verifytest.Fixture) {
 		assert.NotContains(t, out, "FAIL")
 		assert.Contains(t, out, "note proof         read from "+file+" (verification_proof.proof_data)")
 		assert.Contains(t, out, "verified: all 17 checks passed")
+		js, code := runVerifyJS(t, "--rpc", f.Endpoint, "--tx", a.Tx.Hex(), "--registry", registry, "--statement", file)
+		if code >= 0 {
+			assert.Equal(t, 0, code, "leaf %d: %s", i, js)
+			assert.NotContains(t, js, "FAIL")
+			assert.Contains(t, js, "verified: all 17 checks passed")
+		}
 	}
 	a := batch[verifytest.BatchIndex]
 	st := writeJSON(t, "statement.json", a.Statement)

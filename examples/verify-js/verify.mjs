@@ -3,13 +3,17 @@
 // docs/verify.md walks through every step; docs/statement.md says what binds
 // each part of a statement.
 //
-//   node verify.mjs --rpc URL --registry ADDRESS --tx HASH --statement FILE
+//   node verify.mjs --rpc URL --registry ADDRESS --tx HASH --statement FILE [--proof FILE]
 //
 // Prints one line per check, the same lines as `healthagents verify-decision`.
+// A decision anchored in a batch (a recordBatch transaction; its statement
+// carries "batch") is checked from the BatchRecorded event, the statement's
+// Merkle path and the answer's proof (proof_data, public_inputs: from the
+// decision response given as --statement, or from --proof).
 // Exit status: 0 every check passed, the statement's included; 1 a check
 // failed (or the file is not a statement); 2 the check could not be run;
-// 3 no --statement: the transaction is a recorded decision, but nothing it
-// states was checked.
+// 3 no --statement (or, for a batched decision, no proof): the transaction
+// is a recorded decision, but not everything it states was checked.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { ethers } from "ethers";
@@ -17,10 +21,12 @@ import { poseidon } from "@iden3/js-crypto";
 
 const REGISTRY_ABI = [
   "function record(uint256 circuitId, uint256[8] proof, uint256[] publicInputs)",
+  "function recordBatch(uint256 root, uint256 size, uint256[] circuitIds)",
   "function verifierOf(uint256 circuitId) view returns (address)",
   "function issuers(uint256 issuerKeyHash) view returns (uint64 registeredAt, uint64 retiredAt, address admin)",
   "function revokedIn(uint256 issuerKeyHash, uint64 nonce) view returns (uint256)",
   "event StatementRecorded(uint256 indexed digest, uint256 indexed issuerKeyHash, uint256 indexed circuitId, address verifier, address submitter)",
+  "event BatchRecorded(uint256 indexed root, uint256 size, uint256[] circuitIds, address indexed submitter)",
 ];
 const VERIFIER_ABI = ["function verifyProof(uint256[8] proof, uint256[] input) view returns (bool)"];
 
@@ -91,7 +97,7 @@ function readStatement(path) {
     if (!/^(0|[1-9][0-9]*)$/.test(s) || BigInt(s) >= FIELD) throw new Error(`${where} ${quote(s)} is not a decimal field element`);
     return BigInt(s);
   };
-  keys(doc, ["digest", "opening"], "statement");
+  keys(doc, ["digest", "opening", "batch"], "statement");
   keys(doc.opening, ["circuit", "circuit_id", "issuer_key_hash", "revocation_nonce", "fields"], "opening");
   const o = doc.opening;
   let nonceText = "0";
@@ -106,8 +112,20 @@ function readStatement(path) {
     keys(f, ["name", "value", "text"], `opening.fields[${i}]`);
     return { name: str(f.name, `opening.fields[${i}].name`), value: dec(f.value, `opening.fields[${i}] (${f.name})`), text: str(f.text, `opening.fields[${i}].text`) };
   });
+  let batch = null;
+  if (doc.batch !== undefined && doc.batch !== null) {
+    const b = doc.batch;
+    keys(b, ["root", "size", "leaf_index", "path"], "batch");
+    const size = b.size, index = b.leaf_index;
+    if (!Number.isInteger(size) || !Number.isInteger(index) || size < 1 || size > MAX_BATCH || index < 0 || index >= size) {
+      throw new Error(`batch size ${size} and leaf index ${index} do not hold (1 ≤ size ≤ ${MAX_BATCH}, index < size)`);
+    }
+    if (b.path !== undefined && b.path !== null && !Array.isArray(b.path)) throw new Error("batch.path is not a list");
+    batch = { root: dec(b.root, "batch.root"), size, index, path: (b.path || []).map((p, i) => dec(p, `batch.path[${i}]`)) };
+  }
   return {
     fromResponse,
+    batch,
     digest: dec(doc.digest, "digest"),
     circuit: str(o.circuit, "opening.circuit"),
     circuitId: dec(o.circuit_id, "opening.circuit_id", true),
@@ -115,6 +133,68 @@ function readStatement(path) {
     revocationNonce: BigInt(nonceText),
     fields,
   };
+}
+
+// The most statements one batch anchors (the registry's MAX_BATCH).
+const MAX_BATCH = 1024;
+
+// depth is the depth of a batch of size leaves: ceil(log2 size).
+export function depth(size) {
+  let d = 0;
+  while (1 << d < size) d++;
+  return d;
+}
+
+// leafOf is a statement's leaf: Poseidon(issuer_key_hash, digest, circuit_id).
+export const leafOf = (issuerKeyHash, digest, circuitId) => poseidon.hash([issuerKeyHash, digest, circuitId]);
+
+// rootOf is the root a leaf's path leads to (docs/statement.md, "Batches"):
+// bit k of the leaf index set means the node at height k is a right child,
+// its sibling path[k] on the left; node = Poseidon(left, right).
+export function rootOf(leaf, index, path, size) {
+  const d = depth(size);
+  if (path.length !== d) throw new Error(`a batch of ${size} has paths of ${d} values, not ${path.length}`);
+  let node = leaf;
+  for (let k = 0; k < path.length; k++) {
+    node = (index >> k) & 1 ? poseidon.hash([path[k], node]) : poseidon.hash([node, path[k]]);
+  }
+  return node;
+}
+
+// readProof finds a decision's proof_data and public_inputs in a decision
+// response (or a file holding just them): at its top, or in
+// verification_proof, zk_proof, proof or an entry of zk_proofs, skipping
+// one that names another blockchain_tx. It returns null when there is none
+// and throws when proof_data is not 0x and 512 hex digits or an input not
+// 0x and 64 hex digits below the field.
+export function readProof(doc, txHash) {
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return null;
+  const cands = [["proof_data", doc]];
+  for (const k of ["verification_proof", "zk_proof", "proof"]) if (doc[k] !== undefined) cands.push([`${k}.proof_data`, doc[k]]);
+  if (Array.isArray(doc.zk_proofs)) doc.zk_proofs.forEach((p, i) => cands.push([`zk_proofs[${i}].proof_data`, p]));
+  for (const [where, c] of cands) {
+    if (typeof c !== "object" || c === null || typeof c.proof_data !== "string") continue;
+    if (c.blockchain_tx && String(c.blockchain_tx).toLowerCase() !== txHash.toLowerCase()) continue;
+    const word = (s, n, what) => {
+      if (typeof s !== "string" || !new RegExp(`^0x[0-9a-fA-F]{${2 * n}}$`).test(s)) throw new Error(`${where}: ${what}: want "0x" and ${2 * n} hex digits`);
+      return s;
+    };
+    const data = word(c.proof_data, 256, "proof_data");
+    const words = [];
+    for (let i = 0; i < 8; i++) words.push(BigInt("0x" + data.slice(2 + 64 * i, 2 + 64 * (i + 1))));
+    let inputs = null;
+    if (c.public_inputs !== undefined && c.public_inputs !== null) {
+      if (!Array.isArray(c.public_inputs)) throw new Error(`${where}: public_inputs is not a list`);
+      inputs = c.public_inputs.map((s, i) => {
+        const v = BigInt(word(s, 32, `public_inputs[${i}]`));
+        if (v >= FIELD) throw new Error(`${where}: public_inputs[${i}] is not a field element`);
+        return v;
+      });
+      if (inputs.length === 0) inputs = null;
+    }
+    return { where, words, inputs };
+  }
+  return null;
 }
 
 // circuitIdOf is a circuit's id: uint256(keccak256(name)) mod r.
@@ -311,6 +391,21 @@ async function main() {
       console.log(`note statement     read from a decision response: only its "statement" is checked; the response's other fields are the service's words, bound to nothing on chain — read the decision from the statement`);
     }
   }
+  // A batched decision's proof is the answer's (a single-record one's is
+  // in its transaction): read only when the statement names a batch or
+  // --proof is given.
+  let proof = null;
+  if (a.proof || (st !== null && st.batch !== null)) {
+    const path = a.proof || a.statement;
+    try {
+      proof = readProof(JSON.parse(readFileSync(path, "utf8")), a.tx);
+      if (proof === null && a.proof) throw new Error(`holds no proof_data of transaction ${a.tx}`);
+    } catch (err) {
+      check("proof", false, `${path}: ${err.message}`);
+      return;
+    }
+    if (proof !== null) console.log(`note proof         read from ${path} (${proof.where}); it is re-verified for the statement's leaf by eth_call`);
+  }
   const provider = new ethers.JsonRpcProvider(a.rpc, undefined, { staticNetwork: true });
   const registryAddr = ethers.getAddress(a.registry);
   const registry = new ethers.Contract(registryAddr, REGISTRY_ABI, provider);
@@ -324,15 +419,27 @@ async function main() {
   if (!check("registry", tx.to !== null && ethers.getAddress(tx.to) === registryAddr,
     `transaction sent to ${tx.to}, expected registry ${registryAddr}`)) return;
 
-  // 2. The registry emitted StatementRecorded (logs from other addresses ignored).
-  let ev = null;
+  // 2. The registry emitted StatementRecorded (logs from other addresses
+  // ignored) — or, for a batch's transaction, BatchRecorded.
+  let ev = null, batchEv = null;
   for (const log of receipt.logs) {
     if (ethers.getAddress(log.address) !== registryAddr) continue;
     const parsed = registry.interface.parseLog(log);
     if (parsed && parsed.name === "StatementRecorded") ev = parsed.args;
+    if (parsed && parsed.name === "BatchRecorded" && batchEv === null) batchEv = parsed.args;
+  }
+  let batchCall = null;
+  try { batchCall = registry.interface.decodeFunctionData("recordBatch", tx.data); } catch { /* not a recordBatch call */ }
+  if (batchEv !== null || batchCall !== null) {
+    await batchChecks(provider, registry, batchEv, batchCall, st, proof, block);
+    return;
   }
   if (!check("event", ev !== null, ev ? `StatementRecorded digest ${hex32(ev.digest)} issuer ${hex32(ev.issuerKeyHash)} circuit ${hex32(ev.circuitId)}`
     : "no StatementRecorded event from the registry")) return;
+  if (st !== null && st.batch !== null) {
+    check("batch", false, `the statement places its leaf in batch ${hex32(st.batch.root)} (leaf ${st.batch.index} of ${st.batch.size}), but this transaction records one statement ` +
+      "(StatementRecorded), not a batch: it is not the transaction that anchored this statement");
+  }
 
   // 3. The call's public inputs are exactly [issuerKeyHash, digest, circuitId].
   let call = null;
@@ -365,6 +472,93 @@ async function main() {
   await statementChecks(registry, st, { digest: ev.digest, issuerKeyHash: ev.issuerKeyHash, circuitId: ev.circuitId }, block);
 }
 
+// batchChecks checks a decision anchored in a batch (docs/verify.md,
+// "Batches"), after receipt and registry: batch, path, verifier, proof,
+// issuer, then the statement checks against the leaf's values — the same
+// checks, in the same order, with the same lines as package verify.
+async function batchChecks(provider, registry, ev, call, st, proof, block) {
+  if (ev === null) {
+    check("batch", false, "no BatchRecorded event from the registry");
+    return;
+  }
+  const ids = [...ev.circuitIds].map(BigInt);
+  const list = (ws) => `[${ws.map(hex32).join(", ")}]`;
+  const same = call !== null && call.root === ev.root && call.size === ev.size && call.circuitIds.length === ids.length &&
+    [...call.circuitIds].every((c, i) => c === ids[i]);
+  if (!check("batch", same, `BatchRecorded root ${hex32(ev.root)} size ${ev.size} circuits ${list(ids)} submitter ${ev.submitter}; ` +
+    `the recordBatch call's root, size and circuit ids ${same ? "are the event's" : "are not the event's"}`)) return;
+
+  if (st === null) {
+    check("statement", false, "not checked: no statement was given, so nothing this decision states is verified — not which of the batch's " +
+      "statements it is, its proof, the payer, plan, codes, day or outcome, the circuit's schema or texts, the credential's revocation; " +
+      "only that the transaction recorded some batch", true);
+    return;
+  }
+  const b = st.batch;
+  if (b === null) {
+    check("batch", false, `the statement names no batch (no root, leaf index or path), but this transaction records batch ${hex32(ev.root)} of ${ev.size} ` +
+      "statements: the statement's leaf cannot be placed under its root");
+    return;
+  }
+  if (b.root !== ev.root) {
+    check("batch", false, `the statement's batch root ${hex32(b.root)} is not the recorded root ${hex32(ev.root)}: the statement is of another batch`);
+    return;
+  }
+  if (BigInt(b.size) !== ev.size) {
+    check("batch", false, `the statement's batch size ${b.size} is not the recorded size ${ev.size}`);
+    return;
+  }
+  check("batch", true, `the statement's batch root and size equal the event's (leaf ${b.index} of ${b.size})`);
+
+  if (st.issuerKeyHash === null || st.circuitId === null) {
+    check("path", false, "the statement's leaf Poseidon(issuer_key_hash, digest, circuit_id) cannot be computed: the opening has no " +
+      (st.issuerKeyHash === null ? "issuer_key_hash" : "circuit_id"));
+    return;
+  }
+  const leaf = leafOf(st.issuerKeyHash, st.digest, st.circuitId);
+  let root;
+  try {
+    root = rootOf(leaf, b.index, b.path, b.size);
+  } catch (err) {
+    check("path", false, `the statement's leaf ${hex32(leaf)} with its path: ${err.message}`);
+    return;
+  }
+  if (root !== ev.root) {
+    check("path", false, `the statement's leaf ${hex32(leaf)} with its path (leaf index ${b.index}, ${b.path.length} values) leads to ${hex32(root)}, not to the recorded root ${hex32(ev.root)}`);
+    return;
+  }
+  check("path", true, `the statement's leaf ${hex32(leaf)} with its path (leaf index ${b.index}, ${b.path.length} values) leads to the recorded root`);
+
+  // The leaf is anchored: what the chain recorded for this statement is
+  // the leaf's three values, as of the batch's block.
+  const rec = { digest: st.digest, issuerKeyHash: st.issuerKeyHash, circuitId: st.circuitId };
+  if (!ids.includes(rec.circuitId)) {
+    check("verifier", false, `the leaf's circuit ${hex32(rec.circuitId)} is not among the batch's circuit ids ${list(ids)}`);
+    return;
+  }
+  const verifier = await registry.verifierOf(rec.circuitId, { blockTag: block });
+  const code = await provider.getCode(verifier, block);
+  if (!check("verifier", code !== "0x", `the leaf's circuit ${hex32(rec.circuitId)} is among the batch's circuit ids and bound to ${verifier} at block ${block}`)) return;
+
+  const inputs = [rec.issuerKeyHash, rec.digest, rec.circuitId];
+  if (proof === null) {
+    check("proof", false, "not checked: no proof was given (the answer's proof_data): a batch's transaction records a Merkle root, not proofs, " +
+      "so nothing shows this statement was proven — pass the whole decision response, or its proof", true);
+  } else if (proof.inputs !== null && (proof.inputs.length !== 3 || proof.inputs.some((v, i) => v !== inputs[i]))) {
+    check("proof", false, `the answer's public_inputs ${list(proof.inputs)} are not the statement's [issuer_key_hash, digest, circuit_id] ${list(inputs)}: the proof is of another statement`);
+  } else {
+    const v = new ethers.Contract(verifier, VERIFIER_ABI, provider);
+    const ok = await v.verifyProof(proof.words, inputs, { blockTag: block });
+    check("proof", ok, `Groth16 verification of the answer's proof for the statement's [issuer_key_hash, digest, circuit_id] re-run by eth_call at block ${block}: ${ok ? "accepted" : "REJECTED"}`);
+  }
+
+  const iss = await registry.issuers(rec.issuerKeyHash);
+  const active = iss.registeredAt !== 0n && iss.registeredAt <= block && (iss.retiredAt === 0n || block < iss.retiredAt);
+  check("issuer", active, `issuer ${hex32(rec.issuerKeyHash)} registered in block ${iss.registeredAt}, retired ${iss.retiredAt || "never"}`);
+
+  await statementChecks(registry, st, rec, block);
+}
+
 function exitStatus() {
   const failed = checks.filter((c) => !c.ok);
   if (checks.length > 0 && failed.length === 0) {
@@ -372,7 +566,11 @@ function exitStatus() {
     return 0;
   }
   if (failed.length > 0 && failed.every((c) => c.unchecked)) {
-    console.error("NOT VERIFIED: the transaction is a recorded decision, but no statement was given, so nothing it states was checked (pass --statement)");
+    if (failed.some((c) => c.name === "proof")) {
+      console.error("NOT VERIFIED: the statement's leaf is in the recorded batch, but no proof was given, so nothing shows it was proven (pass the whole decision response as --statement, or --proof)");
+    } else {
+      console.error("NOT VERIFIED: the transaction is a recorded decision, but no statement was given, so nothing it states was checked (pass --statement)");
+    }
     return 3;
   }
   const names = [...new Set(failed.map((c) => c.name))];
