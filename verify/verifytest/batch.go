@@ -67,6 +67,13 @@ func PublicInputs(inputs []*big.Int) []string {
 // root, size and circuit ids, and returns each decision's answer.
 func (f *Fixture) RecordBatch(t testing.TB, sts []statement.Statement) []Answer {
 	t.Helper()
+	return f.recordBatch(t, sts, nil)
+}
+
+// recordBatch is RecordBatch recording circuitIDs as the batch's circuit
+// ids (nil: the statements'), as a submitter that lies about them would.
+func (f *Fixture) recordBatch(t testing.TB, sts []statement.Statement, circuitIDs []*big.Int) []Answer {
+	t.Helper()
 	leaves := make([]*big.Int, len(sts))
 	var ids []*big.Int
 	for i, st := range sts {
@@ -78,6 +85,9 @@ func (f *Fixture) RecordBatch(t testing.TB, sts []statement.Statement) []Answer 
 	}
 	tree, err := statement.NewTree(leaves)
 	must(t, err, "tree")
+	if circuitIDs != nil {
+		ids = circuitIDs
+	}
 	data, err := f.Gov.RecordBatch(tree.Root(), tree.Size(), ids)
 	must(t, err, "recordBatch call")
 	rc, err := f.Gov.Apply(t.Context(), f.Ledger, chain.OwnerAction{Data: data, Summary: "recordBatch"})
@@ -149,6 +159,8 @@ func (f *Fixture) BatchCases(t testing.TB, honest Answer, batch []Answer) []Batc
 	other := f.RecordBatch(t, []statement.Statement{EligibilityStatement(t, TamperNonce), EligibilityStatement(t, TamperNonce),
 		EligibilityStatement(t, TamperNonce)})
 	single := f.RecordStatement(t, honest.Statement)
+	uncovered := f.recordBatch(t, []statement.Statement{EligibilityStatement(t, TamperNonce), EligibilityStatement(t, TamperNonce)},
+		[]*big.Int{f.Circuit})[1] // the batch names the fixture's circuit only, not eligibility-v3
 	neighbour := batch[BatchIndex+1] // a prescription's leaf
 
 	edit := func(name string, fn func(*Answer), failed []string, lines ...string) BatchCase {
@@ -175,6 +187,8 @@ func (f *Fixture) BatchCases(t testing.TB, honest Answer, batch []Answer) []Batc
 			[]string{"batch"}, fail("batch", "the statement names no batch (no root, leaf index or path), but this transaction records batch 0x"), "of 5 statements"),
 		edit("batch: batched statement on a single-record transaction", func(a *Answer) { a.Tx = single },
 			[]string{"batch"}, fail("batch", "the statement places its leaf in batch 0x"), "(leaf 2 of 5), but this transaction records one statement (StatementRecorded), not a batch"),
+		edit("batch: a leaf whose circuit the batch does not name", func(a *Answer) { *a = copyAnswer(uncovered) },
+			[]string{"verifier"}, fail("verifier", "the leaf's circuit 0x"), "is not among the batch's circuit ids [0x"),
 		edit("batch: value", func(a *Answer) { a.Statement.Opening.Fields[fieldEligible].Value = big.NewInt(0) },
 			[]string{"digest", "statement", "text"}, fail("statement", "the digest recomputed from the opening differs from the recorded digest"),
 			fail("text", `field 7 eligible: text "true" is not "false", the rendering of its value 0`)),
