@@ -48,7 +48,12 @@ func msmWindows(c uint) int {
 // minimises n·W(c) batched affine additions (~6.5 field multiplications
 // each) plus the reduction's two Jacobian additions per bucket (~27). For
 // our ~2 000-point MSMs that is c = 11; c = 12 measured the same within
-// the noise, 10 and 13 a few per cent slower.
+// the noise, 10 and 13 a few per cent slower. For the 3 000–16 000-point
+// MSMs of the -v3/-v4 keys it is c = 13, which measured best of 12–15
+// (2026-11-29, eligibility-v3's K, Z and B₂ in G2): c = 12 and 14 take
+// twice as long, because their top digit (bits 252–253 plus a carry, up
+// to 4) sends every scalar's top window to the same four buckets, where
+// the additions queue one per batch.
 func msmWindowBits(n int) uint {
 	best, bestCost := uint(4), -1
 	for c := uint(4); c <= 16; c++ {

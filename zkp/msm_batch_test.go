@@ -85,3 +85,51 @@ func TestAddBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceAffine checks the affine reduction against the Jacobian one on
+// buckets with the cases the affine formula cannot take inside a chain: a
+// running sum doubled by the next bucket, a total cancelled by its running
+// sum, empty buckets and empty chains.
+func TestReduceAffine(t *testing.T) {
+	t.Parallel()
+	const nb = 4 * reduceChains // chains of 4 buckets
+	p1, p2 := randomPoints(nb)
+	b1, b2 := newBucketsG1(nb), newBucketsG2(nb)
+	set := func(k int, a1 curve.G1Affine, a2 curve.G2Affine) {
+		b1.x[k], b1.y[k], b1.filled[k] = a1.X, a1.Y, !a1.IsInfinity()
+		b2.x[k], b2.y[k], b2.filled[k] = a2.X, a2.Y, !a2.IsInfinity()
+	}
+	for k := range nb {
+		set(k, p1[k], p2[k]) // a few are infinity: empty buckets
+	}
+	// chain 1 (buckets 4..7, from the top): running = P, then P + P
+	set(7, p1[7], p2[7])
+	set(6, p1[7], p2[7])
+	// chain 2: running = P, total = P; then running = P − 2P = −P and
+	// total = P + (−P) = 0
+	var m1 curve.G1Affine
+	var m2 curve.G2Affine
+	m1.Double(&p1[11])
+	m1.Neg(&m1)
+	m2.Double(&p2[11])
+	m2.Neg(&m2)
+	set(10, m1, m2)
+	// chain 3 empty
+	for k := 12; k < 16; k++ {
+		set(k, curve.G1Affine{}, curve.G2Affine{})
+	}
+	// chain 4: a bucket and its negation, running back to 0
+	var n1 curve.G1Affine
+	var n2 curve.G2Affine
+	n1.Neg(&p1[19])
+	n2.Neg(&p2[19])
+	set(18, n1, n2)
+
+	got1, want1 := reduceAffineG1(b1.x, b1.y, b1.filled, &b1.scratch), b1.reduceJacobian()
+	got2, want2 := reduceAffineG2(b2.x, b2.y, b2.filled, &b2.scratch), b2.reduceJacobian()
+	require.True(t, got1.Equal(&want1), "G1")
+	require.True(t, got2.Equal(&want2), "G2")
+	g1, g2 := b1.reduce(), b2.reduce()
+	require.True(t, g1.Equal(&want1), "G1 reduce")
+	require.True(t, g2.Equal(&want2), "G2 reduce")
+}

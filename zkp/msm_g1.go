@@ -229,17 +229,24 @@ func (b *bucketsG1) flush() {
 	b.spare = d[:0]
 }
 
-// reduce returns Σ (k+1)·bucket[k].
+// reduce returns Σ (k+1)·bucket[k], in affine coordinates (msm_reduce.go)
+// unless a bucket has a Jacobian side part or there are too few buckets.
 func (b *bucketsG1) reduce() curve.G1Jac {
+	if b.fallback == nil && len(b.x) >= 2*reduceChains && len(b.x)%reduceChains == 0 {
+		return reduceAffineG1(b.x, b.y, b.filled, &b.scratch)
+	}
+	return b.reduceJacobian()
+}
+
+// reduceJacobian is reduce in Jacobian coordinates.
+func (b *bucketsG1) reduceJacobian() curve.G1Jac {
 	var running, total curve.G1Jac
 	for k := len(b.x) - 1; k >= 0; k-- {
 		if b.filled[k] {
 			running.AddMixed(&curve.G1Affine{X: b.x[k], Y: b.y[k]})
 		}
 		if b.fallback != nil {
-			if b.fallback != nil {
-				running.AddAssign(&b.fallback[k])
-			}
+			running.AddAssign(&b.fallback[k])
 		}
 		total.AddAssign(&running)
 	}

@@ -254,17 +254,24 @@ func (b *bucketsG2) flush() {
 	b.spare = d[:0]
 }
 
-// reduce returns Σ (k+1)·bucket[k].
+// reduce returns Σ (k+1)·bucket[k], in affine coordinates (msm_reduce.go)
+// unless a bucket has a Jacobian side part or there are too few buckets.
 func (b *bucketsG2) reduce() curve.G2Jac {
+	if b.fallback == nil && len(b.x) >= 2*reduceChains && len(b.x)%reduceChains == 0 {
+		return reduceAffineG2(b.x, b.y, b.filled, &b.scratch)
+	}
+	return b.reduceJacobian()
+}
+
+// reduceJacobian is reduce in Jacobian coordinates.
+func (b *bucketsG2) reduceJacobian() curve.G2Jac {
 	var running, total curve.G2Jac
 	for k := len(b.x) - 1; k >= 0; k-- {
 		if b.filled[k] {
 			running.AddMixed(&curve.G2Affine{X: b.x[k], Y: b.y[k]})
 		}
 		if b.fallback != nil {
-			if b.fallback != nil {
-				running.AddAssign(&b.fallback[k])
-			}
+			running.AddAssign(&b.fallback[k])
 		}
 		total.AddAssign(&running)
 	}
