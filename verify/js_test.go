@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/healthagents/healthagents/verify"
 	"github.com/healthagents/healthagents/verify/verifytest"
 	"github.com/healthagents/healthagents/zkp"
 	"github.com/healthagents/healthagents/zkp/statement"
@@ -177,6 +178,17 @@ func TestVerifyJS(t *testing.T) {
 			assert.Contains(t, out, "(verification_proof.proof_data); it is re-verified for the statement's leaf by eth_call")
 			assert.Contains(t, out, fmt.Sprintf("with its path (leaf index %d, 3 values) leads to the recorded root", i))
 			assert.Contains(t, out, "verified: all 17 checks passed")
+
+			// The batched lines are the Go checker's, word for word.
+			p, err := verify.ParseProof(a.ProofData, a.PublicInputs)
+			require.NoError(t, err)
+			r, err := verify.Decision(t.Context(), f.RPC, a.Tx, verify.Options{Registry: f.Gov.Address(), Statement: &a.Statement, Proof: p})
+			require.NoError(t, err)
+			for _, c := range r.Checks {
+				if c.Name == "batch" || c.Name == "path" || c.Name == "verifier" || c.Name == "proof" {
+					assert.Contains(t, out, c.String()+"\n", "leaf %d", i)
+				}
+			}
 		}
 	})
 	t.Run("ok/batched, statement and --proof", func(t *testing.T) {
@@ -201,6 +213,16 @@ func TestVerifyJS(t *testing.T) {
 			assert.Equal(t, c.Failed, verifytest.FailedChecks(out), out)
 			for _, line := range c.Lines {
 				assert.Contains(t, out, line)
+			}
+			// Every failing line is the Go checker's, word for word.
+			p, err := verify.ParseProof(c.Answer.ProofData, c.Answer.PublicInputs)
+			require.NoError(t, err)
+			r, err := verify.Decision(t.Context(), f.RPC, c.Answer.Tx, verify.Options{Registry: c.Registry, Statement: &c.Answer.Statement, Proof: p})
+			require.NoError(t, err)
+			for _, check := range r.Checks {
+				if !check.OK {
+					assert.Contains(t, out, check.String()+"\n")
+				}
 			}
 			assert.Contains(t, out, "REFUSED")
 		})
