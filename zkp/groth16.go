@@ -100,7 +100,7 @@ func (ck *circuitKeys) groth16Async() (*groth16Prover, <-chan struct{}) {
 			defer close(ck.g16.done)
 			// The shapes were checked when the keys were loaded, so no error
 			// is expected; one would leave gnark's prover in use.
-			if p, err := newGroth16Prover(ck.ccs, ck.pk); err == nil {
+			if p, err := ck.buildGroth16Prover(); err == nil {
 				ck.g16.p.Store(p)
 			}
 		}()

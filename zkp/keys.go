@@ -49,6 +49,7 @@ type circuitKeys struct {
 	vk     *groth16bn254.VerifyingKey
 	origin string
 	g16    lazyGroth16 // fixed-base prover over pk, built in the background after the first proof
+	tables TableStore  // where g16's tables are kept between processes, if anywhere (WithTableStore)
 }
 
 // System holds the compiled constraint systems and the proving and
@@ -60,6 +61,7 @@ type System struct {
 
 type systemOptions struct {
 	keepGnarkLogs bool
+	tables        TableStore
 }
 
 // SystemOption configures LoadOrSetup and LoadCeremony.
@@ -169,7 +171,8 @@ func keyPaths(dir, name string) (pk, vk, man string) {
 // starting on the same directory. groth16.Setup cannot be interrupted; ctx
 // is checked between circuits.
 func LoadOrSetup(ctx context.Context, dir string, opts ...SystemOption) (*System, error) {
-	if _, err := applySystemOptions(opts); err != nil {
+	o, err := applySystemOptions(opts)
+	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -206,6 +209,7 @@ func LoadOrSetup(ctx context.Context, dir string, opts ...SystemOption) (*System
 				return nil, err
 			}
 		}
+		ck.tables = o.tables
 		if ck, err = ck.checkOnce(); err != nil {
 			return nil, err
 		}

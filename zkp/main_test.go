@@ -27,6 +27,14 @@ func TestMain(m *testing.M) {
 
 func runTests(m *testing.M) int {
 	ctx := context.Background()
+	// The keys and the fast prover's tables come from the test cache (the
+	// tables are checked against the keys on load; TestTablesRoundTrip
+	// compares them with a fresh computation).
+	cache, err := testcache.Open()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "zkp test cache:", err)
+		return 1
+	}
 	dir := os.Getenv(keyDirEnv)
 	if dir == "" {
 		var err error
@@ -39,14 +47,13 @@ func runTests(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		if err := cachedKeys(ctx, dir); err != nil {
+		if err := cachedKeys(ctx, dir, cache); err != nil {
 			fmt.Fprintln(os.Stderr, "zkp test keys:", err)
 			return 1
 		}
 	}
 	testKeyDir = dir
-	var err error
-	testSys, err = LoadOrSetup(ctx, dir)
+	testSys, err = LoadOrSetup(ctx, dir, WithTableStore(cache))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zkp test setup:", err)
 		return 1
@@ -58,13 +65,9 @@ func runTests(m *testing.M) int {
 // (package testcache; internal/testcache/zkkeys does the same for the other
 // packages, which may import zkp), setting up and storing the circuits the
 // cache misses.
-func cachedKeys(ctx context.Context, dir string) error {
-	c, err := testcache.Open()
-	if err != nil {
-		return err
-	}
+func cachedKeys(ctx context.Context, dir string, c *testcache.Cache) error {
 	files, err := c.KeyFiles(ctx, testcache.ZKPKeys(CircuitNames(), CircuitDigest, func(ctx context.Context, dir string) error {
-		_, err := LoadOrSetup(ctx, dir)
+		_, err := LoadOrSetup(ctx, dir, WithTableStore(c))
 		return err
 	}))
 	if err != nil {

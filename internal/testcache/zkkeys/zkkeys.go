@@ -15,10 +15,10 @@ import (
 )
 
 // Set is zkp's circuits as a testcache.KeySet (testcache.ZKPKeys), built
-// and checked by zkp.LoadOrSetup.
-func Set() testcache.KeySet {
+// and checked by zkp.LoadOrSetup with opts.
+func Set(opts ...zkp.SystemOption) testcache.KeySet {
 	return testcache.ZKPKeys(zkp.CircuitNames(), zkp.CircuitDigest, func(ctx context.Context, dir string) error {
-		_, err := zkp.LoadOrSetup(ctx, dir)
+		_, err := zkp.LoadOrSetup(ctx, dir, opts...)
 		return err
 	})
 }
@@ -30,7 +30,10 @@ var shared struct {
 }
 
 // Files returns the key files of every circuit (file name → bytes), read
-// from the shared cache (and checked) once per process.
+// from the shared cache (and checked) once per process. The check loads
+// the keys with the cache as their zkp.TableStore: the services this
+// process opens on them (zkp keeps the circuits it checked) take the fast
+// prover's tables from the cache instead of building them.
 func Files() (map[string][]byte, error) {
 	shared.once.Do(func() {
 		c, err := testcache.Open()
@@ -38,7 +41,7 @@ func Files() (map[string][]byte, error) {
 			shared.err = err
 			return
 		}
-		shared.files, shared.err = c.KeyFiles(context.Background(), Set())
+		shared.files, shared.err = c.KeyFiles(context.Background(), Set(zkp.WithTableStore(c)))
 	})
 	if shared.err != nil {
 		return nil, fmt.Errorf("zk keys from the test cache: %w", shared.err)
