@@ -13,6 +13,7 @@ import (
 
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/trust"
+	"github.com/healthagents/healthagents/zkp"
 )
 
 // Config holds the runtime settings, read from the environment (the README
@@ -66,6 +67,12 @@ type Config struct {
 	// program that embeds the service, or a test on a machine busier than
 	// any service would run on, may lengthen it.
 	ProofTimeout time.Duration
+	// ZKTables keeps the fast prover's tables of the keys under
+	// DATA_DIR/zkp between processes (zkp.WithTableStore): a start reads
+	// them instead of spending a few CPU-seconds building them. No setting
+	// reads it; the test harnesses' processes get the test cache
+	// (cmd/healthagents, HEALTHAGENTS_TEST_CACHE). Production ignores it.
+	ZKTables zkp.TableStore
 	// MaxConnections (MAX_CONNECTIONS) caps open client connections of
 	// `healthagents serve`; 0 = 4096.
 	MaxConnections int

@@ -22,7 +22,9 @@ func (e *UnknownSettingError) Error() string {
 }
 
 // TestPrefix is reserved for the test suites' own variables
-// (HEALTHAGENTS_TEST_POSTGRES, ...): the service reads none of them, and
+// (HEALTHAGENTS_TEST_POSTGRES, ...): the service reads none of them (the
+// command reads two that test harnesses set for the processes they start,
+// and ignores them in production: cmd/healthagents/harness.go), and
 // CheckEnviron lets them pass so that a developer's shell that runs the
 // tests can run the binary too.
 const TestPrefix = "HEALTHAGENTS_TEST_"

@@ -23,7 +23,11 @@ const developmentKeysWarning = "zk_setup=development: the ZK proving keys come f
 // under DATA_DIR/zkp (set up once at the first start).
 func openZK(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.System, error) {
 	if cfg.ZKKeysDir == "" {
-		sys, err := zkp.LoadOrSetup(ctx, filepath.Join(cfg.DataDir, "zkp"))
+		var opts []zkp.SystemOption
+		if cfg.ZKTables != nil && !cfg.Production {
+			opts = append(opts, zkp.WithTableStore(cfg.ZKTables))
+		}
+		sys, err := zkp.LoadOrSetup(ctx, filepath.Join(cfg.DataDir, "zkp"), opts...)
 		if err != nil {
 			return nil, fmt.Errorf("zk keys: %w", err)
 		}

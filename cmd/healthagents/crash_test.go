@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/cipher"
+	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/store"
@@ -196,7 +198,7 @@ func (l *lockedBuffer) String() string {
 func startServer(t *testing.T, env []string) *process {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServeChild$")
-	cmd.Env = append(env, crashChildEnv+"=1")
+	cmd.Env = append(append(slices.Clip(env), crashChildEnv+"=1"), clitest.HarnessEnv(t)...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

@@ -162,6 +162,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
 	redis.SetLogger(redisLogger{logger}) // its lines into the JSON log (redislog.go)
+	if err := harnessed(&cfg, getenv, logger); err != nil {
+		return err
+	}
 	switch cmd {
 	case "serve":
 		return serve(ctx, cfg, logger, nil)

@@ -4,17 +4,20 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/app"
+	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 )
 
 // TestUnknownSettingStopsCommands: a misspelt setting stops serve and the
@@ -116,4 +119,30 @@ func TestTestVariablesAreReserved(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Greater(t, n, 5, "sanity: the names were found")
+}
+
+// TestHarnessVariables: the variables clitest gives the processes it
+// starts are the ones the command reads, under app.TestPrefix; a
+// production start ignores them, a bad proof deadline is refused.
+func TestHarnessVariables(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, testCacheEnv, clitest.CacheEnv)
+	assert.Equal(t, testProofTimeoutEnv, clitest.ProofTimeoutEnv)
+	for _, v := range []string{testCacheEnv, testProofTimeoutEnv} {
+		assert.True(t, strings.HasPrefix(v, app.TestPrefix), v)
+	}
+	given := map[string]string{testCacheEnv: t.TempDir(), testProofTimeoutEnv: "90s"}
+	var cfg app.Config
+	require.NoError(t, harnessed(&cfg, func(k string) string { return given[k] }, slog.New(slog.DiscardHandler)))
+	assert.NotNil(t, cfg.ZKTables)
+	assert.Equal(t, 90*time.Second, cfg.ProofTimeout)
+
+	prod := app.Config{Production: true}
+	require.NoError(t, harnessed(&prod, func(k string) string { return given[k] }, slog.New(slog.DiscardHandler)))
+	assert.Nil(t, prod.ZKTables, "production ignores the test cache")
+	assert.Zero(t, prod.ProofTimeout)
+
+	given[testProofTimeoutEnv] = "soon"
+	err := harnessed(&cfg, func(k string) string { return given[k] }, slog.New(slog.DiscardHandler))
+	require.ErrorContains(t, err, testProofTimeoutEnv)
 }

@@ -112,17 +112,13 @@ func TestREADMEWalkthrough(t *testing.T) {
 	require.Equal(t, "CHAIN_RPC_LISTEN=127.0.0.1:8545 go run ./cmd/healthagents", strings.TrimSpace(blocks[0].script),
 		"this test starts the server as that block says; teach it the new command")
 
-	bin := filepath.Join(t.TempDir(), "healthagents")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := clitest.Binary(t)
 
 	port, rpcPort := clitest.FreePort(t), clitest.FreePort(t)
 	dataDir := zkkeys.DataDir(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	srv := exec.CommandContext(ctx, bin)
-	srv.Env = append(os.Environ(), "DATA_DIR="+dataDir, "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
+	srv.Env = append(append(os.Environ(), clitest.HarnessEnv(t)...), "DATA_DIR="+dataDir, "HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port),
 		fmt.Sprintf("CHAIN_RPC_LISTEN=127.0.0.1:%d", rpcPort), "LOG_LEVEL=warn")
 	srvLog, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
 	require.NoError(t, err)
@@ -155,7 +151,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	script.WriteString("echo '::end'\n")
 	run := exec.CommandContext(t.Context(), "bash", "-c", script.String())
 	run.Dir = work
-	run.Env = append(os.Environ(), "DATA_DIR="+dataDir, "HEALTHAGENTS_TEST_BIN="+bin)
+	run.Env = append(append(os.Environ(), clitest.HarnessEnv(t)...), "DATA_DIR="+dataDir, "HEALTHAGENTS_TEST_BIN="+bin)
 	var stderr strings.Builder
 	run.Stderr = &stderr
 	stdout, err := run.Output()

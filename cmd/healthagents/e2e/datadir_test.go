@@ -44,15 +44,10 @@ func TestDataDirSharedByPrograms(t *testing.T) {
 	t.Parallel()
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	require.NoError(t, err)
-	// examples/mount is linked while clitest.Binary links the command: two
-	// links of this size are most of the test's time on two cores.
-	mountBin := filepath.Join(t.TempDir(), "mount")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", mountBin, "./examples/mount")
-	var out bytes.Buffer
-	build.Dir, build.Env, build.Stdout, build.Stderr = root, append(os.Environ(), "CGO_ENABLED=0"), &out, &out
-	require.NoError(t, build.Start())
+	// Both programs come linked from the test cache (clitest.Build): a
+	// link only when their sources changed since the last run.
+	mountBin := clitest.Build(t, "./examples/mount")
 	ha := program{name: "healthagents", bin: clitest.Binary(t), args: []string{"serve"}}
-	require.NoError(t, build.Wait(), "%s", out.String())
 	mount := program{name: "mount", bin: mountBin, prefix: "/healthagents"}
 
 	for _, order := range [][2]program{{mount, ha}, {ha, mount}} {

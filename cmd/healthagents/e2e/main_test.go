@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"testing"
-
-	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 )
 
 // runAtOnce is how many of the package's tests run at once unless -parallel
@@ -16,8 +14,7 @@ import (
 // nearly one pair after the other.
 const runAtOnce = 4
 
-// TestMain runs the tests at once (runAtOnce) and removes the binary
-// clitest.Binary built.
+// TestMain runs the tests at once (runAtOnce).
 func TestMain(m *testing.M) {
 	flag.Parse()
 	given := false
@@ -28,7 +25,5 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 	}
-	code := m.Run()
-	clitest.RemoveBinary()
-	os.Exit(code)
+	os.Exit(m.Run())
 }

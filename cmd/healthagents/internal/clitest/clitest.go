@@ -1,6 +1,6 @@
 // Package clitest holds what the tests of the healthagents command and its
-// end-to-end tests (cmd/healthagents/e2e) share: the binary built once per
-// test process, processes of it with their output in a file, free ports,
+// end-to-end tests (cmd/healthagents/e2e) share: the binaries they run,
+// linked once per checkout and source (in the test cache), processes of it with their output in a file, free ports,
 // waiting for /health, and a CSV dealt to several hospitals, read back or
 // sealed as the hospital's encrypted records.
 package clitest
@@ -15,6 +15,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,45 +26,74 @@ import (
 
 	"github.com/healthagents/healthagents/cipher"
 	"github.com/healthagents/healthagents/federated"
+	"github.com/healthagents/healthagents/internal/testcache"
 	"github.com/healthagents/healthagents/record"
 )
 
 const binaryPackage = "github.com/healthagents/healthagents/cmd/healthagents"
 
-var (
-	binOnce sync.Once
-	binDir  string
-	binPath string
-	binErr  error
-)
+var binaries sync.Map // package → *builtBinary
 
-// Binary builds the healthagents binary (static, CGO_ENABLED=0, as the
-// Dockerfile builds it) once per test process into a temporary directory
-// and returns its path. A TestMain calls RemoveBinary after the run.
-func Binary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		if binDir, binErr = os.MkdirTemp("", "healthagents-bin-"); binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "healthagents")
-		build := exec.Command("go", "build", "-o", binPath, binaryPackage)
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("%w\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("go build: %v", binErr)
-	}
-	return binPath
+type builtBinary struct {
+	once sync.Once
+	path string
+	err  error
 }
 
-// RemoveBinary removes what Binary built, if anything.
-func RemoveBinary() {
-	if binDir != "" {
-		os.RemoveAll(binDir)
+// Binary returns the healthagents binary (static, CGO_ENABLED=0, as the
+// Dockerfile builds it), built by Build.
+func Binary(t *testing.T) string {
+	t.Helper()
+	return Build(t, binaryPackage)
+}
+
+// Build links the main package pkg (an import path, or a directory
+// relative to the module's root such as ./examples/mount) with
+// CGO_ENABLED=0 and returns the binary's path. The binary lives in the
+// test cache, one per package and checkout (named by the module's
+// directory), and `go build` runs under the cache's lock: the go command
+// relinks only when the sources changed since the last build there, so the
+// packages of one `go test ./...` run, and the runs after it, share one
+// link. (go build replaces a binary by renaming, never by writing into
+// it, so a process still running an older build keeps it.)
+func Build(t *testing.T, pkg string) string {
+	t.Helper()
+	v, _ := binaries.LoadOrStore(pkg, &builtBinary{})
+	b := v.(*builtBinary)
+	b.once.Do(func() { b.path, b.err = build(pkg) })
+	if b.err != nil {
+		t.Fatalf("go build %s: %v", pkg, b.err)
 	}
+	return b.path
+}
+
+func build(pkg string) (string, error) {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	c, err := testcache.Open()
+	if err != nil {
+		return "", err
+	}
+	key := testcache.Key([]byte("healthagents-test-binary/v1"), []byte(root), []byte(pkg), []byte(runtime.GOOS), []byte(runtime.GOARCH))
+	unlock, err := c.Lock(key)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	dir := filepath.Join(c.Dir(), "bin", key[:16])
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", path, pkg)
+	cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%w\n%s", err, out)
+	}
+	return path, nil
 }
 
 // Proc is a process of the binary with its output in a file.
@@ -72,14 +103,35 @@ type Proc struct {
 	Err chan error // receives the process's exit
 }
 
-// StartProc starts bin with args and env, appending its output to the file
-// out; the process is killed when the test ends.
+// The variables the command reads when a test harness starts it
+// (cmd/healthagents/harness.go; TestHarnessVariables keeps the two lists
+// equal).
+const (
+	CacheEnv        = testcache.DirEnv
+	ProofTimeoutEnv = "HEALTHAGENTS_TEST_PROOF_TIMEOUT"
+)
+
+// HarnessEnv is what every process of the command a test starts gets
+// beside its settings: the test cache, from which a server reads the fast
+// prover's tables of its keys (built once per machine, checked against
+// the keys at every start, instead of a few CPU-seconds at every start),
+// and a proof deadline of two minutes (a test checks a proof's answer, not
+// its speed, on a machine that may be busy).
+func HarnessEnv(t *testing.T) []string {
+	t.Helper()
+	c, err := testcache.Open()
+	require.NoError(t, err)
+	return []string{CacheEnv + "=" + c.Dir(), ProofTimeoutEnv + "=2m"}
+}
+
+// StartProc starts bin with args and env (and HarnessEnv), appending its
+// output to the file out; the process is killed when the test ends.
 func StartProc(t *testing.T, bin string, env []string, out string, args ...string) *Proc {
 	t.Helper()
 	f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	require.NoError(t, err)
 	cmd := exec.Command(bin, args...)
-	cmd.Env, cmd.Stdout, cmd.Stderr = env, f, f
+	cmd.Env, cmd.Stdout, cmd.Stderr = append(slices.Clip(env), HarnessEnv(t)...), f, f
 	require.NoError(t, cmd.Start())
 	p := &Proc{Cmd: cmd, Out: out, Err: make(chan error, 1)}
 	go func() { p.Err <- cmd.Wait(); f.Close() }()

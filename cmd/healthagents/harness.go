@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/healthagents/healthagents/app"
+	"github.com/healthagents/healthagents/internal/testcache"
+)
+
+// What a test harness asks of the processes it starts. These variables are
+// under app.TestPrefix (the start check lets them through, the settings
+// table does not list them: no deployment sets them), and a production
+// start (HEALTHAGENTS_ENV=production) ignores them.
+const (
+	// testCacheEnv is the test cache's directory (testcache.DirEnv): the
+	// fast prover's tables of the keys under DATA_DIR/zkp are read from
+	// it, checked against the keys (zkp.WithTableStore), instead of
+	// being built at every start of every test's server.
+	testCacheEnv = testcache.DirEnv
+	// testProofTimeoutEnv lengthens the proof deadline (a Go duration):
+	// a test checks a proof's answer, not its speed, and the machine
+	// running the suite may be busier than any service's.
+	testProofTimeoutEnv = app.TestPrefix + "PROOF_TIMEOUT"
+)
+
+// harnessed applies testCacheEnv and testProofTimeoutEnv to cfg.
+func harnessed(cfg *app.Config, getenv func(string) string, logger *slog.Logger) error {
+	dir, timeout := getenv(testCacheEnv), getenv(testProofTimeoutEnv)
+	if dir == "" && timeout == "" {
+		return nil
+	}
+	if cfg.Production {
+		logger.Warn("test harness variables ignored in production", "vars", []string{testCacheEnv, testProofTimeoutEnv})
+		return nil
+	}
+	if dir != "" {
+		c, err := testcache.OpenDir(dir)
+		if err != nil {
+			return fmt.Errorf("%s: %w", testCacheEnv, err)
+		}
+		cfg.ZKTables = c
+		logger.Debug("prover tables from the test cache", "dir", dir)
+	}
+	if timeout != "" {
+		d, err := time.ParseDuration(timeout)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%s: %q is not a positive Go duration", testProofTimeoutEnv, timeout)
+		}
+		cfg.ProofTimeout = d
+	}
+	return nil
+}
