@@ -12,8 +12,8 @@ import (
 
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/dp"
-	"github.com/healthagents/healthagents/federated/normproof"
 	"github.com/healthagents/healthagents/federated/secagg"
+	"github.com/healthagents/healthagents/internal/testcache/normkeys"
 )
 
 // TestDistributedNoiseRound: with distributed DP the round tells each
@@ -79,7 +79,7 @@ func TestDistributedNoiseRound(t *testing.T) {
 // update without its noise, so the two cannot be combined.
 func TestDistributedNoiseRefusesProofs(t *testing.T) {
 	t.Parallel()
-	pc, _ := normproof.NewService().ProofGroup()
+	pc, _ := normkeys.Service().ProofGroup()
 	cfg := federated.DefaultConfig()
 	cfg.Proofs = &pc
 	cfg.Privacy = &federated.PrivacyConfig{Budget: dp.DefaultBudget(), Distributed: true}

@@ -13,6 +13,7 @@ import (
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/normproof"
 	"github.com/healthagents/healthagents/federated/secagg"
+	"github.com/healthagents/healthagents/internal/testcache/normkeys"
 )
 
 // cheatAPI changes one organization's masked input (or proof) on the way
@@ -45,7 +46,7 @@ func addHidden(masked []uint64, delta []uint64) {
 // a failed proof; waiting for a correction let one participant stall every
 // round until the phase deadline).
 func TestProvedRoundRefusesBadUpdates(t *testing.T) {
-	svc := normproof.NewService()
+	svc := normkeys.Service()
 	pc, pp := svc.ProofGroup()
 	for name, tc := range map[string]struct {
 		cheat func(s *federated.Submission, plain []uint64, nw int)
@@ -135,7 +136,7 @@ func TestProvedRoundRefusesBadUpdates(t *testing.T) {
 
 // A participant without a prover cannot take part in a proved round.
 func TestProvedRoundNeedsProver(t *testing.T) {
-	pc, _ := normproof.NewService().ProofGroup()
+	pc, _ := normkeys.Service().ProofGroup()
 	cfg := federated.DefaultConfig()
 	cfg.DisablePrivacy, cfg.Proofs = true, &pc
 	c, err := federated.NewCoordinator(t.Context(), federated.NewTestStore(), cfg)
@@ -149,7 +150,7 @@ func TestProvedRoundNeedsProver(t *testing.T) {
 // proofs are replayed from the store, and the round completes exactly.
 func TestProvedRoundResumesAfterRestart(t *testing.T) {
 	ctx := t.Context()
-	svc := normproof.NewService()
+	svc := normkeys.Service()
 	pc, pp := svc.ProofGroup()
 	now, _ := federated.NewTestClock()
 	cfg := federated.DefaultConfig()

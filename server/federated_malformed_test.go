@@ -24,6 +24,7 @@ import (
 	"github.com/healthagents/healthagents/federated/normproof"
 	"github.com/healthagents/healthagents/federated/secagg"
 	"github.com/healthagents/healthagents/federated/synth"
+	"github.com/healthagents/healthagents/internal/testcache/normkeys"
 	"github.com/healthagents/healthagents/server"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
@@ -56,7 +57,7 @@ func (a malformedAPI) Submit(ctx context.Context, org string, s federated.Submis
 // (the clock never moves), and the sender may not try again in the round.
 func TestMalformedMaskedInputRefusesItsSender(t *testing.T) {
 	t.Parallel()
-	svc := normproof.NewService()
+	svc := normkeys.Service()
 	pc, pp := svc.ProofGroup()
 	const limit = 256 << 10
 	for name, tc := range map[string]struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/normproof"
 	"github.com/healthagents/healthagents/federated/synth"
+	"github.com/healthagents/healthagents/internal/testcache/normkeys"
 	"github.com/healthagents/healthagents/store"
 	"github.com/healthagents/healthagents/store/storetest"
 )
@@ -65,7 +66,7 @@ func (c *provedClock) Add(d time.Duration) {
 // with 400, and the round completes with the three others.
 func TestProvedRoundOverHTTP(t *testing.T) {
 	t.Parallel()
-	svc := normproof.NewService()
+	svc := normkeys.Service()
 	pc, pp := svc.ProofGroup()
 	const fracBits = 24
 	for name, cheat := range map[string]func([]uint64){

@@ -11,8 +11,6 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/backend/groth16"
-	"github.com/consensys/gnark/frontend"
-	"github.com/consensys/gnark/frontend/cs/r1cs"
 )
 
 // MaxKeyBytes bounds an encoded proving or verifying key read from a file
@@ -52,9 +50,9 @@ func DecodeKeys(s Shape, pk, vk []byte) (k *Keys, err error) {
 			k, err = nil, fmt.Errorf("normproof: malformed key: %v", r)
 		}
 	}()
-	cs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, newCircuit(s))
+	cs, err := Compile(s)
 	if err != nil {
-		return nil, fmt.Errorf("normproof: compiling: %w", err)
+		return nil, err
 	}
 	p, v := groth16.NewProvingKey(ecc.BN254), groth16.NewVerifyingKey(ecc.BN254)
 	if n, err := p.ReadFrom(bytes.NewReader(pk)); err != nil || n != int64(len(pk)) {

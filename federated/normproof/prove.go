@@ -26,14 +26,23 @@ type Keys struct {
 // Constraints is the circuit size.
 func (k *Keys) Constraints() int { return k.CS.GetNbConstraints() }
 
-// Setup compiles the circuit of s and runs a Groth16 setup for it.
-func Setup(s Shape) (*Keys, error) {
+// Compile compiles the circuit of s.
+func Compile(s Shape) (constraint.ConstraintSystem, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	cs2, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, newCircuit(s))
+	cs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, newCircuit(s))
 	if err != nil {
 		return nil, fmt.Errorf("normproof: compiling: %w", err)
+	}
+	return cs, nil
+}
+
+// Setup compiles the circuit of s and runs a Groth16 setup for it.
+func Setup(s Shape) (*Keys, error) {
+	cs2, err := Compile(s)
+	if err != nil {
+		return nil, err
 	}
 	pk, vk, err := groth16.Setup(cs2)
 	if err != nil {

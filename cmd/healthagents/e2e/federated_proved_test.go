@@ -21,6 +21,7 @@ import (
 	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/normproof"
+	"github.com/healthagents/healthagents/internal/testcache/normkeys"
 )
 
 // cheatingRoundAPI is a hospital that proves its honest update and then
@@ -70,7 +71,8 @@ func (a *cheatingRoundAPI) Submit(ctx context.Context, org string, s federated.S
 }
 
 // Proved rounds over real processes: with FEDERATED_PROOFS=on the binary
-// sets up the update-bound circuit's keys once (kept under DATA_DIR), each
+// holds the update-bound circuit's keys under DATA_DIR (here the test
+// cache's, decoded and checked at its start), each
 // `healthagents participant` fetches the proving key of its round's shape
 // and proves every masked update. A fourth hospital (in this process)
 // sends, under an honest proof, a vector hiding an update three clip norms
@@ -87,6 +89,13 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	require.NoError(t, err)
 	const rounds = 3
 	const admin = "federated-proved-admin-token-0123456789abcdef"
+	// The coordinator's keys of the shapes it prepares at start (two and
+	// three peers) come from the test cache: its start decodes them, with
+	// every check, instead of two set-ups. TestFederatedProvedTwoMinuteRounds
+	// checks that a coordinator sets its keys up before round 0.
+	target := normproof.Shape{Weights: 31, Extra: 5, Peers: 3, Bits: 25}
+	keysDir := filepath.Join(dir, "data", "federated-proofs")
+	normkeys.Into(t, keysDir, normproof.Shape{Weights: 31, Extra: 5, Peers: 2, Bits: 25}, target)
 	srv := startServer(t, bin, dir, admin, "FEDERATED_TASK="+taskPath, "FEDERATED_TARGET_PARTICIPANTS=4",
 		"FEDERATED_DP=off", "FEDERATED_PROOFS=on", fmt.Sprintf("FEDERATED_ROUNDS=%d", rounds), "FEDERATED_ROUND_TIMEOUT=6h")
 	base := srv.base
@@ -107,12 +116,10 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	task, err := reader.FederatedTask(ctx)
 	require.NoError(t, err)
 	assert.True(t, task.Proofs)
-	// The coordinator set up the keys of its target shape (four
-	// organizations) before it opened round 0: no round waits for a setup.
-	for _, ext := range []string{".pk", ".vk"} {
-		_, err := os.Stat(filepath.Join(dir, "data", "federated-proofs", "w31-e5-p3-b25"+ext))
-		require.NoError(t, err, "set up before round 0")
-	}
+	// The coordinator serves the keys under its DATA_DIR.
+	_, vk, err := reader.FederatedProofKeys(ctx, target.Name())
+	require.NoError(t, err)
+	assert.Equal(t, clitest.MustRead(t, filepath.Join(keysDir, target.Name()+".vk")), string(vk))
 
 	// hospital-d, the cheater, proves with the same keys in this process.
 	dKey := federatedOrg(t, adm, base, "hospital-d").APIKey
@@ -151,10 +158,6 @@ func TestFederatedEndToEndProved(t *testing.T) {
 		assert.Contains(t, out, "fetching the proving key of shape w31-e5-p3-b25")
 		assert.Less(t, strings.Index(out, "fetching the proving key"), strings.Index(out, "round 0 closed"), "fetched before round 0 needed it")
 		assert.Contains(t, out, fmt.Sprintf("final model 1.0.%d (round %d, 4 organizations)", rounds, rounds-1), "hospital-d counted in round 2")
-	}
-	for _, ext := range []string{".pk", ".vk"} {
-		_, err := os.Stat(filepath.Join(dir, "data", "federated-proofs", "w31-e5-p3-b25"+ext))
-		assert.NoError(t, err, "the keys are kept under DATA_DIR")
 	}
 	stopCheater()
 	<-cheaterDone

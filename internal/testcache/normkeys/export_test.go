@@ -1,0 +1,6 @@
+package normkeys
+
+var (
+	Fetch    = fetch
+	EntryKey = entryKey
+)
