@@ -15,77 +15,103 @@ import (
 // step is one fp.Vector operation over the whole batch, which gnark-crypto
 // runs eight elements at a time with AVX-512 IFMA where the CPU has it (and
 // element by element, as before, where it does not). The serial part of
-// Montgomery's trick (the running product) is split into batchLanes
-// interleaved products so that it is vectorised too.
+// Montgomery's trick (the running product) is arranged as a product tree
+// of halves so that it is vectorised too (batchInvert).
 
-// batchLanes is the number of interleaved running products of batchInvert:
-// the width of one AVX-512 IFMA multiplication.
-const batchLanes = 8
+// batchTop is the size below which batchInvert stops halving.
+const batchTop = 8
 
 // batchInvert sets inv[i] = 1/den[i] for every i; no den[i] may be zero.
-// inv may be den's scratch but not den itself; pre is scratch of den's
-// length and may be inv.
-func batchInvert(inv, den, pre fp.Vector) {
+// inv may not be den. tree is scratch, grown as needed.
+//
+// It is Montgomery's trick arranged as a product tree of halves, so that
+// every multiplication is part of a long vector operation: level l+1 holds
+// p[i]·p[i+h] for the h = ⌊m/2⌋ first elements of level l (m long), plus
+// level l's last element when m is odd; the top level (at most batchTop
+// elements) is inverted with one inversion, and each level's inverses come
+// from the level above: 1/p[i] = 1/(p[i]·p[i+h])·p[i+h], and the same for
+// i+h. That is about 3 multiplications per element, as the serial trick.
+func batchInvert(inv, den fp.Vector, tree *fp.Vector) {
 	n := len(den)
-	steps := n / batchLanes
-	full := steps * batchLanes
-	var acc [batchLanes]fp.Element
-	for l := range acc {
-		acc[l].SetOne()
+	if n == 0 {
+		return
 	}
-	accV := fp.Vector(acc[:])
-	for s := range steps {
-		lo := s * batchLanes
-		copy(pre[lo:lo+batchLanes], acc[:])
-		accV.Mul(accV, den[lo:lo+batchLanes])
+	// Levels above 0 take at most n/2 + n/4 + … plus one carried element
+	// each (< n + 64); then n/2 + 1 for a copy.
+	size := n + 64 + n/2 + 1
+	if cap(*tree) < size {
+		*tree = make(fp.Vector, size)
 	}
-	for i := full; i < n; i++ { // the tail, one lane each
-		l := i - full
-		pre[i] = acc[l]
-		acc[l].Mul(&acc[l], &den[i])
+	t := (*tree)[:size]
+	tmp := t[n+64:]
+	var level [65]fp.Vector // level[0] = den; level[l] in t
+	level[0] = den
+	top, off := 0, 0
+	for len(level[top]) > batchTop {
+		cur := level[top]
+		m := len(cur)
+		h := m / 2
+		next := t[off : off+h+m%2]
+		prod := next[:h]
+		prod.Mul(cur[:h], cur[h:2*h])
+		if m%2 == 1 {
+			next[h] = cur[m-1]
+		}
+		off += len(next)
+		top++
+		level[top] = next
 	}
-
-	// Invert the lanes' products with one inversion (Montgomery's trick
-	// again, over batchLanes elements).
-	var lanePre [batchLanes]fp.Element
-	var all fp.Element
-	all.SetOne()
-	for l := range acc {
-		lanePre[l] = all
-		all.Mul(&all, &acc[l])
+	// The top level, inverted in place with one inversion.
+	cur := level[top]
+	if top == 0 { // a short den: invert into inv
+		copy(inv, den)
+		cur = inv
 	}
-	all.Inverse(&all)
-	for l := batchLanes - 1; l >= 0; l-- {
-		var t fp.Element
-		t.Mul(&all, &lanePre[l])
-		all.Mul(&all, &acc[l])
-		acc[l] = t
+	var pre [batchTop]fp.Element
+	var acc fp.Element
+	acc.SetOne()
+	for i := range cur {
+		pre[i] = acc
+		acc.Mul(&acc, &cur[i])
 	}
-
-	for i := n - 1; i >= full; i-- {
-		l := i - full
-		var t fp.Element
-		t.Mul(&acc[l], &pre[i])
-		acc[l].Mul(&acc[l], &den[i])
-		inv[i] = t
+	acc.Inverse(&acc)
+	for i := len(cur) - 1; i >= 0; i-- {
+		var x fp.Element
+		x.Mul(&acc, &pre[i])
+		acc.Mul(&acc, &cur[i])
+		cur[i] = x
 	}
-	for s := steps - 1; s >= 0; s-- {
-		lo := s * batchLanes
-		invV := inv[lo : lo+batchLanes]
-		invV.Mul(accV, pre[lo:lo+batchLanes])
-		accV.Mul(accV, den[lo:lo+batchLanes])
+	// Down the tree: level l's inverses from level l+1's, in place over
+	// level l's products (into inv for level 0).
+	for l := top - 1; l >= 0; l-- {
+		up, below := level[l+1], level[l]
+		out := below
+		if l == 0 {
+			out = inv
+		}
+		m := len(below)
+		h := m / 2
+		if m%2 == 1 {
+			out[m-1] = up[h]
+		}
+		lo := tmp[:h] // below[:h], which out[:h] may overwrite
+		copy(lo, below[:h])
+		outLo, outHi := out[:h], out[h:2*h]
+		outLo.Mul(up[:h], below[h:2*h])
+		outHi.Mul(up[:h], lo)
 	}
 }
 
 // scratchG1 is the working space of addBatchG1.
 type scratchG1 struct {
 	bx, by, den, inv, lam fp.Vector
+	tree                  fp.Vector // batchInvert's
 }
 
 // resize makes every vector of s n long.
 func (s *scratchG1) resize(n int) {
 	if cap(s.bx) < n {
-		*s = scratchG1{make(fp.Vector, n), make(fp.Vector, n), make(fp.Vector, n), make(fp.Vector, n), make(fp.Vector, n)}
+		*s = scratchG1{make(fp.Vector, n), make(fp.Vector, n), make(fp.Vector, n), make(fp.Vector, n), make(fp.Vector, n), nil}
 	}
 	s.bx, s.by, s.den, s.inv, s.lam = s.bx[:n], s.by[:n], s.den[:n], s.inv[:n], s.lam[:n]
 }
@@ -105,7 +131,7 @@ func addBatchG1(x, y []fp.Element, k []int32, qx, qy fp.Vector, s *scratchG1) {
 	}
 	// λ = (y2 − y1)/(x2 − x1), x3 = λ² − x1 − x2, y3 = λ(x1 − x3) − y1
 	den.Sub(qx, bx)
-	batchInvert(inv, den, inv)
+	batchInvert(inv, den, &s.tree)
 	lam.Sub(qy, by)
 	lam.Mul(lam, inv)
 	x3 := den
@@ -124,7 +150,8 @@ func addBatchG1(x, y []fp.Element, k []int32, qx, qy fp.Vector, s *scratchG1) {
 // scratchG2 is the working space of addBatchG2: E2 coordinates split into
 // their real (0) and imaginary (1) parts.
 type scratchG2 struct {
-	v [14]fp.Vector
+	v    [14]fp.Vector
+	tree fp.Vector // batchInvert's
 }
 
 func (s *scratchG2) resize(n int) {
@@ -163,7 +190,7 @@ func addBatchG2(x, y []curve.E2, k []int32, qx, qy []curve.E2, s *scratchG2) {
 	t0.Mul(d0, d0)
 	t1.Mul(d1, d1)
 	l0.Add(t0, t1)
-	batchInvert(l1, l0, l1)
+	batchInvert(l1, l0, &s.tree)
 	// λ = e·conj(d)/N(d) = ((e₀d₀ + e₁d₁) + (e₁d₀ − e₀d₁)u)/N(d)
 	t0.Sub(qy0, by0) // e₀
 	t1.Sub(qy1, by1) // e₁

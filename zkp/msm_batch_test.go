@@ -8,11 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestBatchInvert checks every inverse at lengths around the lane width
-// (the tail is inverted lane by lane, the rest eight at a time).
+// TestBatchInvert checks every inverse at lengths that are and are not
+// powers of two (odd levels carry their last element up the tree).
 func TestBatchInvert(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 63, 256, 259} {
+	for _, n := range []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 63, 255, 256, 259, 1000} {
 		den := make(fp.Vector, n)
 		den.MustSetRandom()
 		for i := range den {
@@ -21,7 +21,8 @@ func TestBatchInvert(t *testing.T) {
 			}
 		}
 		inv := make(fp.Vector, n)
-		batchInvert(inv, den, inv)
+		var tree fp.Vector
+		batchInvert(inv, den, &tree)
 		for i := range den {
 			var want fp.Element
 			want.Inverse(&den[i])
