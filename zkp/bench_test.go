@@ -1,6 +1,7 @@
 package zkp
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -92,4 +93,34 @@ func BenchmarkVerify(b *testing.B) {
 		b.Fatal(err)
 	}
 	measure(b, func() error { return v.Verify(b.Context(), proof) })
+}
+
+// BenchmarkProveEligibilityConcurrent proves eligibility-v3 from 16
+// goroutines at once through one Prover (which admits GOMAXPROCS proofs at
+// a time, as a server does), and reports the throughput (proofs/s) and the
+// CPU time per proof: what one replica sustains at concurrency 16.
+func BenchmarkProveEligibilityConcurrent(b *testing.B) {
+	const concurrency = 16
+	warmTables(b, CircuitEligibilityV3)
+	p, err := NewProver(testSys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := eligibleInput()
+	b.ReportAllocs()
+	b.SetParallelism((concurrency + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, err := p.ProveEligibilityV3(b.Context(), in); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	cpu := cpuTime() - cpu0
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "proofs/s")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
