@@ -43,6 +43,13 @@ type DecisionRecord struct {
 	BlockchainTx string     `json:"blockchain_tx,omitempty" doc:"Hash of the mined transaction in which the registry verified this decision's proof and recorded its statement; absent when the service runs without proofs. healthagents verify-decision --tx takes it." example:"0xf308ec7a9ef3bad3cae65bd3359f5dee2d17955df41fbd670a070f545bbc8704"`
 	Statement    *Statement `json:"statement,omitempty" doc:"What the proof states: the digest recorded on chain and its opening. Show it to whoever should check this decision (healthagents verify-decision --statement takes this whole answer); it is never logged or sent in events."`
 	Issuer       string     `json:"issuer,omitempty" doc:"Who vouches for the coverage the proof was made from: \"self\" (the service's own issuer key) or the registered payer's name." example:"self"`
+	// ProofData and PublicInputs are the decision's proof when it was
+	// anchored in a batch (statement.batch set): the batch's transaction
+	// records a Merkle root, not the proof, so a third party re-verifies
+	// it from the answer (docs/verify.md, "Batches"). Absent otherwise:
+	// a single-record decision's proof is in its transaction.
+	ProofData    string   `json:"proof_data,omitempty" doc:"The Groth16 proof, hex (256 bytes in the Solidity verifier's layout); only when statement.batch is set (the batch's transaction does not carry it). healthagents verify-decision --statement reads it from this answer."`
+	PublicInputs []string `json:"public_inputs,omitempty" doc:"The proof's public inputs, hex field elements: the statement's [issuer_key_hash, digest, circuit_id]; only with proof_data."`
 }
 
 // decisionRecord is the DecisionRecord of a verified attestation (zero for
@@ -51,7 +58,11 @@ func decisionRecord(a *Attestation) DecisionRecord {
 	if a == nil || !a.Verified {
 		return DecisionRecord{}
 	}
-	return DecisionRecord{BlockchainTx: a.TxHash, Statement: a.Statement, Issuer: a.Issuer}
+	r := DecisionRecord{BlockchainTx: a.TxHash, Statement: a.Statement, Issuer: a.Issuer}
+	if a.Statement != nil && a.Statement.Batch != nil {
+		r.ProofData, r.PublicInputs = a.ProofData, a.PublicInputs
+	}
+	return r
 }
 
 // PrescriptionRequest is the body of POST /validate-prescription.

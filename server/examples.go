@@ -246,6 +246,10 @@ func bodyExamples() []any {
 		healthagents.EligibilityRequest{PatientData: new(ExampleEnvelope()), ProcedureCode: "70551"},
 		healthagents.EligibilityResult{Eligible: true, CoveragePct: 80, PrivacyPreserved: true, ProcedureCode: "70551", RequiresAuthorization: true, ZKProofVerified: true,
 			DecisionRecord: healthagents.DecisionRecord{BlockchainTx: exampleProof.BlockchainTx, Statement: &exampleStatement, Issuer: "self"}},
+		// Leaf 2 of the three-leaf batch worked through in docs/statement.md
+		// ("Batches"; verify/testdata/batch-example.json).
+		healthagents.StatementBatch{Root: "9924046234267733772289774587914658898445420848411366568720959424979856478256", Size: 3, LeafIndex: 2,
+			Path: []string{"0", "13739134494904299508000979405774700092260324847178810411582878210722217983669"}},
 		healthagents.PrescriptionRequest{PatientData: new(ExampleEnvelope()), DrugCode: "6809"},
 		healthagents.PrescriptionResult{Valid: true, DrugCode: "6809", InteractionsChecked: true, ZKProofVerified: true,
 			CrossChainOracle: "unconfirmed: no pharmacy availability attestation is published for this drug",

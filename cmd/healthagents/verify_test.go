@@ -206,6 +206,22 @@ func testVerifyBatched(t *testing.T, f *verifytest.Fixture) {
 		require.NoError(t, err, out)
 		assert.Contains(t, out, "verified: all 17 checks passed")
 	})
+	t.Run("ok/a root-family answer", func(t *testing.T) {
+		// healthagents.DecisionRecord: proof_data and public_inputs beside
+		// blockchain_tx and statement when the decision is batched.
+		resp := map[string]any{"eligible": true, "coverage_pct": 80, "zk_proof_verified": true, "blockchain_tx": a.Tx.Hex(),
+			"statement": a.Statement, "issuer": "self", "proof_data": a.ProofData, "public_inputs": a.PublicInputs}
+		file := writeJSON(t, "root.json", resp)
+		out, err := runVerify(t, "--rpc", f.Endpoint, "--tx", a.Tx.Hex(), "--registry", registry, "--statement", file)
+		require.NoError(t, err, out)
+		assert.Contains(t, out, "(proof_data); it is re-verified")
+		assert.Contains(t, out, "verified: all 17 checks passed")
+		js, code := runVerifyJS(t, "--rpc", f.Endpoint, "--tx", a.Tx.Hex(), "--registry", registry, "--statement", file)
+		if code >= 0 {
+			assert.Equal(t, 0, code, js)
+			assert.Contains(t, js, "verified: all 17 checks passed")
+		}
+	})
 	t.Run("ok/zk_proofs of a v1 prescription answer, the transaction's picked", func(t *testing.T) {
 		other := batch[0]
 		resp := map[string]any{"statement": a.Statement, "zk_proofs": []map[string]any{
