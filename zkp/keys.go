@@ -132,8 +132,8 @@ func commitmentsOf(r *csbn254.R1CS) constraint.Groth16Commitments {
 	return c
 }
 
-func compileWithDigest(name string) (*circuitKeys, error) {
-	ccs, digest, err := compileOnce(name)
+func compileWithDigest(name string, store TableStore) (*circuitKeys, error) {
+	ccs, digest, err := compileOnce(name, store)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func LoadOrSetup(ctx context.Context, dir string, opts ...SystemOption) (*System
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ck, err := compileWithDigest(name)
+		ck, err := compileWithDigest(name, o.tables)
 		if err != nil {
 			return nil, err
 		}
@@ -436,7 +436,7 @@ func LoadCeremony(ctx context.Context, files map[string]CeremonyKeys, opts ...Sy
 		if !ok {
 			return nil, fmt.Errorf("zkp: no ceremony keys for the %s circuit", name)
 		}
-		ck, err := compileWithDigest(name)
+		ck, err := compileWithDigest(name, nil)
 		if err != nil {
 			return nil, err
 		}

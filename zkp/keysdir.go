@@ -54,7 +54,7 @@ func LoadKeysDir(ctx context.Context, dir string, opts ...SystemOption) (*System
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ck, err := compileWithDigest(name)
+		ck, err := compileWithDigest(name, nil)
 		if err != nil {
 			return nil, err
 		}

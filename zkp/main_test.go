@@ -66,7 +66,8 @@ func runTests(m *testing.M) int {
 // packages, which may import zkp), setting up and storing the circuits the
 // cache misses.
 func cachedKeys(ctx context.Context, dir string, c *testcache.Cache) error {
-	files, err := c.KeyFiles(ctx, testcache.ZKPKeys(CircuitNames(), CircuitDigest, func(ctx context.Context, dir string) error {
+	digest := func(name string) (string, error) { return CircuitDigest(name, WithTableStore(c)) }
+	files, err := c.KeyFiles(ctx, testcache.ZKPKeys(CircuitNames(), digest, func(ctx context.Context, dir string) error {
 		_, err := LoadOrSetup(ctx, dir, WithTableStore(c))
 		return err
 	}))

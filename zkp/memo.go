@@ -33,15 +33,17 @@ type compiledCircuit struct {
 }
 
 // compileOnce compiles the named circuit and hashes its constraint system,
-// once per process.
-func compileOnce(name string) (*csbn254.R1CS, [32]byte, error) {
+// once per process. With a store (WithTableStore), a circuit this process
+// has not compiled yet is read from it when the same executable compiled
+// it before (compiledFrom), and stored there when not.
+func compileOnce(name string, store TableStore) (*csbn254.R1CS, [32]byte, error) {
 	if _, err := newCircuit(name); err != nil {
 		return nil, [32]byte{}, err
 	}
 	v, _ := compiledCircuits.LoadOrStore(name, &compiledCircuit{})
 	c := v.(*compiledCircuit)
 	c.once.Do(func() {
-		if c.ccs, c.err = CompileCircuit(name); c.err != nil {
+		if c.ccs, c.err = compiledFrom(store, name); c.err != nil {
 			return
 		}
 		h := sha256.New()
@@ -57,9 +59,17 @@ func compileOnce(name string) (*csbn254.R1CS, [32]byte, error) {
 // CircuitDigest returns the hex SHA-256 of the named circuit's compiled
 // constraint system: the ccs_sha256 of its key manifest and the CCSSHA256
 // of CircuitInfo. Keys made for another digest do not load. The circuit is
-// compiled once per process; the Systems loaded after share that work.
-func CircuitDigest(name string) (string, error) {
-	_, d, err := compileOnce(name)
+// compiled once per process (read from the store of a WithTableStore
+// option, if one is given and holds it); the Systems loaded after share
+// that work.
+func CircuitDigest(name string, opts ...SystemOption) (string, error) {
+	var o systemOptions // not applySystemOptions: no logger side effect here
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return "", err
+		}
+	}
+	_, d, err := compileOnce(name, o.tables)
 	if err != nil {
 		return "", err
 	}

@@ -27,7 +27,8 @@ type TableStore interface {
 
 // WithTableStore makes LoadOrSetup's circuits take their fast prover's
 // tables from s instead of building them, and put there the ones it
-// builds. An entry is named by the circuit's digest and its proving key's,
+// builds; a circuit not yet compiled in the process is read from s too
+// when the same executable compiled it before (compiledFrom). An entry is named by the circuit's digest and its proving key's,
 // and is checked against the proving key when read: the shape must be the
 // one this binary builds and the first window of every table must hold
 // the key's points themselves, with spot checks of the windows above (each
@@ -42,14 +43,20 @@ func WithTableStore(s TableStore) SystemOption {
 const tablesFormat = "healthagents/zkp-tables/v1"
 
 // tablesKey names the tables of ck's circuit and proving key in a
-// TableStore (hex SHA-256, usable as a file name).
+// TableStore.
 func (ck *circuitKeys) tablesKey() string {
+	return hashKey(tablesFormat, ck.name, string(ck.digest[:]), string(ck.pkSum[:]))
+}
+
+// hashKey is a TableStore key for parts (hex SHA-256, usable as a file
+// name), each length-prefixed so no two lists share a key.
+func hashKey(parts ...string) string {
 	h := sha256.New()
-	for _, part := range [][]byte{[]byte(tablesFormat), []byte(ck.name), ck.digest[:], ck.pkSum[:]} {
+	for _, part := range parts {
 		var n [8]byte
 		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
 		h.Write(n[:])
-		h.Write(part)
+		h.Write([]byte(part))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -2,11 +2,14 @@ package zkp
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bn254/fp"
+	csbn254 "github.com/consensys/gnark/constraint/bn254"
 	"github.com/stretchr/testify/require"
 )
 
@@ -108,4 +111,44 @@ func TestTablesRejected(t *testing.T) {
 	require.Equal(t, 1, empty.builds)
 	require.Equal(t, data, again.encodeTables())
 	require.NotEqual(t, fresh.tablesKey(), (&circuitKeys{name: other.name, digest: other.digest, pkSum: other.pkSum}).tablesKey())
+}
+
+// TestCompiledFromStore: a circuit compiled by this executable is stored
+// and read back equal (the same digest); an entry that does not decode is
+// compiled again and replaced.
+func TestCompiledFromStore(t *testing.T) {
+	id, ok := executableBuildID()
+	if runtime.GOOS == "linux" {
+		require.True(t, ok, "a Go build ID in the test binary's ELF note")
+		require.NotEmpty(t, id)
+	}
+	if !ok {
+		t.Skip("no build ID readable here: circuits are compiled, never stored")
+	}
+	name := CircuitEligibilityV3
+	_, want, err := compileOnce(name, nil)
+	require.NoError(t, err)
+	digestOf := func(ccs *csbn254.R1CS) [32]byte {
+		h := sha256.New()
+		_, err := ccs.WriteTo(h)
+		require.NoError(t, err)
+		return [32]byte(h.Sum(nil))
+	}
+	store := &memTables{entries: map[string][]byte{}}
+	first, err := compiledFrom(store, name)
+	require.NoError(t, err)
+	require.Equal(t, want, digestOf(first))
+	require.Equal(t, 1, store.builds)
+	back, err := compiledFrom(store, name)
+	require.NoError(t, err)
+	require.Equal(t, 1, store.builds, "read back, not compiled again")
+	require.Equal(t, want, digestOf(back))
+
+	key := hashKey(ccsFormat, name, id)
+	good := store.entries[key]
+	store.entries[key] = []byte("not a constraint system")
+	again, err := compiledFrom(store, name)
+	require.NoError(t, err)
+	require.Equal(t, want, digestOf(again))
+	require.Equal(t, good, store.entries[key], "the bad entry was replaced")
 }

@@ -14,10 +14,11 @@ import (
 	"github.com/healthagents/healthagents/zkp"
 )
 
-// Set is zkp's circuits as a testcache.KeySet (testcache.ZKPKeys), built
-// and checked by zkp.LoadOrSetup with opts.
+// Set is zkp's circuits as a testcache.KeySet (testcache.ZKPKeys), compiled
+// (zkp.CircuitDigest), built and checked (zkp.LoadOrSetup) with opts.
 func Set(opts ...zkp.SystemOption) testcache.KeySet {
-	return testcache.ZKPKeys(zkp.CircuitNames(), zkp.CircuitDigest, func(ctx context.Context, dir string) error {
+	digest := func(name string) (string, error) { return zkp.CircuitDigest(name, opts...) }
+	return testcache.ZKPKeys(zkp.CircuitNames(), digest, func(ctx context.Context, dir string) error {
 		_, err := zkp.LoadOrSetup(ctx, dir, opts...)
 		return err
 	})
