@@ -77,7 +77,7 @@ func (f *Fixture) recordBatch(t testing.TB, sts []statement.Statement, circuitID
 	leaves := make([]*big.Int, len(sts))
 	var ids []*big.Int
 	for i, st := range sts {
-		f.registerIssuer(t, st.Opening.IssuerKeyHash)
+		f.RegisterIssuer(t, st.Opening.IssuerKeyHash)
 		leaf, err := st.LeafOf()
 		must(t, err, "leaf")
 		leaves[i] = leaf
@@ -103,7 +103,8 @@ func (f *Fixture) recordBatch(t testing.TB, sts []statement.Statement, circuitID
 	return answers
 }
 
-func (f *Fixture) registerIssuer(t testing.TB, issuer *big.Int) {
+// RegisterIssuer registers issuer on the registry unless it is.
+func (f *Fixture) RegisterIssuer(t testing.TB, issuer *big.Int) {
 	t.Helper()
 	state, err := chain.NewRegistryView(f.RPC, f.Gov.Address()).Issuer(t.Context(), issuer)
 	must(t, err, "issuer")

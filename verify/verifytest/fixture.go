@@ -139,8 +139,9 @@ func must(t testing.TB, err error, what string) {
 }
 
 // New serves an in-process simulated chain over JSON-RPC and sets the
-// fixture up on it (NewOn).
-func New(t testing.TB) *Fixture {
+// fixture up on it (NewOn). Options are the Ledger's (chain.WithAnchor
+// makes its Submit anchor in batches, as the service's CHAIN_ANCHOR=batch).
+func New(t testing.TB, opts ...chain.Option) *Fixture {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err, "listen")
@@ -162,7 +163,7 @@ func New(t testing.TB) *Fixture {
 	must(t, err, "simulated chain")
 	t.Cleanup(func() { _ = l.Close() })
 	endpoint, _ := l.Network()
-	f := NewOn(t, endpoint, hex.EncodeToString(crypto.FromECDSA(sk)), hex.EncodeToString(crypto.FromECDSA(owner)))
+	f := NewOn(t, endpoint, hex.EncodeToString(crypto.FromECDSA(sk)), hex.EncodeToString(crypto.FromECDSA(owner)), opts...)
 	f.spare = spare
 	return f
 }
@@ -185,8 +186,8 @@ func (f *Fixture) Other(t testing.TB) *Fixture {
 // at endpoint (any Ethereum JSON-RPC node: the simulated chain, ganache,
 // geth), paid by and submitting with key, with a verifier for Kind, registers
 // Issuer, and dials it as a third party would. Both accounts must be funded.
-// Everything is closed when the test ends.
-func NewOn(t testing.TB, endpoint, key, ownerKey string) *Fixture {
+// Everything is closed when the test ends. Options are the Ledger's.
+func NewOn(t testing.TB, endpoint, key, ownerKey string, opts ...chain.Option) *Fixture {
 	t.Helper()
 	ctx := t.Context()
 	k, err := setup()
@@ -205,7 +206,7 @@ func NewOn(t testing.TB, endpoint, key, ownerKey string) *Fixture {
 	// A shared node on a loaded CI machine can take long to answer: the
 	// fixture waits for it rather than fail a check that is not under test.
 	l, err := chain.Dial(ctx, endpoint, chain.DialConfig{Key: key, Registry: addrs.Registry.Hex()},
-		chain.WithOwnerKey(ok), chain.WithPollInterval(20*time.Millisecond), chain.WithSubmitTimeout(2*time.Minute))
+		append([]chain.Option{chain.WithOwnerKey(ok), chain.WithPollInterval(20 * time.Millisecond), chain.WithSubmitTimeout(2 * time.Minute)}, opts...)...)
 	must(t, err, "dial ledger")
 	t.Cleanup(func() { _ = l.Close() })
 	rpc, err := ethclient.DialContext(ctx, endpoint)
