@@ -166,6 +166,9 @@ type ChainStatus struct {
 	Registry string `json:"registry,omitempty" example:"0x5FbDB2315678afecb367f032d93F642f64180aa3" doc:"Address of the GovernedRegistry that records every decision: what a third party pins when checking one (docs/verify.md)."`
 	// ChainID is the chain's EIP-155 id, decimal.
 	ChainID string `json:"chain_id,omitempty" example:"1337" doc:"EIP-155 chain id, decimal."`
+	// Anchor is CHAIN_ANCHOR: "each" (a registry transaction per decision)
+	// or "batch" (a batch's Merkle root per transaction).
+	Anchor string `json:"anchor,omitempty" enum:"each,batch" example:"batch" doc:"How decisions are recorded (CHAIN_ANCHOR): each, one registry transaction per decision; batch, one transaction records a batch's Merkle root and each decision's statement.batch holds its path (docs/decisions/batch-anchoring.md)."`
 }
 
 // Version is the service version reported by /health.

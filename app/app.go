@@ -191,7 +191,11 @@ func open(ctx context.Context, cfg Config, logger *slog.Logger) (a *App, err err
 	if err != nil {
 		return nil, err
 	}
-	attestor, err := attest.New(observedProver{prover, a.observer}, observedLedger{a.Ledger, a.observer}, attest.WithTrust(a.Trust))
+	attOpts := []attest.Option{attest.WithTrust(a.Trust)}
+	if mode, _, _ := a.Ledger.Anchor(); mode == chain.AnchorBatch {
+		attOpts = append(attOpts, attest.WithBatchAnchoring())
+	}
+	attestor, err := attest.New(observedProver{prover, a.observer}, observedLedger{a.Ledger, a.observer}, attOpts...)
 	if err != nil {
 		return nil, err
 	}

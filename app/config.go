@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/zkp"
@@ -95,6 +96,20 @@ type Config struct {
 	// blocks (the statement's own included) make a result final on
 	// CHAIN_ENDPOINT before it is reported verified.
 	ChainConfirmations uint64
+	// ChainAnchor (CHAIN_ANCHOR) is how decisions are recorded on chain:
+	// "each" (one registry transaction per decision, the registry verifies
+	// the proof) or "batch" (the service verifies each proof by eth_call and
+	// one transaction records a batch's Merkle root); empty = batch with
+	// CHAIN_ENDPOINT, each on the embedded chain
+	// (docs/decisions/batch-anchoring.md).
+	ChainAnchor string
+	// ChainBatchSize (CHAIN_BATCH_SIZE, 1..1024) is the most decisions one
+	// batch anchors; 0 = 128.
+	ChainBatchSize int
+	// ChainBatchWindow (CHAIN_BATCH_WINDOW, a Go duration) is how long a
+	// batch collects after its first decision before it is sent if not
+	// full; 0 = 200ms.
+	ChainBatchWindow time.Duration
 	// CoverageTrust (COVERAGE_TRUST): self (default) or registered; see
 	// package trust.
 	CoverageTrust trust.Mode
@@ -262,6 +277,24 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.ChainConfirmations = n
 	}
+	c.ChainAnchor = getenv("CHAIN_ANCHOR")
+	if v := getenv("CHAIN_BATCH_SIZE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > chain.MaxBatch {
+			return c, fmt.Errorf("CHAIN_BATCH_SIZE must be an integer 1-%d", chain.MaxBatch)
+		}
+		c.ChainBatchSize = n
+	}
+	if v := getenv("CHAIN_BATCH_WINDOW"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > maxBatchWindow {
+			return c, fmt.Errorf("CHAIN_BATCH_WINDOW must be a Go duration above 0 and at most %s (such as 200ms)", maxBatchWindow)
+		}
+		c.ChainBatchWindow = d
+	}
+	if _, _, _, err := c.anchor(); err != nil {
+		return c, err
+	}
 	if getenv("CHAIN_REPLACE_VERIFIERS") != "" {
 		return c, fmt.Errorf("CHAIN_REPLACE_VERIFIERS is gone: verifiers are immutable per circuit id (see docs/decisions/governance.md)")
 	}
@@ -357,4 +390,38 @@ func schemeOf(u string) string {
 		u = u[:20]
 	}
 	return u
+}
+
+// maxBatchWindow bounds CHAIN_BATCH_WINDOW: a decision waits for its batch
+// at most this long before the batch is sent.
+const maxBatchWindow = time.Hour
+
+// anchor is the anchoring the chain settings ask for, defaults applied
+// (docs/decisions/batch-anchoring.md): CHAIN_ANCHOR empty means batch with
+// CHAIN_ENDPOINT and each on the embedded chain; a value out of range
+// refuses naming its setting.
+func (c Config) anchor() (chain.AnchorMode, int, time.Duration, error) {
+	mode := chain.AnchorMode(c.ChainAnchor)
+	switch {
+	case mode == "" && c.ChainEndpoint != "":
+		mode = chain.AnchorBatch
+	case mode == "":
+		mode = chain.AnchorEach
+	case mode != chain.AnchorEach && mode != chain.AnchorBatch:
+		return "", 0, 0, fmt.Errorf("CHAIN_ANCHOR must be each or batch, not %q", c.ChainAnchor)
+	}
+	size, window := c.ChainBatchSize, c.ChainBatchWindow
+	if size == 0 {
+		size = chain.DefaultBatchSize
+	}
+	if window == 0 {
+		window = chain.DefaultBatchWindow
+	}
+	if size < 1 || size > chain.MaxBatch {
+		return "", 0, 0, fmt.Errorf("CHAIN_BATCH_SIZE must be an integer 1-%d, not %d", chain.MaxBatch, size)
+	}
+	if window < 0 || window > maxBatchWindow {
+		return "", 0, 0, fmt.Errorf("CHAIN_BATCH_WINDOW must be a Go duration above 0 and at most %s, not %s", maxBatchWindow, window)
+	}
+	return mode, size, window, nil
 }

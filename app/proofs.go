@@ -35,6 +35,10 @@ import (
 // nonces of the keys the service signs with are allocated in db
 // (store.NonceStore), so replicas sharing CHAIN_PRIVATE_KEY never collide.
 func openProofs(ctx context.Context, cfg Config, db *store.DB, logger *slog.Logger) (*zkp.System, *chain.Ledger, error) {
+	mode, size, window, err := cfg.anchor()
+	if err != nil {
+		return nil, nil, err
+	}
 	sys, err := openZK(ctx, cfg, logger)
 	if err != nil {
 		return nil, nil, err
@@ -43,7 +47,7 @@ func openProofs(ctx context.Context, cfg Config, db *store.DB, logger *slog.Logg
 		return nil, nil, fmt.Errorf("COVERAGE_TRUST=registered refuses development ZK keys (a single-party setup on this machine: " +
 			"whoever saw its memory can forge proofs); set ZK_KEYS_DIR to a ceremony's keys (healthagents ceremony, docs/ceremony.md)")
 	}
-	opts := []chain.Option{chain.WithLogger(logger)}
+	opts := []chain.Option{chain.WithLogger(logger), chain.WithAnchor(mode, size, window)}
 	var ledger *chain.Ledger
 	where := "embedded chain"
 	if cfg.ChainEndpoint == "" {
@@ -77,6 +81,17 @@ func openProofs(ctx context.Context, cfg Config, db *store.DB, logger *slog.Logg
 		if err != nil {
 			return nil, nil, fmt.Errorf("CHAIN_ENDPOINT: %w", err)
 		}
+	}
+	if mode == chain.AnchorBatch {
+		ok, err := ledger.Governed().SupportsBatches(ctx)
+		if err == nil && !ok {
+			err = fmt.Errorf("CHAIN_ANCHOR=batch: registry %s predates batch anchoring (it has no recordBatch); "+
+				"deploy a new one with `healthagents chain deploy`, or set CHAIN_ANCHOR=each", ledger.Registry().Hex())
+		}
+		if err != nil {
+			return nil, nil, errors.Join(fmt.Errorf("%s: %w", where, err), ledger.Close())
+		}
+		logger.Info("decisions are anchored in batches", "batch_size", size, "batch_window", window)
 	}
 	if err := prepareChain(ctx, cfg, ledger, sys); err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("%s: %w", where, err), ledger.Close())

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -184,6 +186,22 @@ func TestChainSettings(t *testing.T) {
 				assert.Equal(t, trust.Registered, c.CoverageTrust)
 				assert.Equal(t, "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", c.ChainOwner)
 			}},
+		"ok/batch settings": {env: map[string]string{"CHAIN_ANCHOR": "batch", "CHAIN_BATCH_SIZE": "4", "CHAIN_BATCH_WINDOW": "1h"},
+			want: func(t *testing.T, c app.Config) {
+				assert.Equal(t, "batch", c.ChainAnchor)
+				assert.Equal(t, 4, c.ChainBatchSize)
+				assert.Equal(t, time.Hour, c.ChainBatchWindow)
+			}},
+		"ok/each": {env: map[string]string{"CHAIN_ENDPOINT": endpoint, "CHAIN_ANCHOR": "each"},
+			want: func(t *testing.T, c app.Config) { assert.Equal(t, "each", c.ChainAnchor) }},
+		"fail/anchor":                    {env: map[string]string{"CHAIN_ANCHOR": "sometimes"}, err: "CHAIN_ANCHOR must be each or batch"},
+		"fail/anchor case":               {env: map[string]string{"CHAIN_ANCHOR": "Batch"}, err: "CHAIN_ANCHOR must be each or batch"},
+		"fail/batch size 0":              {env: map[string]string{"CHAIN_BATCH_SIZE": "0"}, err: "CHAIN_BATCH_SIZE must be an integer 1-1024"},
+		"fail/batch size 1025":           {env: map[string]string{"CHAIN_BATCH_SIZE": "1025"}, err: "CHAIN_BATCH_SIZE must be an integer 1-1024"},
+		"fail/batch size words":          {env: map[string]string{"CHAIN_BATCH_SIZE": "many"}, err: "CHAIN_BATCH_SIZE"},
+		"fail/batch window 0":            {env: map[string]string{"CHAIN_BATCH_WINDOW": "0s"}, err: "CHAIN_BATCH_WINDOW must be a Go duration"},
+		"fail/batch window 2h":           {env: map[string]string{"CHAIN_BATCH_WINDOW": "2h"}, err: "CHAIN_BATCH_WINDOW"},
+		"fail/batch window number":       {env: map[string]string{"CHAIN_BATCH_WINDOW": "200"}, err: "CHAIN_BATCH_WINDOW"},
 		"fail/owner without endpoint":    {env: map[string]string{"CHAIN_OWNER": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"}, err: "CHAIN_OWNER needs CHAIN_ENDPOINT"},
 		"fail/owner not an address":      {env: map[string]string{"CHAIN_ENDPOINT": endpoint, "CHAIN_OWNER": "alice"}, err: "CHAIN_OWNER must be a hex address"},
 		"fail/confirmations":             {env: map[string]string{"CHAIN_CONFIRMATIONS": "0"}, err: "CHAIN_CONFIRMATIONS"},
@@ -222,5 +240,55 @@ func externalNode(t *testing.T, addr string, key *ecdsa.PrivateKey) (*chain.Ledg
 		cfg.ChainEndpoint, cfg.ChainKey = endpoint, hex.EncodeToString(crypto.FromECDSA(key))
 		cfg.ChainRegistry = node.Registry().Hex()
 		cfg.ChainOwnerKeyFile = ownerFile
+	}
+}
+
+// TestBatchAnchorRefusesOldRegistry: CHAIN_ANCHOR=batch (and the default
+// with CHAIN_ENDPOINT) against a GovernedRegistry deployed before batch
+// anchoring (its bytecode from before recordBatch, testdata) refuses the
+// start naming CHAIN_ANCHOR; an anchor mode or batch size out of range in a
+// library Config refuses naming its setting.
+func TestBatchAnchorRefusesOldRegistry(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	shared(t) // its DATA_DIR/zkp keys, to save a Groth16 set-up
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	key, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	node, err := chain.NewSimulated(ctx, chain.WithHTTP(addr), chain.WithKey(key))
+	require.NoError(t, err)
+	t.Cleanup(func() { node.Close() })
+	code, err := os.ReadFile("testdata/governed-prebatch.hex")
+	require.NoError(t, err)
+	bin, err := hex.DecodeString(strings.TrimSpace(string(code)))
+	require.NoError(t, err)
+	owner := common.BytesToHash(node.Account().Bytes()).Bytes() // constructor(address owner_)
+	r, err := node.Transact(ctx, nil, append(bin, owner...), 0)
+	require.NoError(t, err)
+	old := r.ContractAddress
+	ok, err := chain.NewGoverned(node.Client(), old).SupportsBatches(ctx)
+	require.NoError(t, err)
+	require.False(t, ok, "the old registry has no recordBatch")
+
+	for name, anchor := range map[string]string{"explicit": "batch", "default with CHAIN_ENDPOINT": ""} {
+		dir := t.TempDir()
+		require.NoError(t, os.CopyFS(filepath.Join(dir, "zkp"), os.DirFS(filepath.Join(sharedDir, "zkp"))))
+		_, err = app.OpenWithOutput(ctx, app.Config{DataDir: dir, ChainEndpoint: "http://" + addr,
+			ChainKey: hex.EncodeToString(crypto.FromECDSA(key)), ChainRegistry: old.Hex(), ChainAnchor: anchor}, nil, io.Discard)
+		require.ErrorContains(t, err, "CHAIN_ANCHOR=batch", name)
+		require.ErrorContains(t, err, "predates batch anchoring", name)
+	}
+	for field, cfg := range map[string]app.Config{
+		"CHAIN_ANCHOR":       {ChainAnchor: "sometimes"},
+		"CHAIN_BATCH_SIZE":   {ChainBatchSize: 2000},
+		"CHAIN_BATCH_WINDOW": {ChainBatchWindow: -time.Second},
+	} {
+		cfg.DataDir = t.TempDir()
+		require.NoError(t, os.CopyFS(filepath.Join(cfg.DataDir, "zkp"), os.DirFS(filepath.Join(sharedDir, "zkp"))))
+		_, err := app.OpenWithOutput(ctx, cfg, nil, io.Discard)
+		require.ErrorContains(t, err, field)
 	}
 }

@@ -45,6 +45,13 @@ type Option func(*Attestor)
 // one has nothing to prove.
 func WithTrust(t Trust) Option { return func(a *Attestor) { a.trust = t } }
 
+// WithBatchAnchoring says the ledger anchors in batches (chain.AnchorBatch):
+// once a decision is proven, its wait for the batch uses no CPU, so the
+// attestor gives back the request's admission slot
+// (healthagents.ReleaseSlot) before submitting, and the slots bound the
+// proofs being made, not the decisions waiting for their batch.
+func WithBatchAnchoring() Option { return func(a *Attestor) { a.releaseSlot = true } }
+
 // Ledger verifies and records proofs on chain; *chain.Ledger is one.
 type Ledger interface {
 	Submit(ctx context.Context, kind chain.Kind, proof [8]*big.Int, inputs []*big.Int) (chain.Receipt, error)
@@ -56,6 +63,8 @@ type Attestor struct {
 	ledger Ledger
 	trust  Trust
 	rx     *prescription.Agent // reads a record's facts for the clinical checks
+
+	releaseSlot bool // WithBatchAnchoring
 }
 
 var _ healthagents.Attestor = (*Attestor)(nil)
@@ -166,11 +175,11 @@ func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d 
 	if err != nil {
 		return nil, proveError(err)
 	}
-	att, err := a.verify(ctx, KindEligibility, proof)
+	att, err := a.verify(ctx, KindEligibility, proof, st)
 	if err != nil {
 		return nil, err
 	}
-	att.Statement, att.Issuer = wireStatement(st), issuer
+	att.Issuer = issuer
 	return att, nil
 }
 
@@ -205,11 +214,11 @@ func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, d
 	if err := agree(ds, outs); err != nil {
 		return nil, err
 	}
-	att, err := a.verify(ctx, KindPrescription, proof)
+	att, err := a.verify(ctx, KindPrescription, proof, st)
 	if err != nil {
 		return nil, err
 	}
-	att.Statement, att.Issuer, att.Covered = wireStatement(st), issuer, true
+	att.Issuer, att.Covered = issuer, true
 	for _, o := range outs {
 		att.Covered = att.Covered && o.Covered
 	}
@@ -245,7 +254,11 @@ func agree(ds []prescription.Decision, outs []zkp.PrescriptionV4Outcome) error {
 	return nil
 }
 
-func (a *Attestor) verify(ctx context.Context, kind chain.Kind, proof *zkp.Proof) (*healthagents.Attestation, error) {
+// verify records proof (whose statement is st) on chain and returns the
+// attestation with st in its wire form; in batch anchoring (the receipt
+// carries a batch) st's leaf must lead by the receipt's path to the root
+// the batch's transaction recorded, and the statement carries that path.
+func (a *Attestor) verify(ctx context.Context, kind chain.Kind, proof *zkp.Proof, st statement.Statement) (*healthagents.Attestation, error) {
 	solidity, err := chain.ProofFromGnark(proof.Groth16)
 	if err != nil {
 		return nil, fmt.Errorf("attest: encoding the proof: %w", err)
@@ -254,6 +267,9 @@ func (a *Attestor) verify(ctx context.Context, kind chain.Kind, proof *zkp.Proof
 		Circuit:      proof.Circuit,
 		ProofData:    proof.ProofData(),
 		PublicInputs: proof.PublicInputs(),
+	}
+	if a.releaseSlot {
+		healthagents.ReleaseSlot(ctx)
 	}
 	rc, err := a.ledger.Submit(ctx, kind, solidity, proof.PublicBig())
 	switch {
@@ -270,6 +286,17 @@ func (a *Attestor) verify(ctx context.Context, kind chain.Kind, proof *zkp.Proof
 	if !att.Verified {
 		return nil, fmt.Errorf("%w: transaction %s recorded no statement", healthagents.ErrProofRejected, att.TxHash)
 	}
+	att.Statement = wireStatement(st)
+	if rc.Batch != nil {
+		leaf, err := st.LeafOf()
+		if err == nil {
+			err = rc.Batch.Check(leaf)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("attest: the batch of transaction %s does not hold the statement: %w", att.TxHash, err)
+		}
+		att.Statement.Batch = wireBatch(*rc.Batch)
+	}
 	return att, nil
 }
 
@@ -283,6 +310,15 @@ func proveError(err error) error {
 		return fmt.Errorf("%w: %w", healthagents.ErrProofRejected, err)
 	}
 	return fmt.Errorf("attest: proving: %w", err)
+}
+
+// wireBatch is the API form of b: decimal strings.
+func wireBatch(b statement.Batch) *healthagents.StatementBatch {
+	out := &healthagents.StatementBatch{Root: b.Root.String(), Size: b.Size, LeafIndex: b.Index, Path: make([]string, len(b.Path))}
+	for i, v := range b.Path {
+		out.Path[i] = v.String()
+	}
+	return out
 }
 
 // wireStatement is the API form of s.

@@ -82,6 +82,14 @@ func (l *Ledger) Anchor() (mode AnchorMode, size int, window time.Duration) {
 	return AnchorBatch, l.opts.batchSize, l.opts.batchWindow
 }
 
+// AnchorName is the anchoring mode's name, "each" or "batch": what GET
+// /status reports, for a caller (package server) that imports no chain
+// type.
+func (l *Ledger) AnchorName() string {
+	m, _, _ := l.Anchor()
+	return string(m)
+}
+
 // ErrBatchFailed reports that the batch holding a statement was not
 // anchored (its transaction failed, reverted, or recorded something else):
 // nothing of it is verified. The error also wraps the cause.

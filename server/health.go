@@ -106,6 +106,12 @@ type chainRegistry interface {
 	ChainID() *big.Int
 }
 
+// chainAnchor is the optional part of ChainInfo that names how decisions
+// are anchored ("each" or "batch"); *chain.Ledger has it.
+type chainAnchor interface {
+	AnchorName() string
+}
+
 func (s *srv) status(w http.ResponseWriter, r *http.Request) {
 	st := healthagents.SystemStatus{
 		Status: "operational",
@@ -119,6 +125,9 @@ func (s *srv) status(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.deps.Chain != nil {
 		st.Blockchain.Endpoint, st.Blockchain.Network = s.deps.Chain.Network()
+		if a, ok := s.deps.Chain.(chainAnchor); ok {
+			st.Blockchain.Anchor = a.AnchorName()
+		}
 		if reg, ok := s.deps.Chain.(chainRegistry); ok {
 			st.Blockchain.Registry = reg.RegistryHex()
 			if id := reg.ChainID(); id != nil {

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"net/http"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/healthagents/healthagents"
 )
 
 // Load shedding. The proof endpoints cost about 80 ms of CPU each (a Groth16
@@ -149,8 +152,12 @@ func (a *admission) admit(next http.Handler) http.Handler {
 				return
 			}
 		}
-		defer func() { <-a.slots }()
-		next.ServeHTTP(w, r)
+		// The attestor gives the slot back early (healthagents.ReleaseSlot)
+		// when a proven decision only waits for its batch on chain.
+		var once sync.Once
+		release := func() { once.Do(func() { <-a.slots }) }
+		defer release()
+		next.ServeHTTP(w, r.WithContext(healthagents.WithSlotRelease(r.Context(), release)))
 	})
 }
 

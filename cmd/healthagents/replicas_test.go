@@ -81,6 +81,9 @@ func TestTwoServeProcesses(t *testing.T) {
 			"DATA_DIR=" + dir, "ADMIN_TOKEN=" + admin, "FERNET_KEY=" + fernet, "DATABASE_URL=" + dsn, "REDIS_URL=" + redisURL,
 			"CHAIN_ENDPOINT=http://" + rpcAddr, "CHAIN_PRIVATE_KEY=" + hex.EncodeToString(crypto.FromECDSA(submitter)),
 			"CHAIN_REGISTRY=" + node.Registry().Hex(), "CHAIN_OWNER_KEY_FILE=" + ownerFile,
+			// One transaction per decision, so the nonces below count them;
+			// batches from two replicas: app.TestBatchAnchoringTwoReplicas.
+			"CHAIN_ANCHOR=each",
 		}))
 	}
 

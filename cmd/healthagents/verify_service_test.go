@@ -69,7 +69,10 @@ func TestVerifyDecisionOnServiceDecisions(t *testing.T) {
 		require.NoError(t, os.CopyFS(filepath.Join(dir, "zkp"), os.DirFS(filepath.Join(dataDir, "zkp"))))
 		g, err := app.OpenWithOutput(ctx, app.Config{DataDir: dir, ChainEndpoint: endpoint, ChainKey: ganacheKey2,
 			ChainRegistry: addrs.Registry.Hex(),
-			ChainOwner:    crypto.PubkeyToAddress(owner.PublicKey).Hex(), ChainOwnerKeyFile: ownerFile},
+			ChainOwner:    crypto.PubkeyToAddress(owner.PublicKey).Hex(), ChainOwnerKeyFile: ownerFile,
+			// Each decision its own transaction, as on the embedded chain:
+			// checkServiceDecisions gives verify-decision the statement alone.
+			ChainAnchor: "each"},
 			slog.New(slog.DiscardHandler), io.Discard)
 		require.NoError(t, err)
 		defer g.Close()
