@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/eth/catalyst"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/p2p"
@@ -35,6 +36,7 @@ type devNode struct {
 	stack  *node.Node
 	beacon *catalyst.SimulatedBeacon
 	client *ethclient.Client
+	db     ethdb.KeyValueSyncer // the chain database, flushed after every block
 }
 
 func newDevNode(alloc types.GenesisAlloc, opts []func(*node.Config, *ethconfig.Config)) (*devNode, error) {
@@ -77,11 +79,21 @@ func newDevNode(alloc types.GenesisAlloc, opts []func(*node.Config, *ethconfig.C
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("chain: embedded beacon: %w", err), stack.Close())
 	}
-	return &devNode{stack: stack, beacon: beacon, client: ethclient.NewClient(stack.Attach())}, nil
+	return &devNode{stack: stack, beacon: beacon, client: ethclient.NewClient(stack.Attach()), db: backend.ChainDb()}, nil
 }
 
 func (d *devNode) Client() Backend     { return d.client }
-func (d *devNode) Commit() common.Hash { return d.beacon.Commit() }
+// Commit seals a block and flushes the database's write-ahead log to disk
+// before returning, so that a block whose transactions were answered
+// survives a process killed right after (SIGKILL: pebble keeps the log's
+// last partial block in memory until it fills or is synced, and a restart
+// found answered decisions' transactions gone). The producer wakes the
+// block's waiters after Commit returns.
+func (d *devNode) Commit() common.Hash {
+	h := d.beacon.Commit()
+	_ = d.db.SyncKeyValue() // a failed flush shows at the next restart as a shorter chain; nothing to answer here
+	return h
+}
 
 func (d *devNode) Close() error {
 	d.client.Close()

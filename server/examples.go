@@ -80,15 +80,6 @@ var exampleStatement = healthagents.Statement{
 	},
 }
 
-// exampleBatch is where exampleStatement's leaf would sit in a batch of
-// two with exampleRxStatement's (CHAIN_ANCHOR=batch): the root of that
-// Poseidon tree, index 0, and the other leaf as its path (TestExampleBatch
-// recomputes them).
-var exampleBatch = healthagents.StatementBatch{
-	Root: "14244028708406644107034758331056595924779897262806229850499311300567397271484", Size: 2, LeafIndex: 0,
-	Path: []string{"17452491046964042434061746990182889449530571275960730193304299013484685449227"},
-}
-
 // exampleRxStatement is the statement of a root-family prescription
 // decision (PT-000123, metformin 6809), as POST /validate-prescription
 // answered it: every slot of the prescription-v4 opening, unused ones 0
@@ -266,7 +257,6 @@ func bodyExamples() []any {
 		FederatedUpdateRequest{PatientDataList: []*healthagents.PatientData{new(ExampleEnvelope())}, RoundNumber: 3},
 		api.FederatedUpdateResult{Round: 3, Participants: 2, ModelHash: exampleHex("model-1.0.3", 32), ModelVersion: "1.0.3", Phase: "advertise_keys", Records: 1},
 		ErrorBody{Detail: "Validation error: field 'procedure_code' is required"},
-		exampleBatch,
 		api.Liveness{Status: "alive"},
 		api.Readiness{Status: "ready", Checks: map[string]string{"database": "ok", "chain": "ok"}},
 
