@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -134,16 +135,37 @@ func TestBenchGasSharedTransactions(t *testing.T) {
 }
 
 // TestBenchGasOnTheService: bench -rpc against the service on the embedded
-// chain (CHAIN_ANCHOR each: a transaction per decision). The handler is
-// wrapped to read the blockchain_tx of every answer as it leaves; the gas
-// bench reports is the sum of those receipts' gas over the answers.
+// chain, in each anchoring mode. The handler is wrapped to read the
+// blockchain_tx of every answer as it leaves; the gas bench reports is the
+// sum of those distinct receipts' gas over the answers. With
+// CHAIN_ANCHOR=each every decision has its own transaction; with
+// CHAIN_ANCHOR=batch, CHAIN_BATCH_SIZE=4 and four requests at once, the
+// four decisions of an endpoint share one.
 func TestBenchGasOnTheService(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []string{"each", "batch"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			benchGasOnTheService(t, mode)
+		})
+	}
+}
+
+func benchGasOnTheService(t *testing.T, mode string) {
 	ctx := t.Context()
 	settings := env(map[string]string{"DATA_DIR": zkkeys.DataDir(t)})
 	cfg, err := app.ConfigFromEnv(settings)
 	require.NoError(t, err)
 	cfg.ChainRPCListen = "127.0.0.1:0"
+	cfg.ChainAnchor = mode
+	cfg.AdmissionWait = time.Minute
+	c, txs := "2", 4
+	if mode == "batch" {
+		// A batch closes at 4 statements; the window only ends a run
+		// that lost a request.
+		cfg.ChainBatchSize, cfg.ChainBatchWindow = 4, 2*time.Minute
+		c, txs = "4", 1
+	}
 	a, err := app.OpenWithOutput(ctx, cfg, nil, io.Discard)
 	require.NoError(t, err)
 	defer a.Close()
@@ -174,16 +196,21 @@ func TestBenchGasOnTheService(t *testing.T) {
 	rpc := "http://" + a.ChainRPCAddr
 
 	var out bytes.Buffer
-	err = run(ctx, []string{"bench", "-url", ts.URL, "-endpoints", "verify-eligibility,validate-prescription", "-n", "4", "-c", "2",
+	err = run(ctx, []string{"bench", "-url", ts.URL, "-endpoints", "verify-eligibility,validate-prescription", "-n", "4", "-c", c,
 		"-rpc", rpc, "-record", "../../testdata/record.json"}, settings, nil, &out, io.Discard)
 	require.NoError(t, err)
 	t.Log(out.String())
 	for path, endpoint := range map[string]string{"/verify-eligibility": "verify-eligibility", "/validate-prescription": "validate-prescription"} {
-		require.Len(t, answered[path], 4, "%s: each mode, a transaction per decision", endpoint)
+		require.Len(t, answered[path], txs, "%s: %d transaction(s) for 4 decisions", endpoint, txs)
 		row := decisionRow(t, out.String(), endpoint)
 		require.Len(t, row, 8, endpoint)
 		gas := sumGas(t, rpc, answered[path])
-		assert.Equal(t, []string{"4", row[1], "4", "1.00", "0", fmt.Sprint(gas), fmt.Sprintf("%.1f", float64(gas)/4), "0"}, row, endpoint)
-		assert.Greater(t, gas/4, uint64(200_000), "%s: a record verifies a Groth16 proof on chain", endpoint)
+		assert.Equal(t, []string{"4", row[1], fmt.Sprint(txs), fmt.Sprintf("%.2f", 4/float64(txs)), "0", fmt.Sprint(gas),
+			fmt.Sprintf("%.1f", float64(gas)/4), "0"}, row, endpoint)
+		if mode == "each" {
+			assert.Greater(t, gas/4, uint64(200_000), "%s: a record verifies a Groth16 proof on chain", endpoint)
+		} else {
+			assert.Less(t, gas/4, uint64(50_000), "%s: one recordBatch for four decisions", endpoint)
+		}
 	}
 }
