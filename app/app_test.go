@@ -122,7 +122,8 @@ func TestEndToEndProofVerifiedOnChain(t *testing.T) {
 	status, body = getJSON(t, ts.URL+"/status")
 	require.Equal(t, 200, status)
 	assert.Equal(t, map[string]any{"endpoint": "embedded", "network": "simulated",
-		"registry": a.Ledger.Registry().Hex(), "chain_id": "1337"}, body["blockchain"], "the registry a third party pins")
+		"registry": a.Ledger.Registry().Hex(), "chain_id": "1337", "anchor": "each"}, body["blockchain"],
+		"the registry a third party pins; a transaction per decision on the embedded chain by default")
 	assert.Equal(t, "development", body["zk_setup"], "no ZK_KEYS_DIR: single-party development keys")
 	status, body = getJSON(t, ts.URL+"/health")
 	require.Equal(t, 200, status)
