@@ -1,14 +1,20 @@
 package normproof
 
 import (
+	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"math"
 	"sync"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/backend/groth16"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/healthagents/healthagents/internal/testcache"
 )
 
 const (
@@ -24,10 +30,74 @@ var (
 	keysErr  error
 )
 
+// testKeys are testShape's keys, set up once per machine and circuit: the
+// shared test cache (package testcache) holds them raw under the shape and
+// the digest of its compiled circuit (internal/testcache/normkeys does the
+// same for the other packages, which may import this one). Keys that do
+// not read back, or do not fit the circuit, are set up again.
+// TestKeysKeptAndFetched still runs a set-up of its own.
 func testKeys(t testing.TB) *Keys {
-	keysOnce.Do(func() { keys, keysErr = Setup(testShape) })
+	keysOnce.Do(func() { keys, keysErr = cachedTestKeys(testShape) })
 	require.NoError(t, keysErr)
 	return keys
+}
+
+func cachedTestKeys(s Shape) (*Keys, error) {
+	c, err := testcache.Open()
+	if err != nil {
+		return nil, err
+	}
+	cs, err := Compile(s)
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	if _, err := cs.WriteTo(h); err != nil {
+		return nil, err
+	}
+	key := testcache.Key([]byte("normproof-test-keys/v1"), []byte(s.Name()), h.Sum(nil))
+	build := func() ([]byte, error) {
+		k, err := Setup(s)
+		if err != nil {
+			return nil, err
+		}
+		var pk, vk bytes.Buffer
+		if _, err := k.PK.WriteRawTo(&pk); err != nil {
+			return nil, err
+		}
+		if _, err := k.VK.WriteRawTo(&vk); err != nil {
+			return nil, err
+		}
+		return testcache.Pack(map[string][]byte{"pk": pk.Bytes(), "vk": vk.Bytes()}), nil
+	}
+	decode := func(data []byte) (*Keys, error) {
+		files, err := testcache.Unpack(data, []string{"pk", "vk"})
+		if err != nil {
+			return nil, err
+		}
+		pk, vk := groth16.NewProvingKey(ecc.BN254), groth16.NewVerifyingKey(ecc.BN254)
+		if n, err := pk.UnsafeReadFrom(bytes.NewReader(files["pk"])); err != nil || n != int64(len(files["pk"])) {
+			return nil, testcache.ErrBadEntry
+		}
+		if n, err := vk.UnsafeReadFrom(bytes.NewReader(files["vk"])); err != nil || n != int64(len(files["vk"])) || vk.NbPublicWitness() != cs.GetNbPublicVariables()-1 {
+			return nil, testcache.ErrBadEntry
+		}
+		return &Keys{Shape: s, CS: cs, PK: pk, VK: vk}, nil
+	}
+	data, err := c.Get(key, build)
+	if err != nil {
+		return nil, err
+	}
+	if k, err := decode(data); err == nil {
+		return k, nil
+	}
+	if data, err = build(); err != nil {
+		return nil, err
+	}
+	if err := c.Store(key, data); err != nil {
+		return nil, err
+	}
+	return decode(data)
 }
 
 func randomSeed(t testing.TB) Seed {
