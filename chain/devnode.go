@@ -13,8 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/eth/catalyst"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/eth/filters"
-	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/p2p"
 	"github.com/ethereum/go-ethereum/params"
@@ -82,7 +82,8 @@ func newDevNode(alloc types.GenesisAlloc, opts []func(*node.Config, *ethconfig.C
 	return &devNode{stack: stack, beacon: beacon, client: ethclient.NewClient(stack.Attach()), db: backend.ChainDb()}, nil
 }
 
-func (d *devNode) Client() Backend     { return d.client }
+func (d *devNode) Client() Backend { return d.client }
+
 // Commit seals a block and flushes the database's write-ahead log to disk
 // before returning, so that a block whose transactions were answered
 // survives a process killed right after (SIGKILL: pebble keeps the log's
