@@ -40,7 +40,7 @@ type EligibilityResult struct {
 // and recorded its statement, and the statement. Empty (and absent from
 // the JSON) without proofs.
 type DecisionRecord struct {
-	BlockchainTx string     `json:"blockchain_tx,omitempty" doc:"Hash of the mined transaction in which the registry verified this decision's proof and recorded its statement; absent when the service runs without proofs. healthagents verify-decision --tx takes it." example:"0xf308ec7a9ef3bad3cae65bd3359f5dee2d17955df41fbd670a070f545bbc8704"`
+	BlockchainTx string     `json:"blockchain_tx,omitempty" doc:"Hash of the mined transaction in which the registry verified this decision's proof and recorded its statement, or (CHAIN_ANCHOR=batch) recorded the Merkle root of the batch holding it, which statement.batch leads to; absent when the service runs without proofs. healthagents verify-decision --tx takes it." example:"0xf308ec7a9ef3bad3cae65bd3359f5dee2d17955df41fbd670a070f545bbc8704"`
 	Statement    *Statement `json:"statement,omitempty" doc:"What the proof states: the digest recorded on chain and its opening. Show it to whoever should check this decision (healthagents verify-decision --statement takes this whole answer); it is never logged or sent in events."`
 	Issuer       string     `json:"issuer,omitempty" doc:"Who vouches for the coverage the proof was made from: \"self\" (the service's own issuer key) or the registered payer's name." example:"self"`
 	// ProofData and PublicInputs are the decision's proof when it was

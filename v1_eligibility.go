@@ -23,7 +23,7 @@ type V1EligibilityRequest struct {
 type V1Proof struct {
 	ProofData    string   `json:"proof_data" doc:"The Groth16 proof, hex (256 bytes in the Solidity verifier's layout)."`
 	PublicInputs []string `json:"public_inputs" doc:"The public inputs, hex field elements."`
-	BlockchainTx string   `json:"blockchain_tx" doc:"Hash of the mined transaction in which the verifier contract accepted the proof; its StatementVerified event carries the inputs."`
+	BlockchainTx string   `json:"blockchain_tx" doc:"Hash of the mined transaction that recorded the decision: the registry's record (the verifier contract accepted the proof; its StatementRecorded event carries the public inputs) or, with CHAIN_ANCHOR=batch, its recordBatch, whose BatchRecorded root the statement's batch path leads to (the proof is then re-verified from proof_data)."`
 }
 
 func v1Proof(a *Attestation) *V1Proof {

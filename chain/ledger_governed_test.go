@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"math/big"
+	"sync"
 	"testing"
 	"time"
 
@@ -146,6 +147,37 @@ func TestLedgerGovernedJSONRPC(t *testing.T) {
 	}()
 	defer close(stop)
 	testLedgerGoverned(t, l, node.Client(), hotKey)
+
+	// The same through the JSON-RPC node in batch mode: two statements in
+	// one recordBatch, answered after its second confirmation.
+	b, err := chain.Dial(ctx, endpoint, chain.DialConfig{Key: hexKey(hotKey), Registry: addrs.Registry.Hex(), Owner: owner.Hex()},
+		chain.WithPollInterval(20*time.Millisecond), chain.WithConfirmations(2), chain.WithAnchor(chain.AnchorBatch, 2, time.Hour))
+	require.NoError(t, err)
+	t.Cleanup(func() { b.Close() })
+	rcs := make([]chain.Receipt, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range rcs {
+		wg.Go(func() {
+			proof, inputs := proveTriFor(t, triKind, 41, int64(5000+i))
+			rcs[i], errs[i] = b.Submit(ctx, triKind, proof, inputs)
+		})
+	}
+	wg.Wait()
+	for i := range rcs {
+		require.NoError(t, errs[i])
+		require.NotNil(t, rcs[i].Batch)
+		assert.Equal(t, rcs[0].TxHash, rcs[i].TxHash, "one batch")
+		assert.Equal(t, 2, rcs[i].Batch.Size)
+	}
+	head, err := node.Client().HeaderByNumber(ctx, nil)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, head.Number.Uint64(), rcs[0].BlockNumber+1, "answered after its second confirmation")
+	r, err := node.Client().TransactionReceipt(ctx, rcs[0].TxHash)
+	require.NoError(t, err)
+	ev, err := b.Governed().DecodeBatch(r)
+	require.NoError(t, err)
+	assert.Equal(t, 0, ev.Root.Cmp(rcs[0].Batch.Root))
 }
 
 // testLedgerGoverned runs the checks common to both paths; l's registry has
