@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,6 +76,7 @@ func TestBatchKilledBeforeAnchoring(t *testing.T) {
 	type answer struct {
 		proof *healthagents.V1Proof
 		st    statement.Statement
+		body  []byte // the whole answer, as a client keeps it
 	}
 	answers := make([]answer, 4)
 	var wg sync.WaitGroup
@@ -90,7 +92,7 @@ func TestBatchKilledBeforeAnchoring(t *testing.T) {
 			}
 			require.NoError(t, json.Unmarshal(out, &res))
 			require.NotNil(t, res.VerificationProof, "%s", out)
-			answers[i].proof = res.VerificationProof
+			answers[i].proof, answers[i].body = res.VerificationProof, out
 			require.NoError(t, json.Unmarshal(res.Statement, &answers[i].st))
 		})
 	}
@@ -146,6 +148,19 @@ func TestBatchKilledBeforeAnchoring(t *testing.T) {
 		rep, err := verify.Decision(ctx, eth, common.HexToHash(a.proof.BlockchainTx), verify.Options{Registry: registry, Statement: &a.st, Proof: proof})
 		require.NoError(t, err)
 		assert.True(t, rep.OK(), "answer %d after the restart:\n%s", i, rep)
+
+		// The command and the JavaScript verifier (HEALTHAGENTS_TEST_VERIFYJS)
+		// read the statement and the proof from the whole answer.
+		file := filepath.Join(t.TempDir(), "answer.json")
+		require.NoError(t, os.WriteFile(file, a.body, 0o600))
+		args := []string{"--rpc", "http://" + rpc, "--registry", registry.Hex(), "--tx", a.proof.BlockchainTx, "--statement", file}
+		out, err := runVerify(t, args...)
+		require.NoError(t, err, out)
+		assert.NotContains(t, out, "FAIL", out)
+		if js, code := runVerifyJS(t, args...); code >= 0 {
+			assert.Equal(t, 0, code, js)
+			assert.NotContains(t, js, "FAIL", js)
+		}
 	}
 	batchRecorded := crypto.Keccak256Hash([]byte("BatchRecorded(uint256,uint256,uint256[],address)"))
 	logs, err := eth.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: big.NewInt(0), Addresses: []common.Address{registry},
