@@ -219,6 +219,8 @@ type producer struct {
 	quit chan struct{}
 	done chan struct{}
 
+	commitMu sync.Mutex // held while a block is sealed and flushed (settle)
+
 	mu      sync.Mutex
 	sealed  chan struct{} // closed when the next block is sealed
 	stopped bool          // after stop, next returns a closed channel
@@ -299,12 +301,23 @@ func (p *producer) run() {
 			case <-t.C:
 			}
 		}
+		p.commitMu.Lock()
 		p.commit()
+		p.commitMu.Unlock()
 		p.mu.Lock()
 		close(p.sealed)
 		p.sealed = make(chan struct{})
 		p.mu.Unlock()
 	}
+}
+
+// settle returns once no block is being sealed: a receipt seen while its
+// block's commit still flushes the database (devNode.Commit) is only
+// reported after the flush, so nothing is answered from a block a kill
+// could still take back.
+func (p *producer) settle() {
+	p.commitMu.Lock()
+	defer p.commitMu.Unlock()
 }
 
 func (p *producer) next() <-chan struct{} {

@@ -284,6 +284,9 @@ func (t *Transactor) waitMined(ctx context.Context, hash common.Hash) (*types.Re
 		}
 		r, err := t.client.TransactionReceipt(ctx, hash)
 		if err == nil && t.atHead(ctx, r) {
+			if blocks != nil {
+				blocks.settle() // its block is on disk before anyone is answered from it
+			}
 			return r, nil
 		}
 		if err == nil {
