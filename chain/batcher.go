@@ -324,11 +324,8 @@ func (l *Ledger) batchQueue() *batcher {
 // leaf and waits for its batch to be anchored.
 func (l *Ledger) submitBatched(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (Receipt, error) {
 	id := CircuitID(kind)
-	if len(inputs) != 3 {
-		return Receipt{}, fmt.Errorf("%w: %d public inputs, not the registry's three [issuerKeyHash, digest, circuitId]", ErrRejected, len(inputs))
-	}
-	if inputs[2].Cmp(id) != 0 {
-		return Receipt{}, fmt.Errorf("%w: the proof's circuit id is not %q's", ErrRejected, string(kind))
+	if err := governedInputs(kind, inputs); err != nil {
+		return Receipt{}, err
 	}
 	ok, err := l.checkGoverned(ctx, kind, proof, inputs)
 	if err != nil {

@@ -106,6 +106,9 @@ type Ledger struct {
 	mu       sync.RWMutex // guards the fields below
 	registry common.Address
 	kinds    map[string]Kind // circuit id (decimal) → kind, of the governed kinds seen
+	// verifiers caches the verifier bound to a circuit id (decimal): a
+	// binding is immutable, so a proof check reads it from the chain once.
+	verifiers map[string]common.Address
 	// owner sends the GovernedRegistry's owner actions; nil when the owner's
 	// key is cold (only unsigned transactions can be prepared then).
 	owner     *Transactor
@@ -133,6 +136,7 @@ func newLedger(ctx context.Context, client Backend, key *ecdsa.PrivateKey, o opt
 		network:     NetworkName(id.Uint64()),
 		verifierABI: contracts.NewGroth16Verifier(),
 		kinds:       map[string]Kind{},
+		verifiers:   map[string]common.Address{},
 	}
 	// NewSimulated sets l.blocks after newLedger returns, before any send.
 	l.tx = newTransactor(client, key, id, o.pollInterval, func() blockSource { return l.blocks }, l.closed.Load)

@@ -318,13 +318,33 @@ func (l *Ledger) registerGoverned(ctx context.Context, kind Kind, vk VerifyingKe
 	return nil
 }
 
-func (l *Ledger) checkGoverned(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (bool, error) {
+// boundVerifier is the verifier bound to kind's circuit id, read from the
+// chain once it is bound (bindings are immutable); ErrUnknownKind while none is.
+func (l *Ledger) boundVerifier(ctx context.Context, kind Kind) (common.Address, error) {
+	id := CircuitID(kind).String()
+	l.mu.RLock()
+	verifier, ok := l.verifiers[id]
+	l.mu.RUnlock()
+	if ok {
+		return verifier, nil
+	}
 	verifier, err := l.Governed().VerifierOf(ctx, CircuitID(kind))
 	if err != nil {
-		return false, unavailable(err)
+		return common.Address{}, unavailable(err)
 	}
 	if verifier == (common.Address{}) {
-		return false, ErrUnknownKind
+		return common.Address{}, ErrUnknownKind
+	}
+	l.mu.Lock()
+	l.verifiers[id] = verifier
+	l.mu.Unlock()
+	return verifier, nil
+}
+
+func (l *Ledger) checkGoverned(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (bool, error) {
+	verifier, err := l.boundVerifier(ctx, kind)
+	if err != nil {
+		return false, err
 	}
 	data, err := l.verifierABI.TryPackVerifyProof(proof, inputs)
 	if err != nil {
@@ -340,13 +360,23 @@ func (l *Ledger) checkGoverned(ctx context.Context, kind Kind, proof [8]*big.Int
 	return l.verifierABI.UnpackVerifyProof(out)
 }
 
+// governedInputs refuses public inputs that are not the registry's three
+// [issuerKeyHash, digest, circuitId] with kind's circuit id last: in each
+// mode the registry's record reverts on them, in batch mode nothing queues them.
+func governedInputs(kind Kind, inputs []*big.Int) error {
+	if len(inputs) != 3 {
+		return fmt.Errorf("%w: %d public inputs, not the registry's three [issuerKeyHash, digest, circuitId]", ErrRejected, len(inputs))
+	}
+	if inputs[2].Cmp(CircuitID(kind)) != 0 {
+		return fmt.Errorf("%w: the proof's circuit id is not %q's", ErrRejected, string(kind))
+	}
+	return nil
+}
+
 func (l *Ledger) submitGoverned(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (Receipt, error) {
 	id := CircuitID(kind)
-	if len(inputs) != 3 {
-		return Receipt{}, fmt.Errorf("%w: %d public inputs, not the registry's three [issuerKeyHash, digest, circuitId]", ErrRejected, len(inputs))
-	}
-	if inputs[2].Cmp(id) != 0 {
-		return Receipt{}, fmt.Errorf("%w: the proof's circuit id is not %q's", ErrRejected, string(kind))
+	if err := governedInputs(kind, inputs); err != nil {
+		return Receipt{}, err
 	}
 	g := l.Governed()
 	data, err := g.Record(id, proof, inputs)

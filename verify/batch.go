@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/healthagents/healthagents/chain"
@@ -61,16 +62,13 @@ func ParseProof(proofData string, publicInputs []string) (*Proof, error) {
 			return nil, fmt.Errorf("%w: public_inputs[%d]: %w", ErrProof, i, err)
 		}
 		v := new(big.Int).SetBytes(b)
-		if v.Cmp(fieldModulus) >= 0 {
+		if v.Cmp(fr.Modulus()) >= 0 {
 			return nil, fmt.Errorf("%w: public_inputs[%d] is not a field element", ErrProof, i)
 		}
 		p.Inputs = append(p.Inputs, v)
 	}
 	return p, nil
 }
-
-// fieldModulus is BN254's scalar field r.
-var fieldModulus, _ = new(big.Int).SetString("21888242871839275222246405745257275088548364400416034343698204186575808495617", 10)
 
 func hexBytes(s string, size int) ([]byte, error) {
 	digits, ok := strings.CutPrefix(s, "0x")
