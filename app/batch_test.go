@@ -2,11 +2,14 @@ package app_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
+	"math/big"
 	"net"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -27,6 +30,7 @@ import (
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/store/storetest"
 	"github.com/healthagents/healthagents/verify"
+	"github.com/healthagents/healthagents/verify/verifytest"
 	"github.com/healthagents/healthagents/zkp/statement"
 )
 
@@ -39,8 +43,11 @@ import (
 // every answer is 200, each replica anchors its four in one batch covering
 // both circuits (distinct nonces: the replicas share the nonce manager),
 // each decision's statement.batch path leads from its leaf to the root of
-// its receipt's BatchRecorded, and verify.Decision passes every check of
-// each decision from its answer (statement and proof) against the chain.
+// its receipt's BatchRecorded, and both verifiers — verify.Decision and
+// docs/verify.md's JavaScript verifier (with HEALTHAGENTS_TEST_VERIFYJS,
+// which .ci/run sets) — pass every check of each decision from its whole
+// answer (statement and proof) against the chain. A decision whose path is
+// doctored fails both, on the path check alone, with the same line.
 func TestBatchAnchoringTwoReplicas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two whole services with proofs")
@@ -96,6 +103,7 @@ func TestBatchAnchoringTwoReplicas(t *testing.T) {
 	type answer struct {
 		replica int
 		kind    string
+		body    []byte // the whole answer, as a holder of the decision keeps it
 		proof   *healthagents.V1Proof
 		st      statement.Statement
 	}
@@ -123,7 +131,7 @@ func TestBatchAnchoringTwoReplicas(t *testing.T) {
 				Statement         json.RawMessage       `json:"statement"`
 			}
 			require.NoError(t, json.Unmarshal(r.body, &out))
-			ans := answer{replica: replica, kind: kind, proof: out.ZKProof}
+			ans := answer{replica: replica, kind: kind, body: r.body, proof: out.ZKProof}
 			if ans.proof == nil {
 				ans.proof = out.VerificationProof
 			}
@@ -173,7 +181,45 @@ func TestBatchAnchoringTwoReplicas(t *testing.T) {
 		rep, err := verify.Decision(ctx, eth, tx, verify.Options{Registry: registry, Statement: &ans.st, Proof: proof})
 		require.NoError(t, err)
 		assert.True(t, rep.OK(), "answer %d (%s):\n%s", i, ans.kind, rep)
+
+		// The JavaScript verifier, given the whole answer as a third party
+		// would be: every check passes, and the batch's lines are the Go
+		// checker's word for word.
+		if js, code := runVerifyJS(t, "http://"+rpcAddr, registry, tx, ans.body); code >= 0 {
+			assert.Equal(t, 0, code, "answer %d (%s): %s", i, ans.kind, js)
+			assert.NotContains(t, js, "FAIL", "answer %d", i)
+			assert.Contains(t, js, "verified: all 17 checks passed", "answer %d", i)
+			for _, c := range rep.Checks {
+				if c.Name == "batch" || c.Name == "path" || c.Name == "verifier" || c.Name == "proof" {
+					assert.Contains(t, js, c.String()+"\n", "answer %d", i)
+				}
+			}
+		}
 	}
+
+	// One answer with a doctored path (a sibling off by one): both verifiers
+	// refuse it on the path check alone, with the same line.
+	bad := answers[0]
+	var doctored statement.Statement
+	require.NoError(t, json.Unmarshal(mustField(t, bad.body, "statement"), &doctored), "a copy of the statement")
+	doctored.Batch.Path[0].Add(doctored.Batch.Path[0], big.NewInt(1))
+	tx := common.HexToHash(bad.proof.BlockchainTx)
+	proof, err := verify.ParseProof(bad.proof.ProofData, bad.proof.PublicInputs)
+	require.NoError(t, err)
+	rep, err := verify.Decision(ctx, eth, tx, verify.Options{Registry: registry, Statement: &doctored, Proof: proof})
+	require.NoError(t, err)
+	require.Equal(t, []string{"path"}, rep.Failed(), "%s", rep)
+	if js, code := runVerifyJS(t, "http://"+rpcAddr, registry, tx, withField(t, bad.body, "statement", doctored)); code >= 0 {
+		assert.Equal(t, 1, code, js)
+		assert.Equal(t, []string{"path"}, verifytest.FailedChecks(js), js)
+		for _, c := range rep.Checks {
+			if !c.OK {
+				assert.Contains(t, js, c.String()+"\n", "the Go checker's failing line, word for word")
+			}
+		}
+		assert.Contains(t, js, "REFUSED")
+	}
+
 	require.Len(t, batches, 2, "one full batch per replica")
 	nonces := map[uint64]bool{}
 	for tx, ev := range batches {
@@ -185,4 +231,51 @@ func TestBatchAnchoringTwoReplicas(t *testing.T) {
 		assert.False(t, nonces[t2.Nonce()], "nonce %d used twice", t2.Nonce())
 		nonces[t2.Nonce()] = true
 	}
+}
+
+// runVerifyJS runs docs/verify.md's JavaScript verifier
+// (examples/verify-js/verify.mjs) on a decision's whole answer and returns
+// its output and exit status; code is -1 when HEALTHAGENTS_TEST_VERIFYJS is
+// unset (.ci/verifyjs.sh installs the script's packages and sets it).
+func runVerifyJS(t *testing.T, rpc string, registry common.Address, tx common.Hash, answer []byte) (out string, code int) {
+	t.Helper()
+	if os.Getenv("HEALTHAGENTS_TEST_VERIFYJS") == "" {
+		return "", -1
+	}
+	dir, err := filepath.Abs("../examples/verify-js")
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "answer.json")
+	require.NoError(t, os.WriteFile(file, answer, 0o600))
+	cmd := exec.CommandContext(t.Context(), "node", "verify.mjs", "--rpc", rpc, "--registry", registry.Hex(), "--tx", tx.Hex(), "--statement", file)
+	cmd.Dir = dir
+	b, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return string(b), ee.ExitCode()
+	}
+	require.NoError(t, err, string(b))
+	return string(b), 0
+}
+
+// mustField is the raw value of a JSON object's field.
+func mustField(t *testing.T, doc []byte, name string) json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(doc, &m))
+	v, ok := m[name]
+	require.True(t, ok, "no %q in %s", name, doc)
+	return v
+}
+
+// withField is doc, a JSON object, with its field name replaced by v.
+func withField(t *testing.T, doc []byte, name string, v any) []byte {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(doc, &m))
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	m[name] = b
+	out, err := json.Marshal(m)
+	require.NoError(t, err)
+	return out
 }
