@@ -68,6 +68,9 @@ type benchResult struct {
 	gas      uint64 // sum of gasUsed over the distinct receipts
 	failed   int    // receipts with status 0
 	receipts bool   // gas was read (-rpc)
+	// details: the detail of the first refusal (4xx/5xx) of each status,
+	// printed under the table (the service's details hold no record data).
+	details map[int]string
 }
 
 // benchRun is how the load is driven.
@@ -198,18 +201,21 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 // (requests start on schedule whatever the answers, at most c outstanding;
 // one due while c are outstanding is counted as dropped, not sent).
 func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTarget) (benchResult, error) {
-	res := benchResult{name: t.name, statuses: map[int]int{}, spec: t.spec, decision: t.decision, txs: map[string]int{}}
+	res := benchResult{name: t.name, statuses: map[int]int{}, spec: t.spec, decision: t.decision, txs: map[string]int{}, details: map[int]string{}}
 	var mu sync.Mutex
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	one := func(i int64, t0 time.Time) {
-		status, started, tx, err := send(ctx, client, run, t, i)
+		status, started, tx, detail, err := send(ctx, client, run, t, i)
 		if run.rate == 0 {
 			t0 = started // closed loop: from the request, after any preparation
 		}
 		d := time.Since(t0)
 		mu.Lock()
 		defer mu.Unlock()
+		if _, seen := res.details[status]; status >= 400 && !seen {
+			res.details[status] = detail
+		}
 		switch {
 		case err != nil:
 			res.errors++
@@ -273,9 +279,9 @@ func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTa
 	return res, nil
 }
 
-// send makes request i and returns its status, when it was sent and, for a
-// decision answered 2xx, its blockchain_tx.
-func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget, i int64) (int, time.Time, string, error) {
+// send makes request i and returns its status, when it was sent, for a
+// decision answered 2xx its blockchain_tx, and for a refusal its detail.
+func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget, i int64) (int, time.Time, string, string, error) {
 	var body io.Reader
 	bearer := run.key
 	if bearer == "" && len(run.keys) > 0 {
@@ -284,7 +290,7 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	if t.prepare != nil {
 		b, key, err := t.prepare(ctx, i)
 		if err != nil {
-			return 0, time.Now(), "", err
+			return 0, time.Now(), "", "", err
 		}
 		body, bearer = bytes.NewReader(b), key
 	} else if t.body != nil {
@@ -293,7 +299,7 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	started := time.Now()
 	req, err := http.NewRequestWithContext(ctx, t.method, run.base+t.path, body)
 	if err != nil {
-		return 0, started, "", err
+		return 0, started, "", "", err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if bearer != "" {
@@ -305,13 +311,22 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, started, "", err
+		return 0, started, "", "", err
 	}
-	var tx string
+	var tx, detail string
 	switch {
-	case t.observe != nil:
+	case t.observe != nil || resp.StatusCode >= 400:
 		out, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		t.observe(resp.StatusCode, out)
+		if t.observe != nil {
+			t.observe(resp.StatusCode, out)
+		}
+		if resp.StatusCode >= 400 {
+			var refusal struct {
+				Detail string `json:"detail"`
+			}
+			_ = json.Unmarshal(out, &refusal)
+			detail = refusal.Detail
+		}
 	case t.decision && resp.StatusCode < 300:
 		var answer struct {
 			Tx string `json:"blockchain_tx"`
@@ -322,7 +337,7 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode, started, tx, nil
+	return resp.StatusCode, started, tx, detail, nil
 }
 
 // receiptGas reads the receipt of every distinct transaction r's answers
@@ -496,6 +511,11 @@ func printBench(w io.Writer, run benchRun, results []benchResult) {
 			strings.Join(statuses, " "), r.errors, r.dropped, cpu, r.spec)
 	}
 	tw.Flush()
+	for _, r := range results {
+		for _, s := range slices.Sorted(maps.Keys(r.details)) {
+			fmt.Fprintf(w, "%s: first %d answer: %q\n", r.name, s, r.details[s])
+		}
+	}
 }
 
 // msOrNone is the percentile p of sorted, or "–" when it is empty.

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -107,4 +109,33 @@ func TestBenchHelp(t *testing.T) {
 	for _, f := range []string{"-url", "-n", "-c", "-rate", "-spread", "-pid", "-endpoints", "-record", "-key", "-records", "-admin-token", "-rpc"} {
 		assert.Contains(t, out.String(), "  "+f+" ", "bench -h lacks %s", f)
 	}
+}
+
+// TestBenchPrintsRefusalDetails: under the table, bench prints the detail
+// of the first refusal of each status, so a run that met a 400 says why.
+func TestBenchPrintsRefusalDetails(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		switch n.Add(1) % 3 {
+		case 0:
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"detail":"Validation error: field 'x' is wrong"}`)
+		case 1:
+			w.WriteHeader(http.StatusConflict)
+			_, _ = io.WriteString(w, `{"detail":"round moved on"}`)
+		default:
+			_, _ = io.WriteString(w, `{"status":"healthy"}`)
+		}
+	}))
+	defer ts.Close()
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"bench", "-url", ts.URL, "-key", "k", "-endpoints", "health", "-n", "9", "-c", "1",
+		"-record", "../../testdata/record.json"}, env(map[string]string{"DATA_DIR": t.TempDir()}), nil, &out, io.Discard)
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), "200×3 400×3 409×3")
+	assert.Contains(t, out.String(), `health: first 400 answer: "Validation error: field 'x' is wrong"`)
+	assert.Contains(t, out.String(), `health: first 409 answer: "round moved on"`)
 }
