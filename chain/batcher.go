@@ -17,7 +17,8 @@ import (
 // Anchoring in batches (docs/decisions/batch-anchoring.md): in AnchorBatch
 // mode Submit verifies the proof itself (an eth_call to the verifier bound to
 // the circuit id) and checks the issuer active, then queues the statement's
-// leaf; a batch closes at its size or its window after its first leaf, one
+// leaf; a batch closes at its size or its window after its earliest
+// statement reached Submit (the checks run inside the window), one
 // recordBatch transaction records the batch's Poseidon Merkle root, and every
 // statement of the batch is answered once that transaction is mined (and
 // confirmed) with its place in the batch (Receipt.Batch). The queue is in
@@ -99,10 +100,14 @@ var ErrBatchFailed = errors.New("chain: the batch was not anchored")
 type waiter struct {
 	leaf      *big.Int
 	circuitID *big.Int
-	at        time.Time // when it was queued: a batch's window runs from its first
-	done      chan struct{}
-	rc        Receipt
-	err       error
+	// at is when Submit was handed the statement, before its proof and
+	// issuer were checked: a batch's window runs from its earliest
+	// statement's, so those checks are made inside the window a statement
+	// waits anyway, not added to it.
+	at   time.Time
+	done chan struct{}
+	rc   Receipt
+	err  error
 }
 
 // batcher collects the Ledger's statements into batches and anchors them,
@@ -127,9 +132,9 @@ func newBatcher(l *Ledger) *batcher {
 	return b
 }
 
-// enqueue queues a leaf, or returns ErrClosed.
-func (b *batcher) enqueue(leaf, circuitID *big.Int) (*waiter, error) {
-	w := &waiter{leaf: leaf, circuitID: circuitID, at: time.Now(), done: make(chan struct{})}
+// enqueue queues a leaf handed to Submit at arrived, or returns ErrClosed.
+func (b *batcher) enqueue(leaf, circuitID *big.Int, arrived time.Time) (*waiter, error) {
+	w := &waiter{leaf: leaf, circuitID: circuitID, at: arrived, done: make(chan struct{})}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -174,7 +179,8 @@ func (b *batcher) run() {
 }
 
 // next waits until a batch closes (size statements queued, or the window
-// since the first one passed) and takes it; nil once the batcher is closed.
+// since the earliest of them arrived passed) and takes it; nil once the
+// batcher is closed.
 func (b *batcher) next() []*waiter {
 	for {
 		b.mu.Lock()
@@ -185,7 +191,13 @@ func (b *batcher) next() []*waiter {
 		var timer *time.Timer
 		var wait <-chan time.Time
 		if n := len(b.pending); n > 0 {
-			until := time.Until(b.pending[0].at.Add(b.window))
+			first := b.pending[0].at
+			for _, w := range b.pending[1:min(n, b.size)] {
+				if w.at.Before(first) {
+					first = w.at
+				}
+			}
+			until := time.Until(first.Add(b.window))
 			if n >= b.size || until <= 0 {
 				k := min(n, b.size)
 				batch := slices.Clone(b.pending[:k])
@@ -323,6 +335,7 @@ func (l *Ledger) batchQueue() *batcher {
 // submitBatched verifies a statement's proof and its issuer, queues its
 // leaf and waits for its batch to be anchored.
 func (l *Ledger) submitBatched(ctx context.Context, kind Kind, proof [8]*big.Int, inputs []*big.Int) (Receipt, error) {
+	arrived := time.Now()
 	id := CircuitID(kind)
 	if err := governedInputs(kind, inputs); err != nil {
 		return Receipt{}, err
@@ -349,7 +362,7 @@ func (l *Ledger) submitBatched(ctx context.Context, kind Kind, proof [8]*big.Int
 	if b == nil {
 		return Receipt{}, ErrClosed
 	}
-	w, err := b.enqueue(leaf, id)
+	w, err := b.enqueue(leaf, id, arrived)
 	if err != nil {
 		return Receipt{}, err
 	}

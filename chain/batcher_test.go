@@ -290,3 +290,29 @@ func waitQueued(t *testing.T, l *chain.Ledger, n int) {
 	t.Helper()
 	require.Eventually(t, func() bool { return chain.QueuedForTest(l) == n }, time.Minute, 5*time.Millisecond)
 }
+
+// TestOneBlockPerTransaction: on the simulated chain a transaction waited
+// for costs one block: its sender does not ask for another while the block
+// its send asked for is sealed, so consecutive submissions land in
+// consecutive blocks and the head is the last one's (no empty block sealed,
+// and flushed, between them).
+func TestOneBlockPerTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	for _, l := range []*chain.Ledger{newLedger(t), batchLedger(t, 1, time.Hour)} {
+		mode := l.AnchorName()
+		var blocks []uint64
+		for i := range 4 {
+			st := prove(t, int64(800+10*len(mode)+i))
+			rc, err := l.Submit(ctx, fixtureKind, st.proof, st.inputs)
+			require.NoError(t, err, mode)
+			blocks = append(blocks, rc.BlockNumber)
+		}
+		for i := 1; i < len(blocks); i++ {
+			assert.Equal(t, blocks[i-1]+1, blocks[i], "%s: blocks %v", mode, blocks)
+		}
+		head, err := l.Client().HeaderByNumber(ctx, nil)
+		require.NoError(t, err)
+		assert.Equal(t, blocks[len(blocks)-1], head.Number.Uint64(), "%s: no block after the last transaction's", mode)
+	}
+}

@@ -134,11 +134,18 @@ func (t *Transactor) pay(ctx context.Context, to common.Address, value *big.Int)
 }
 
 func (t *Transactor) transact(ctx context.Context, to *common.Address, data []byte, gas uint64, value *big.Int) (*types.Receipt, error) {
+	// On the simulated chain, the block being sealed now (if any) or else
+	// the next one: taken before the send asks for a block, so the wait
+	// cannot miss the block that send's request seals.
+	var sealed <-chan struct{}
+	if b := t.blocks(); b != nil {
+		sealed = b.next()
+	}
 	tx, err := t.send(ctx, to, data, gas, value)
 	if err != nil {
 		return nil, err
 	}
-	r, err := t.waitMined(ctx, tx.Hash())
+	r, err := t.waitMined(ctx, tx.Hash(), sealed)
 	if err != nil {
 		return nil, err
 	}
@@ -272,15 +279,26 @@ func (t *Transactor) signAndSend(ctx context.Context, nonce uint64, to *common.A
 }
 
 // waitMined waits for the receipt of hash. On the simulated chain it wakes
-// on each sealed block; on a JSON-RPC node it polls with a doubling interval
-// capped by the poll interval.
-func (t *Transactor) waitMined(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
+// on each sealed block, starting with first (blocks.next() taken before the
+// transaction was sent); on a JSON-RPC node it polls with a doubling
+// interval capped by the poll interval.
+//
+// On the simulated chain the send asked for a block already (signAndSend),
+// so a block that includes the transaction is coming without asking again:
+// the block being sealed when it was sent may predate it, the one after
+// holds it. Only a wait that outlives both asks for another block, so one
+// transaction costs one block, not a second, empty one sealed (and flushed)
+// while its sender waits for the receipt.
+func (t *Transactor) waitMined(ctx context.Context, hash common.Hash, first <-chan struct{}) (*types.Receipt, error) {
 	delay := 25 * time.Millisecond
 	blocks := t.blocks()
-	for {
+	for wakes := 0; ; wakes++ {
 		var sealed <-chan struct{}
 		if blocks != nil {
 			sealed = blocks.next()
+			if wakes == 0 && first != nil {
+				sealed = first
+			}
 		}
 		r, err := t.client.TransactionReceipt(ctx, hash)
 		if err == nil && t.atHead(ctx, r) {
@@ -305,7 +323,9 @@ func (t *Transactor) waitMined(ctx context.Context, hash common.Hash) (*types.Re
 		var timer *time.Timer
 		var wake <-chan time.Time
 		if sealed != nil {
-			blocks.request()
+			if wakes >= 2 {
+				blocks.request()
+			}
 		} else {
 			timer = time.NewTimer(delay)
 			wake = timer.C
