@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,4 +34,36 @@ func TestBatchWindowFromArrival(t *testing.T) {
 		b.mu.Unlock()
 		t.Fatal("the batch waited a window from its first-queued statement")
 	}
+}
+
+// TestSettleWaitsOnlyForUnflushedBlocks: a receipt's block known flushed is
+// reported at once even while a later block is being sealed; one not known
+// flushed waits until the block being sealed (and flushed) is done.
+func TestSettleWaitsOnlyForUnflushedBlocks(t *testing.T) {
+	t.Parallel()
+	sealing, release := make(chan struct{}), make(chan struct{})
+	p := newProducer(func() common.Hash {
+		close(sealing)
+		<-release
+		return common.Hash{}
+	}, 0, nil)
+	defer p.stop()
+	p.flushed = func() uint64 { return 5 }
+	p.request()
+	<-sealing // block 6 is being sealed
+
+	p.settle(5) // returns at once: block 5 is on disk
+
+	settled := make(chan struct{})
+	go func() {
+		p.settle(6)
+		close(settled)
+	}()
+	select {
+	case <-settled:
+		t.Fatal("a receipt of the block being sealed was reported before its flush")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	<-settled
 }

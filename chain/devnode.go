@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
@@ -37,6 +38,9 @@ type devNode struct {
 	beacon *catalyst.SimulatedBeacon
 	client *ethclient.Client
 	db     ethdb.KeyValueSyncer // the chain database, flushed after every block
+	chain  *core.BlockChain
+	// flushed is the number of the last block Commit sealed and flushed.
+	flushed atomic.Uint64
 }
 
 func newDevNode(alloc types.GenesisAlloc, opts []func(*node.Config, *ethconfig.Config)) (*devNode, error) {
@@ -79,7 +83,9 @@ func newDevNode(alloc types.GenesisAlloc, opts []func(*node.Config, *ethconfig.C
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("chain: embedded beacon: %w", err), stack.Close())
 	}
-	return &devNode{stack: stack, beacon: beacon, client: ethclient.NewClient(stack.Attach()), db: backend.ChainDb()}, nil
+	d := &devNode{stack: stack, beacon: beacon, client: ethclient.NewClient(stack.Attach()), db: backend.ChainDb(), chain: backend.BlockChain()}
+	d.flushed.Store(d.chain.CurrentBlock().Number.Uint64()) // a restart's head was flushed by the last run (or by pebble's open)
+	return d, nil
 }
 
 func (d *devNode) Client() Backend { return d.client }
@@ -89,10 +95,14 @@ func (d *devNode) Client() Backend { return d.client }
 // survives a process killed right after (SIGKILL: pebble keeps the log's
 // last partial block in memory until it fills or is synced, and a restart
 // found answered decisions' transactions gone). The producer wakes the
-// block's waiters after Commit returns.
+// block's waiters after Commit returns; flushed holds the block's number
+// from then on.
 func (d *devNode) Commit() common.Hash {
 	h := d.beacon.Commit()
 	_ = d.db.SyncKeyValue() // a failed flush shows at the next restart as a shorter chain; nothing to answer here
+	if hd := d.chain.GetHeaderByHash(h); hd != nil {
+		d.flushed.Store(hd.Number.Uint64())
+	}
 	return h
 }
 

@@ -41,8 +41,8 @@ type blockSource interface {
 	next() <-chan struct{}
 	// request asks for a block to be sealed soon.
 	request()
-	// settle returns once no block is being sealed (and flushed).
-	settle()
+	// settle returns once block (a receipt's) is sealed and flushed.
+	settle(block uint64)
 }
 
 // Receipt is the outcome of a mined verification transaction.

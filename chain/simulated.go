@@ -123,6 +123,9 @@ func NewSimulated(ctx context.Context, opts ...Option) (*Ledger, error) {
 		}
 	}
 	prod := newProducer(sim.Commit, o.blockDelay, pending)
+	if d, ok := sim.(*devNode); ok {
+		prod.flushed = d.flushed.Load
+	}
 	closeFn := func() error {
 		prod.stop()
 		stopWatch()
@@ -220,6 +223,9 @@ type producer struct {
 	done chan struct{}
 
 	commitMu sync.Mutex // held while a block is sealed and flushed (settle)
+	// flushed, when set, is the number of the last block whose commit
+	// flushed the database (devNode); settle need not wait for a later one.
+	flushed func() uint64
 
 	mu      sync.Mutex
 	sealed  chan struct{} // closed when the next block is sealed
@@ -311,11 +317,17 @@ func (p *producer) run() {
 	}
 }
 
-// settle returns once no block is being sealed: a receipt seen while its
+// settle returns once block is sealed and flushed: a receipt seen while its
 // block's commit still flushes the database (devNode.Commit) is only
 // reported after the flush, so nothing is answered from a block a kill
-// could still take back.
-func (p *producer) settle() {
+// could still take back. A block known flushed (p.flushed) returns at once,
+// without waiting for a later block being sealed meanwhile (under load,
+// the next block's commit starts as soon as this one's ends); otherwise it
+// waits until no block is being sealed.
+func (p *producer) settle(block uint64) {
+	if p.flushed != nil && p.flushed() >= block {
+		return
+	}
 	p.commitMu.Lock()
 	defer p.commitMu.Unlock()
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 	"sync"
@@ -303,7 +304,11 @@ func (t *Transactor) waitMined(ctx context.Context, hash common.Hash, first <-ch
 		r, err := t.client.TransactionReceipt(ctx, hash)
 		if err == nil && t.atHead(ctx, r) {
 			if blocks != nil {
-				blocks.settle() // its block is on disk before anyone is answered from it
+				n := uint64(math.MaxUint64) // unknown: wait for any block being sealed
+				if r.BlockNumber != nil {
+					n = r.BlockNumber.Uint64()
+				}
+				blocks.settle(n) // its block is on disk before anyone is answered from it
 			}
 			return r, nil
 		}
