@@ -90,11 +90,18 @@ func selfTrust(t testing.TB, l *chain.Ledger) *trust.Policy {
 	return p
 }
 
-// newAttestor is an Attestor of the package's keys under selfTrust.
+// testProofTimeout is the provers' deadline in these tests (opts can set
+// another): on a busy machine a proof can take more than the spec's 5 s,
+// which is not what these tests check (TestProofTimeout checks the
+// deadline's error with 1 µs).
+const testProofTimeout = time.Minute
+
+// newAttestor is an Attestor of the package's keys under selfTrust; its
+// prover's deadline is testProofTimeout unless opts set another.
 func newAttestor(t testing.TB, l attest.Ledger, trustOn *chain.Ledger, opts ...zkp.ProverOption) *attest.Attestor {
 	t.Helper()
 	sys, _ := fixture(t)
-	prover, err := zkp.NewProver(sys, opts...)
+	prover, err := zkp.NewProver(sys, append([]zkp.ProverOption{zkp.WithTimeout(testProofTimeout)}, opts...)...)
 	require.NoError(t, err)
 	a, err := attest.New(prover, l, attest.WithTrust(selfTrust(t, trustOn)))
 	require.NoError(t, err)

@@ -123,7 +123,7 @@ func iden3EndToEnd(t *testing.T, sys *zkp.System, ledger, admin *chain.Ledger) {
 	}}
 	policy, err := trust.New(trust.Registered, selfKey, ledger.Governed(), nil)
 	require.NoError(t, err)
-	prover, err := zkp.NewProver(sys)
+	prover, err := zkp.NewProver(sys, zkp.WithTimeout(testProofTimeout))
 	require.NoError(t, err)
 	a, err := attest.New(prover, ledger, attest.WithTrust(policy))
 	require.NoError(t, err)

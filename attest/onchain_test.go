@@ -128,7 +128,7 @@ func assertRejected(t *testing.T, l *chain.Ledger, kind chain.Kind, cases map[st
 func TestEligibilitySoundOnChain(t *testing.T) {
 	t.Parallel()
 	sys, l := fixture(t)
-	prover, err := zkp.NewProver(sys)
+	prover, err := zkp.NewProver(sys, zkp.WithTimeout(testProofTimeout))
 	require.NoError(t, err)
 	ctx := t.Context()
 	cred, err := credential.Sign(selfKey, credential.Terms{
@@ -185,7 +185,7 @@ func TestEligibilitySoundOnChain(t *testing.T) {
 func TestPrescriptionSoundOnChain(t *testing.T) {
 	t.Parallel()
 	sys, l := fixture(t)
-	prover, err := zkp.NewProver(sys)
+	prover, err := zkp.NewProver(sys, zkp.WithTimeout(testProofTimeout))
 	require.NoError(t, err)
 	ctx := t.Context()
 	cred, _, err := selfTrust(t, l).Credential(ctx, testRecord(), serviceDate)
@@ -218,7 +218,7 @@ func TestPrescriptionSoundOnChain(t *testing.T) {
 func TestServiceReportsContractRejection(t *testing.T) {
 	t.Parallel()
 	sys, l := fixture(t)
-	prover, err := zkp.NewProver(sys)
+	prover, err := zkp.NewProver(sys, zkp.WithTimeout(testProofTimeout))
 	require.NoError(t, err)
 	a, err := attest.New(prover, tampering{l}, attest.WithTrust(selfTrust(t, l)))
 	require.NoError(t, err)

@@ -92,7 +92,7 @@ func TestChainSubmissionTimeout(t *testing.T) {
 		chain.WithSubmitTimeout(500*time.Millisecond), chain.WithPollInterval(20*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(func() { remote.Close() })
-	prover, err := zkp.NewProver(a.ZK)
+	prover, err := zkp.NewProver(a.ZK, zkp.WithTimeout(testProofTimeout))
 	require.NoError(t, err)
 	att, err := attest.New(prover, remote, attest.WithTrust(a.Trust))
 	require.NoError(t, err)

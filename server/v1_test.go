@@ -307,10 +307,18 @@ func TestV1AuthScopesAndQuota(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, status)
 }
 
+// testProofTimeout is the deadline of the provers the tests make
+// themselves: a proof that takes a fraction of a second idle can take more
+// than the spec's 5 s while go test runs packages side by side on a busy
+// machine (it failed TestV1PrescriptionsRoundTrip and
+// TestV1PharmacyOracleRoundTrip with 500 PROOF_FAILED at load average ~30).
+// The deadline's answer is TestProofTimeout's, with a 1 µs prover.
+const testProofTimeout = time.Minute
+
 // v1Attestor proves with the app's Groth16 keys on the app's chain.
 func v1Attestor(t testing.TB, a *app.App) healthagents.Attestor {
 	t.Helper()
-	prover, err := zkp.NewProver(a.ZK)
+	prover, err := zkp.NewProver(a.ZK, zkp.WithTimeout(testProofTimeout))
 	require.NoError(t, err)
 	att, err := attest.New(prover, a.Ledger, attest.WithTrust(a.Trust))
 	require.NoError(t, err)
@@ -819,7 +827,7 @@ func v1FailingAttestors(t *testing.T, a *app.App) (timingOut, chainDown healthag
 	require.NoError(t, err)
 	t.Cleanup(func() { remote.Close() })
 	require.NoError(t, node.Close(), "the chain stops answering")
-	prover, err := zkp.NewProver(a.ZK)
+	prover, err := zkp.NewProver(a.ZK, zkp.WithTimeout(testProofTimeout))
 	require.NoError(t, err)
 	chainDown, err = attest.New(prover, remote, attest.WithTrust(a.Trust))
 	require.NoError(t, err)
