@@ -20,6 +20,7 @@ import (
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/attest"
 	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/internal/testcache/zkkeys"
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/zkp"
@@ -127,7 +128,10 @@ func TestStartOnAGovernedRegistry(t *testing.T) {
 	}
 	first := verifier()
 	require.NotEqual(t, common.Address{}, first)
-	dirA, dirB := t.TempDir(), t.TempDir()
+	// Replica B's DATA_DIR holds keys of its own: another development set-up
+	// of the circuits, from the test cache (a first start on an empty
+	// DATA_DIR would run that set-up here, a minute of CPU at every run).
+	dirA, dirB := t.TempDir(), zkkeys.OtherDataDir(t)
 	require.NoError(t, os.CopyFS(filepath.Join(dirA, "zkp"), os.DirFS(filepath.Join(sharedDir, "zkp"))))
 
 	// The owner's key is cold: the service's issuer key is not registered,

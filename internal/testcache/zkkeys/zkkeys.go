@@ -77,3 +77,45 @@ func DataDir(tb testing.TB) string {
 	Into(tb, filepath.Join(dir, "zkp"))
 	return dir
 }
+
+var other struct {
+	once  sync.Once
+	files map[string][]byte
+	err   error
+}
+
+// OtherFiles returns a second development key pair of every circuit, set
+// up independently of Files' (other toxic waste, so other verifying keys),
+// from the shared cache under an entry of its own: for a test of what a
+// service whose keys are not the ones a chain has bound does (a replica
+// started on its own DATA_DIR), without a Groth16 set-up at every run.
+func OtherFiles() (map[string][]byte, error) {
+	other.once.Do(func() {
+		c, err := testcache.Open()
+		if err != nil {
+			other.err = err
+			return
+		}
+		ks := Set(zkp.WithTableStore(c))
+		ks.Format += "/other"
+		other.files, other.err = c.KeyFiles(context.Background(), ks)
+	})
+	if other.err != nil {
+		return nil, fmt.Errorf("other zk keys from the test cache: %w", other.err)
+	}
+	return other.files, nil
+}
+
+// OtherDataDir is DataDir holding OtherFiles' keys.
+func OtherDataDir(tb testing.TB) string {
+	tb.Helper()
+	files, err := OtherFiles()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := tb.TempDir()
+	if err := testcache.WriteFiles(filepath.Join(dir, "zkp"), files); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
