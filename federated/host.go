@@ -124,16 +124,28 @@ func (h *ParticipantHost) Join(ctx context.Context, org string, round int, recs 
 		release()
 		return nil, err
 	}
-	h.wg.Add(1)
-	go h.run(p, g, release)
 	labelled := len(recs)
 	if _, skipped, err := h.task.Examples(recs); err == nil {
 		labelled -= skipped
 	}
-	res := &HostedJoin{Round: round, Participants: v.Participants + 1, ModelHash: v.Base.Hash, ModelVersion: v.Base.Version, Phase: v.Phase, Records: labelled}
-	if after, err := h.api.View(ctx, org); err == nil && after.Round == round {
+	res := &HostedJoin{Round: round, Participants: v.Participants + 1, ModelHash: v.Base.Hash, ModelVersion: v.Base.Version, Records: labelled}
+	// The phase after the keys, read before org's participant runs: the
+	// round cannot close without org's next message, so only a phase
+	// deadline can end it in between.
+	res.Phase = PhaseClosed
+	after, err := h.api.View(ctx, org)
+	switch {
+	case err == nil && after.Round == round:
 		res.Participants, res.Phase = after.Participants, after.Phase
+	case err == nil && after.Previous != nil && after.Previous.Round == round:
+		res.Phase = Phase(after.Previous.Outcome) // closed or abandoned
 	}
+	// Otherwise the round ended out of view; PhaseClosed says that it
+	// takes no more participants (its outcome: GET …/rounds/{round}).
+	// Never the advertise_keys of the view before the keys: a caller would
+	// submit to a round that is gone.
+	h.wg.Add(1)
+	go h.run(p, g, release)
 	return res, nil
 }
 
