@@ -8,11 +8,11 @@ import (
 )
 
 // runAtOnce is how many of the package's tests run at once unless -parallel
-// is given: all of them. They spend their time waiting on their processes
-// (rounds paced by the participants' polling, servers starting), not
-// computing, so on two cores the default (GOMAXPROCS) would run them
-// nearly one pair after the other.
-const runAtOnce = 4
+// is given: more than it has, so all of them. They spend their time
+// waiting on their processes (rounds, servers starting), not computing, so
+// on two cores the default (GOMAXPROCS) would run them nearly one pair
+// after the other; at 4 the fifth test waited for one of the others to end.
+const runAtOnce = 16
 
 // TestMain runs the tests at once (runAtOnce).
 func TestMain(m *testing.M) {
