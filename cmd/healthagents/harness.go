@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/healthagents/healthagents/app"
+	"github.com/healthagents/healthagents/federated/normproof"
 	"github.com/healthagents/healthagents/internal/testcache"
 )
 
@@ -51,4 +53,28 @@ func harnessed(cfg *app.Config, getenv func(string) string, logger *slog.Logger)
 		cfg.ProofTimeout = d
 	}
 	return nil
+}
+
+// harnessedKnownKeys is what testCacheEnv gives `healthagents participant`:
+// the test cache as its normproof.KnownKeys, so that the proving key it
+// fetches, when it is one the test harness set up itself
+// (internal/testcache/normkeys), is found decoded there instead of
+// decompressed and checked point by point (a few CPU-seconds per
+// participant start); any other key is decoded with every check. Nil
+// without the variable, or with HEALTHAGENTS_ENV=production, which
+// ignores it as serve does.
+func harnessedKnownKeys(getenv func(string) string, logger *slog.Logger) (normproof.KnownKeys, error) {
+	dir := getenv(testCacheEnv)
+	if dir == "" {
+		return nil, nil
+	}
+	if env := strings.ToLower(getenv("HEALTHAGENTS_ENV")); env == "production" || env == "prod" {
+		logger.Warn("test harness variables ignored in production", "vars", []string{testCacheEnv})
+		return nil, nil
+	}
+	c, err := testcache.OpenDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", testCacheEnv, err)
+	}
+	return c, nil
 }

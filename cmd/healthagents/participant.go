@@ -253,12 +253,20 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 		gnarklog.Disable() // gnark's own progress lines would interleave with ours
 		// Proved rounds: prove each update with the coordinator's keys of
 		// the round's shape, fetched once per shape.
+		var opts []normproof.Option
+		known, err := harnessedKnownKeys(getenv, logger)
+		if err != nil {
+			return fmt.Errorf("participant: %w", err)
+		}
+		if known != nil {
+			opts = append(opts, normproof.WithKnownKeys(known))
+		}
 		svc := normproof.NewServiceFetching(func(s normproof.Shape) ([]byte, []byte, error) {
 			fmt.Fprintf(stdout, "fetching the proving key of shape %s\n", s.Name())
 			// The coordinator's first setup of a shape takes seconds (more on a
 			// busy machine): allow it longer than an ordinary call.
 			return c.With(client.WithTimeout(5*time.Minute)).FederatedProofKeys(ctx, s.Name())
-		})
+		}, opts...)
 		_, pp := svc.ProofGroup()
 		pcfg.Proofs = &pp
 		prefetchProofKeys(ctx, c, svc, st, logger)

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -266,4 +267,25 @@ func TestReportRoundAbandoned(t *testing.T) {
 	assert.Nil(t, m)
 	assert.False(t, counted)
 	assert.Equal(t, "round 2 abandoned: 2 organizations advertised keys, 3 needed; not counted; next round 3, phase advertise_keys\n", out.String())
+}
+
+// TestParticipantHarnessKnownKeys: with the test cache's variable a
+// participant looks the proving keys it fetches up in the cache
+// (normproof.WithKnownKeys); without it, or in production, it does not.
+func TestParticipantHarnessKnownKeys(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.DiscardHandler)
+	given := map[string]string{}
+	getenv := func(k string) string { return given[k] }
+	known, err := harnessedKnownKeys(getenv, logger)
+	require.NoError(t, err)
+	assert.Nil(t, known, "no harness")
+	given[testCacheEnv] = t.TempDir()
+	known, err = harnessedKnownKeys(getenv, logger)
+	require.NoError(t, err)
+	assert.NotNil(t, known)
+	given["HEALTHAGENTS_ENV"] = "production"
+	known, err = harnessedKnownKeys(getenv, logger)
+	require.NoError(t, err)
+	assert.Nil(t, known, "production ignores the test cache")
 }

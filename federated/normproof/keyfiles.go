@@ -67,37 +67,43 @@ func DecodeKeys(s Shape, pk, vk []byte) (k *Keys, err error) {
 // NewServiceDir is a Service that keeps its keys in dir: a shape's keys are
 // read from dir when there, else set up once and written there (0600), so
 // a restarted coordinator verifies with the keys its participants hold.
-func NewServiceDir(dir string) (*Service, error) {
+func NewServiceDir(dir string, opts ...Option) (*Service, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("normproof: key directory: %w", err)
 	}
 	v := NewService()
-	v.source = func(s Shape) (*Keys, error) { return loadOrSetup(dir, s) }
+	for _, o := range opts {
+		o(v)
+	}
+	v.source = func(s Shape) (*Keys, error) { return v.loadOrSetup(dir, s) }
 	return v, nil
 }
 
 // NewServiceFetching is a Service that takes each shape's keys from fetch
 // (a participant asks its coordinator, which holds them) instead of running
 // a setup of its own.
-func NewServiceFetching(fetch func(Shape) (pk, vk []byte, err error)) *Service {
+func NewServiceFetching(fetch func(Shape) (pk, vk []byte, err error), opts ...Option) *Service {
 	v := NewService()
+	for _, o := range opts {
+		o(v)
+	}
 	v.source = func(s Shape) (*Keys, error) {
 		pk, vk, err := fetch(s)
 		if err != nil {
 			return nil, err
 		}
-		return DecodeKeys(s, pk, vk)
+		return v.decode(s, pk, vk)
 	}
 	return v
 }
 
-func loadOrSetup(dir string, s Shape) (*Keys, error) {
+func (v *Service) loadOrSetup(dir string, s Shape) (*Keys, error) {
 	pkPath, vkPath := filepath.Join(dir, s.Name()+".pk"), filepath.Join(dir, s.Name()+".vk")
 	pk, err1 := readLimited(pkPath)
 	vk, err2 := readLimited(vkPath)
 	switch {
 	case err1 == nil && err2 == nil:
-		k, err := DecodeKeys(s, pk, vk)
+		k, err := v.decode(s, pk, vk)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", pkPath, err)
 		}

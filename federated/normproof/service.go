@@ -25,6 +25,7 @@ type Service struct {
 	keys map[Shape]*Keys
 	// source makes the keys of a shape not yet held (default Setup).
 	source func(Shape) (*Keys, error)
+	known  KnownKeys // WithKnownKeys
 }
 
 var (

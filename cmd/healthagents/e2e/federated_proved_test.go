@@ -21,6 +21,7 @@ import (
 	"github.com/healthagents/healthagents/cmd/healthagents/internal/clitest"
 	"github.com/healthagents/healthagents/federated"
 	"github.com/healthagents/healthagents/federated/normproof"
+	"github.com/healthagents/healthagents/internal/testcache"
 	"github.com/healthagents/healthagents/internal/testcache/normkeys"
 )
 
@@ -126,9 +127,13 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	dc, err := client.New(base, client.WithAPIKey(dKey))
 	require.NoError(t, err)
 	recs := clitest.ReadCSV(t, tf, csvs[3])
+	// Like the participant processes (HEALTHAGENTS_TEST_CACHE), it finds
+	// the keys the test cache set up decoded there.
+	cache, err := testcache.Open()
+	require.NoError(t, err)
 	_, pp := normproof.NewServiceFetching(func(s normproof.Shape) ([]byte, []byte, error) {
 		return dc.With(client.WithTimeout(5*time.Minute)).FederatedProofKeys(ctx, s.Name())
-	}).ProofGroup()
+	}, normproof.WithKnownKeys(cache)).ProofGroup()
 	cheater, err := federated.NewParticipant(federated.ParticipantConfig{Org: "hospital-d", Task: tf.Task(), HeldOut: tf.HeldOut, Proofs: &pp}, recs)
 	require.NoError(t, err)
 	capi := &cheatingRoundAPI{RoundAPI: dc.FederatedRoundAPILongPoll("hospital-d", 10*time.Second), refusals: map[int]error{}}

@@ -105,8 +105,39 @@ func entryKey(s normproof.Shape) (string, error) {
 
 // fetch returns s's keys and entry files from c, setting them up and
 // storing them when c has none, or none that decode to keys of s's
-// circuit.
+// circuit; and makes sure c knows them decoded (known).
 func fetch(c *testcache.Cache, s normproof.Shape) (*normproof.Keys, map[string][]byte, error) {
+	k, files, err := fetchEntry(c, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := known(c, k, files); err != nil {
+		return nil, nil, err
+	}
+	return k, files, nil
+}
+
+// known stores in c, unless it is there, the normproof.KnownKeysEntry of
+// k, whose compressed encodings are files' (the ones Into writes into a
+// coordinator's DATA_DIR and the coordinator serves its participants): a
+// process given the cache as its normproof.KnownKeys (a coordinator or
+// participant started by a test, through HEALTHAGENTS_TEST_CACHE) finds
+// these keys, which this harness set up itself, decoded, instead of
+// decompressing and checking every point again.
+func known(c *testcache.Cache, k *normproof.Keys, files map[string][]byte) error {
+	name := normproof.KnownKeysName(k.Shape, files[filePK], files[fileVK])
+	if _, found, err := c.Load(name); err == nil && found {
+		return nil
+	}
+	_, data, err := normproof.KnownKeysEntry(k)
+	if err != nil {
+		return err
+	}
+	return c.Store(name, data)
+}
+
+// fetchEntry is fetch without known.
+func fetchEntry(c *testcache.Cache, s normproof.Shape) (*normproof.Keys, map[string][]byte, error) {
 	cs, _, err := compile(s)
 	if err != nil {
 		return nil, nil, err

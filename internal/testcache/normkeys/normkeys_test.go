@@ -26,6 +26,20 @@ func vkBytes(t *testing.T, k *normproof.Keys) []byte {
 	return vk
 }
 
+// usedKnown counts the entries a normproof.KnownKeys store found.
+type usedKnown struct {
+	*testcache.Cache
+	found int
+}
+
+func (u *usedKnown) Load(key string) ([]byte, bool, error) {
+	b, found, err := u.Cache.Load(key)
+	if found && err == nil {
+		u.found++
+	}
+	return b, found, err
+}
+
 // TestKeysCached: a shape's keys are set up once per cache and read back
 // after; an entry that does not hold keys of the shape's circuit (damaged,
 // or another shape's) is set up again and replaced, never used.
@@ -40,6 +54,17 @@ func TestKeysCached(t *testing.T) {
 	dk, err := normproof.DecodeKeys(tiny, files["pk"], files["vk"])
 	require.NoError(t, err, "the compressed keys (a DATA_DIR's) decode with every check")
 	assert.Equal(t, vkBytes(t, first), vkBytes(t, dk))
+	// The cache knows them decoded: a process given it as its
+	// normproof.KnownKeys finds the keys of exactly these bytes.
+	_, found, err := c.Load(normproof.KnownKeysName(tiny, files["pk"], files["vk"]))
+	require.NoError(t, err)
+	assert.True(t, found, "known decoded")
+	used := &usedKnown{Cache: c}
+	kk, err := normproof.NewServiceFetching(func(normproof.Shape) ([]byte, []byte, error) { return files["pk"], files["vk"], nil },
+		normproof.WithKnownKeys(used)).Keys(tiny)
+	require.NoError(t, err)
+	assert.Equal(t, vkBytes(t, first), vkBytes(t, kk))
+	assert.Equal(t, 1, used.found)
 
 	key, err := normkeys.EntryKey(tiny)
 	require.NoError(t, err)
