@@ -223,7 +223,7 @@ func (a *App) openFederated(ctx context.Context, logger *slog.Logger) (*Federate
 	cfg := a.Config.federatedConfig()
 	var proofKeys func(context.Context, string) ([]byte, []byte, error)
 	if a.Config.Federated.Proofs {
-		if proofKeys, err = federatedProofs(a.Config.DataDir, &cfg); err != nil {
+		if proofKeys, err = federatedProofs(a.Config.DataDir, &cfg, a.Config.federatedKnownKeys()...); err != nil {
 			return nil, err
 		}
 	}
@@ -231,9 +231,9 @@ func (a *App) openFederated(ctx context.Context, logger *slog.Logger) (*Federate
 	if len(a.Config.FederatedTasks) > 1 {
 		more = a.Config.FederatedTasks[1:]
 	}
-	dataDir := a.Config.DataDir
+	dataDir, known := a.Config.DataDir, a.Config.federatedKnownKeys()
 	f, err := OpenFederated(ctx, a.DB, cfg, logger, WithLeaderLease(id, federatedLeaseTTL), WithReplicaURL(a.Config.ReplicaURL), WithTasks(a.Config.Federated, more...),
-		withTaskProofs(func(cfg *federated.Config) (proofKeysFunc, error) { return federatedProofs(dataDir, cfg) }))
+		withTaskProofs(func(cfg *federated.Config) (proofKeysFunc, error) { return federatedProofs(dataDir, cfg, known...) }))
 	if err != nil {
 		return nil, err
 	}

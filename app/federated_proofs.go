@@ -20,8 +20,8 @@ import (
 // are set up (or read from the directory) here, before the coordinator
 // opens round 0: a setup inside a round's masked-input phase, plus the
 // participants' proving, could outlast the phase and lose the round.
-func federatedProofs(dataDir string, cfg *federated.Config) (func(context.Context, string) ([]byte, []byte, error), error) {
-	svc, err := normproof.NewServiceDir(filepath.Join(dataDir, "federated-proofs"))
+func federatedProofs(dataDir string, cfg *federated.Config, opts ...normproof.Option) (func(context.Context, string) ([]byte, []byte, error), error) {
+	svc, err := normproof.NewServiceDir(filepath.Join(dataDir, "federated-proofs"), opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -66,4 +66,18 @@ func federatedProofs(dataDir string, cfg *federated.Config) (func(context.Contex
 		}
 		return k.EncodeKeys()
 	}, nil
+}
+
+// federatedKnownKeys is normproof.WithKnownKeys over ZKTables when that
+// store can hold keys too (the test cache can: a test's coordinator
+// finds the federated proof keys the harness set up, and wrote under its
+// DATA_DIR, decoded there instead of checking every point again at its
+// start; keys it does not know are decoded with every check). Production
+// ignores it, as it ignores ZKTables.
+func (c *Config) federatedKnownKeys() []normproof.Option {
+	known, ok := c.ZKTables.(normproof.KnownKeys)
+	if !ok || c.Production {
+		return nil
+	}
+	return []normproof.Option{normproof.WithKnownKeys(known)}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/healthagents/healthagents/federated"
+	"github.com/healthagents/healthagents/internal/testcache"
 )
 
 // A proved run's keys exist before round 0 opens: federatedProofs sets up
@@ -33,4 +34,15 @@ func TestProvedRunSetsUpItsKeysBeforeRoundZero(t *testing.T) {
 	}
 	_, err = os.Stat(filepath.Join(dir, "federated-proofs", "w5-e5-p4-b25.pk"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "a shape beyond the target waits until a round has it")
+}
+
+// A coordinator looks its proof keys up in ZKTables when that store can
+// hold them (the test cache), never in production.
+func TestFederatedKnownKeysFromTables(t *testing.T) {
+	t.Parallel()
+	c, err := testcache.OpenDir(t.TempDir())
+	require.NoError(t, err)
+	assert.Len(t, (&Config{ZKTables: c}).federatedKnownKeys(), 1)
+	assert.Empty(t, (&Config{ZKTables: c, Production: true}).federatedKnownKeys(), "production ignores it")
+	assert.Empty(t, (&Config{}).federatedKnownKeys())
 }
