@@ -43,7 +43,7 @@ func TestFederatedProvedTwoMinuteRounds(t *testing.T) {
 		org := fmt.Sprintf("hospital-%c", 'a'+i)
 		k := federatedKey(t, adm, org)
 		parts = append(parts, clitest.StartProc(t, bin, os.Environ(), filepath.Join(dir, org+".out"),
-			"participant", "--server", srv.base, "--api-key", k.APIKey, "--data", path))
+			"participant", "--server", srv.base, "--api-key", k.APIKey, "--data", path, "--rate", freeTierRate))
 	}
 	// Killed in round 0, once every participant has its key and its
 	// proving key, and back.

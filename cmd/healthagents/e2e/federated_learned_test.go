@@ -112,7 +112,7 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	for i, path := range csvs {
 		org := fmt.Sprintf("hospital-%c", 'a'+i)
 		key := federatedOrg(t, adm, base, org).APIKey
-		a := []string{"participant", "--server", base, "--api-key", key, "--task", tf.ID}
+		a := []string{"participant", "--server", base, "--api-key", key, "--task", tf.ID, "--rate", freeTierRate}
 		if i == 2 {
 			a = append(a, "--records", records, "--key-file", keyFile)
 		} else {

@@ -112,7 +112,7 @@ func TestFederatedEndToEndProved(t *testing.T) {
 		require.NoError(t, err)
 		reader = oc
 		parts = append(parts, clitest.StartProc(t, bin, os.Environ(), filepath.Join(dir, org+".out"),
-			"participant", "--server", base, "--api-key", k.APIKey, "--data", path))
+			"participant", "--server", base, "--api-key", k.APIKey, "--data", path, "--rate", freeTierRate))
 	}
 	task, err := reader.FederatedTask(ctx)
 	require.NoError(t, err)

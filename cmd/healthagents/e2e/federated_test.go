@@ -70,6 +70,15 @@ func waitTaskEnded(t *testing.T, parts []*clitest.Proc, within time.Duration) []
 	return outs
 }
 
+// freeTierRate is the participants' --rate: the free tier's 100 requests
+// a minute, the most its keys (the tests' participants have free keys)
+// allow; their own limiter keeps them within it however fast rounds go,
+// and the runs that count the server's answers assert that none was 429.
+// A participant's requests pace its rounds (about ten a round: a look and
+// an answer per phase, the round's model): at the default 60 a minute a
+// round took ~10 s, phases 2 s each.
+const freeTierRate = "100"
+
 // setUp skips the run under -short, runs it beside the others, and
 // returns the built binary and the repository's root.
 func setUp(t *testing.T) (bin, root string) {
@@ -186,7 +195,7 @@ func TestFederatedEndToEnd(t *testing.T) {
 		// Nothing but a key: the participant registers its organization.
 		k := federatedKey(t, adm, org)
 		assert.Equal(t, "free", k.Tier, "the default tier")
-		a := []string{"participant", "--server", base, "--api-key", k.APIKey, "--data", path}
+		a := []string{"participant", "--server", base, "--api-key", k.APIKey, "--data", path, "--rate", freeTierRate}
 		if i > 0 {
 			// Named, the default task is trained through its own endpoints
 			// (/api/v1/federated/tasks/wdbc%2Fv1/...); hospital-a uses the
