@@ -15,5 +15,7 @@
 // of different packages running at once (go test runs packages in
 // parallel) share one build safely. Deleting the directory is always safe.
 //
-// It is test infrastructure: no library or command imports it.
+// It is test infrastructure: no library imports it, and the command opens
+// it only when a test harness names it (HEALTHAGENTS_TEST_CACHE, ignored in
+// production; cmd/healthagents/harness.go).
 package testcache
