@@ -129,21 +129,29 @@ func addBatchG1(x, y []fp.Element, k []int32, qx, qy fp.Vector, s *scratchG1) {
 	for i, j := range k {
 		bx[i], by[i] = x[j], y[j]
 	}
-	// λ = (y2 − y1)/(x2 − x1), x3 = λ² − x1 − x2, y3 = λ(x1 − x3) − y1
+	// λ = (y2 − y1)/(x2 − x1), x3 = λ² − x1 − x2, y3 = λ(x1 − x3) − y1;
+	// x3 in den and y3 in lam
 	den.Sub(qx, bx)
 	batchInvert(inv, den, &s.tree)
-	lam.Sub(qy, by)
-	lam.Mul(lam, inv)
-	x3 := den
-	x3.Mul(lam, lam)
-	x3.Sub(x3, bx)
-	x3.Sub(x3, qx)
-	y3 := inv
-	y3.Sub(bx, x3)
-	y3.Mul(y3, lam)
-	y3.Sub(y3, by)
+	m := 0
+	if haveIFMA && n >= 8 {
+		m = n &^ 7
+		addAffineG1IFMA(&bx[0], &by[0], &qx[0], &qy[0], &inv[0], &den[0], &lam[0], uint64(m/8))
+	}
+	if m < n {
+		bx, by, qx, qy := bx[m:], by[m:], qx[m:], qy[m:]
+		lam, x3, t := lam[m:], den[m:], inv[m:]
+		lam.Sub(qy, by)
+		lam.Mul(lam, t)
+		x3.Mul(lam, lam)
+		x3.Sub(x3, bx)
+		x3.Sub(x3, qx)
+		t.Sub(bx, x3)
+		t.Mul(t, lam)
+		lam.Sub(t, by)
+	}
 	for i, j := range k {
-		x[j], y[j] = x3[i], y3[i]
+		x[j], y[j] = den[i], lam[i]
 	}
 }
 
@@ -191,6 +199,26 @@ func addBatchG2(x, y []curve.E2, k []int32, qx, qy []curve.E2, s *scratchG2) {
 	t1.Mul(d1, d1)
 	l0.Add(t0, t1)
 	batchInvert(l1, l0, &s.tree)
+	// x3 in d0, d1 and y3 in t0, t1
+	m := 0
+	if haveIFMA && n >= 8 {
+		m = n &^ 7
+		addAffineG2IFMA(&bx0[0], &bx1[0], &by0[0], &by1[0], &qx0[0], &qx1[0], &qy0[0], &qy1[0], &l1[0],
+			&d0[0], &d1[0], &t0[0], &t1[0], uint64(m/8))
+	}
+	if m < n {
+		addTailG2(bx0[m:], bx1[m:], by0[m:], by1[m:], qx0[m:], qx1[m:], qy0[m:], qy1[m:], d0[m:], d1[m:], t0[m:], t1[m:], l0[m:], l1[m:])
+	}
+	for i, j := range k {
+		x[j].A0, x[j].A1 = d0[i], d1[i]
+		y[j].A0, y[j].A1 = t0[i], t1[i]
+	}
+}
+
+// addTailG2 is addBatchG2's additions after the batch inversion, as
+// vector operations: d = qx − bx is in d0, d1 and 1/N(d) in l1; x3 goes to
+// d0, d1 and y3 to t0, t1; qx0, qx1, qy0, l0 are overwritten.
+func addTailG2(bx0, bx1, by0, by1, qx0, qx1, qy0, qy1, d0, d1, t0, t1, l0, l1 fp.Vector) {
 	// λ = e·conj(d)/N(d) = ((e₀d₀ + e₁d₁) + (e₁d₀ − e₀d₁)u)/N(d)
 	t0.Sub(qy0, by0) // e₀
 	t1.Sub(qy1, by1) // e₁
@@ -223,8 +251,4 @@ func addBatchG2(x, y []curve.E2, k []int32, qx, qy []curve.E2, s *scratchG2) {
 	qy0.Mul(l1, qx0)
 	t1.Add(t1, qy0)
 	t1.Sub(t1, by1) // y3₁
-	for i, j := range k {
-		x[j].A0, x[j].A1 = d0[i], d1[i]
-		y[j].A0, y[j].A1 = t0[i], t1[i]
-	}
 }
