@@ -36,6 +36,10 @@ func batchInvert(inv, den fp.Vector, tree *fp.Vector) {
 	if n == 0 {
 		return
 	}
+	if haveIFMA && n >= 16 {
+		batchInvertIFMA(inv, den, tree)
+		return
+	}
 	// Levels above 0 take at most n/2 + n/4 + … plus one carried element
 	// each (< n + 64); then n/2 + 1 for a copy.
 	size := n + 64 + n/2 + 1
@@ -100,6 +104,41 @@ func batchInvert(inv, den fp.Vector, tree *fp.Vector) {
 		outLo.Mul(up[:h], below[h:2*h])
 		outHi.Mul(up[:h], lo)
 	}
+}
+
+// batchInvertIFMA is batchInvert with the kernels of msm_ifma_amd64.s:
+// Montgomery's trick run lane-wise (lane j carries the elements j, j+8,
+// j+16, … of den), the running products kept in radix 2^52 in tree; the
+// lanes' eight products and the last n mod 8 elements share one inversion.
+func batchInvertIFMA(inv, den fp.Vector, tree *fp.Vector) {
+	n := len(den)
+	blocks := n / 8
+	m := 8 * blocks
+	// 40 words (five ZMM registers) per block, in tree's storage.
+	size := (40*blocks + fp.Limbs - 1) / fp.Limbs
+	if cap(*tree) < size {
+		*tree = make(fp.Vector, size)
+	}
+	pre := &(*tree)[:size][0][0]
+	var top [16]fp.Element // the lanes' products, then den's last n mod 8
+	invPrefixIFMA(&den[0], pre, &top[0], uint64(blocks))
+	k := 8 + copy(top[8:], den[m:])
+	var pref [16]fp.Element
+	var acc fp.Element
+	acc.SetOne()
+	for i := range k {
+		pref[i] = acc
+		acc.Mul(&acc, &top[i])
+	}
+	acc.Inverse(&acc)
+	for i := k - 1; i >= 0; i-- {
+		var x fp.Element
+		x.Mul(&acc, &pref[i])
+		acc.Mul(&acc, &top[i])
+		top[i] = x
+	}
+	copy(inv[m:], top[8:k])
+	invBackIFMA(&den[0], pre, &top[0], &inv[0], uint64(blocks))
 }
 
 // scratchG1 is the working space of addBatchG1.

@@ -9,13 +9,19 @@ import (
 )
 
 // TestBatchInvert checks every inverse at lengths that are and are not
-// powers of two (odd levels carry their last element up the tree).
+// powers of two (odd levels carry their last element up the tree) or
+// multiples of eight (the IFMA path's lanes and tail).
 func TestBatchInvert(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 63, 255, 256, 259, 1000} {
+	for _, n := range []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 31, 63, 255, 256, 259, 1000} {
 		den := make(fp.Vector, n)
 		den.MustSetRandom()
+		// Edge values (q − 1, 1, limb boundaries, …) in every other slot.
+		edges := fieldEdges()
 		for i := range den {
+			if i%2 == 1 {
+				den[i] = edges[i%len(edges)]
+			}
 			if den[i].IsZero() {
 				den[i].SetOne()
 			}

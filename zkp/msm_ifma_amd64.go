@@ -25,3 +25,17 @@ func addAffineG1IFMA(bx, by, qx, qy, inv, x3, y3 *fp.Element, n uint64)
 //
 //go:noescape
 func addAffineG2IFMA(bx0, bx1, by0, by1, qx0, qx1, qy0, qy1, ninv, x30, x31, y30, y31 *fp.Element, n uint64)
+
+// invPrefixIFMA is the forward half of batchInvertIFMA: for every lane j
+// (element j of each block of eight), the running product of den over the
+// n blocks, the product before block b saved to pre[40·b:40·b+40] (radix
+// 2^52), the full product written to total[j].
+//
+//go:noescape
+func invPrefixIFMA(den *fp.Element, pre *uint64, total *fp.Element, n uint64)
+
+// invBackIFMA is the backward half: given tinv[j] = 1/total[j], it sets
+// inv[i] = 1/den[i] for the n blocks, last block first.
+//
+//go:noescape
+func invBackIFMA(den *fp.Element, pre *uint64, tinv, inv *fp.Element, n uint64)
