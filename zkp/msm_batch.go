@@ -16,7 +16,9 @@ import (
 // runs eight elements at a time with AVX-512 IFMA where the CPU has it (and
 // element by element, as before, where it does not). The serial part of
 // Montgomery's trick (the running product) is arranged as a product tree
-// of halves so that it is vectorised too (batchInvert).
+// of halves so that it is vectorised too (batchInvert). Where the CPU has
+// AVX-512 IFMA, the inversion and the rest of the addition run as fused
+// kernels instead (msm_ifma.go).
 
 // batchTop is the size below which batchInvert stops halving.
 const batchTop = 8
