@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -48,52 +47,30 @@ func Binary(t *testing.T) string {
 }
 
 // Build links the main package pkg (an import path, or a directory
-// relative to the module's root such as ./examples/mount) with
-// CGO_ENABLED=0 and returns the binary's path. The binary lives in the
-// test cache, one per package and checkout (named by the module's
-// directory), and `go build` runs under the cache's lock: the go command
-// relinks only when the sources changed since the last build there, so the
-// packages of one `go test ./...` run, and the runs after it, share one
-// link. (go build replaces a binary by renaming, never by writing into
-// it, so a process still running an older build keeps it.)
+// relative to the module's root such as ./examples/mount) and returns the
+// binary's path: one link per content of its sources, shared by every
+// checkout and run (see Link).
 func Build(t *testing.T, pkg string) string {
 	t.Helper()
 	v, _ := binaries.LoadOrStore(pkg, &builtBinary{})
 	b := v.(*builtBinary)
-	b.once.Do(func() { b.path, b.err = build(pkg) })
+	b.once.Do(func() {
+		b.path, b.err = func() (string, error) {
+			gomod, err := exec.Command("go", "env", "GOMOD").Output()
+			if err != nil {
+				return "", fmt.Errorf("go env GOMOD: %w", err)
+			}
+			c, err := testcache.Open()
+			if err != nil {
+				return "", err
+			}
+			return Link(c, filepath.Dir(strings.TrimSpace(string(gomod))), pkg)
+		}()
+	})
 	if b.err != nil {
 		t.Fatalf("go build %s: %v", pkg, b.err)
 	}
 	return b.path
-}
-
-func build(pkg string) (string, error) {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	c, err := testcache.Open()
-	if err != nil {
-		return "", err
-	}
-	key := testcache.Key([]byte("healthagents-test-binary/v1"), []byte(root), []byte(pkg), []byte(runtime.GOOS), []byte(runtime.GOARCH))
-	unlock, err := c.Lock(key)
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	dir := filepath.Join(c.Dir(), "bin", key[:16])
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", path, pkg)
-	cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%w\n%s", err, out)
-	}
-	return path, nil
 }
 
 // Proc is a process of the binary with its output in a file.
@@ -109,6 +86,9 @@ type Proc struct {
 const (
 	CacheEnv        = testcache.DirEnv
 	ProofTimeoutEnv = "HEALTHAGENTS_TEST_PROOF_TIMEOUT"
+	// WebhookLeaseEnv is not in HarnessEnv: a test that kills a server
+	// mid-delivery gives it (see app.Config.WebhookLease).
+	WebhookLeaseEnv = "HEALTHAGENTS_TEST_WEBHOOK_LEASE"
 )
 
 // HarnessEnv is what every process of the command a test starts gets
