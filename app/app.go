@@ -335,6 +335,9 @@ func (a *App) openWebhooks(ctx context.Context, cfg Config, logger *slog.Logger)
 	if !cfg.Production {
 		opts = append(opts, webhook.AllowHTTP(), webhook.AllowLoopback())
 	}
+	if cfg.WebhookLease > 0 {
+		opts = append(opts, webhook.WithLease(cfg.WebhookLease))
+	}
 	if a.Dispatcher, err = webhook.NewDispatcher(st, opts...); err != nil {
 		return err
 	}

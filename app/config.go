@@ -68,6 +68,15 @@ type Config struct {
 	// program that embeds the service, or a test on a machine busier than
 	// any service would run on, may lengthen it.
 	ProofTimeout time.Duration
+	// WebhookLease is how long a claimed webhook delivery stays reserved
+	// to this process's dispatcher (webhook.WithLease); 0 = the
+	// dispatcher's default (its 10 s attempt timeout + 30 s). After a
+	// crash, a delivery the dead process had claimed is attempted again
+	// once its lease runs out. No setting reads it: a test that kills and
+	// restarts a server (cmd/healthagents, HEALTHAGENTS_TEST_WEBHOOK_LEASE)
+	// shortens the wait for that retry. Below the attempt timeout +
+	// webhook.LeaseMargin, Open fails.
+	WebhookLease time.Duration
 	// ZKTables keeps the fast prover's tables of the keys under
 	// DATA_DIR/zkp between processes (zkp.WithTableStore): a start reads
 	// them instead of spending a few CPU-seconds building them. No setting

@@ -69,6 +69,12 @@ func TestCrashRecovery(t *testing.T) {
 // crashChildEnv marks the re-executed test binary as the server.
 const crashChildEnv = "HEALTHAGENTS_TEST_CRASH_CHILD"
 
+// crashLease is the webhook lease of the crash test's servers: the attempt
+// timeout and webhook.LeaseMargin, the least a dispatcher takes, and 5 s
+// for the claim itself (a dispatcher does not start an attempt that could
+// outlast its lease: one whose claim took longer waits for the next).
+const crashLease = webhook.DefaultTimeout + webhook.LeaseMargin + 5*time.Second
+
 // TestServeChild is the server process TestCrashRecovery starts and kills:
 // the command's own run("serve"), configured by the environment it was
 // given. (Re-executing the test binary instead of `go build`ing the command
@@ -329,6 +335,10 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 		// the default gate (GOMAXPROCS proofs, 500 ms queue) would shed the
 		// federated submission that runs beside two eligibility workers.
 		"MAX_IN_FLIGHT=16",
+		// The deliveries the killed server had claimed are attempted again
+		// once their lease runs out, which the restarted server waits for:
+		// crashLease instead of the default 40 s.
+		clitest.WebhookLeaseEnv + "=" + crashLease.String(),
 	}
 	seal := func(id string, i int) *cipher.Envelope {
 		e, err := cipher.Seal(id, crashRecord(id, i), kr)
@@ -473,6 +483,7 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 
 	// Restart on the same database with the receiver up.
 	rc.hanging.Store(false)
+	restarted := time.Now()
 	srv = startServer(t, env)
 
 	// Every acknowledged key authenticates.
@@ -515,8 +526,9 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 	t.Logf("audit log after the restart: %d entries, chain valid %v", verified.Entries, verified.Valid)
 
 	// Every acknowledged event is delivered, signed, and each delivery held
-	// open at the crash again under its webhook-id. Deliveries in flight at
-	// the crash wait for their lease (40 s from the claim: timeout + 30 s) to run out.
+	// open at the crash again under its webhook-id, once. Deliveries in
+	// flight at the crash wait for their lease (crashLease from the claim)
+	// to run out.
 	// The clinic's pseudonym of a patient: derived from the deployment-wide
 	// reference (the audit log's patient_ref) and the owner.
 	pseudonym := func(id string) string {
@@ -555,14 +567,24 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 		e, i := missing()
 		return len(e) == 0 && len(i) == 0
 	}, 90*time.Second, 250*time.Millisecond, "undelivered after the restart: %v", func() any { e, i := missing(); return [][]string{e, i} }())
+	delivered := time.Now()
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	assert.NotEmpty(t, rc.held, "a delivery was in flight at the crash")
+	accepted := map[string]int{}
 	for _, d := range rc.delivered {
 		assert.True(t, d.signed, "delivery %s is signed with the endpoint's secret", d.id)
 		assert.True(t, tried[d.patientID], "delivery %s is of an eligibility check that was sent", d.id)
+		accepted[d.id]++
 	}
-	t.Logf("%d deliveries after the restart, %d held open at the crash", len(rc.delivered), len(rc.held))
+	// At least once, and no more than that here: a delivery the receiver
+	// accepted is recorded before the next claim, so only a crash between
+	// the answer and its record could send it twice, and there was none
+	// after the restart.
+	for id, n := range accepted {
+		assert.Equal(t, 1, n, "delivery %s accepted once", id)
+	}
+	t.Logf("%d deliveries after the restart, %d held open at the crash; all delivered %.1f s after the restart began", len(rc.delivered), len(rc.held), delivered.Sub(restarted).Seconds())
 }
 
 // inFlightRequest starts a POST of body and sends all of it but the last

@@ -25,16 +25,24 @@ const (
 	// a test checks a proof's answer, not its speed, and the machine
 	// running the suite may be busier than any service's.
 	testProofTimeoutEnv = app.TestPrefix + "PROOF_TIMEOUT"
+	// testWebhookLeaseEnv shortens the webhook deliveries' lease (a Go
+	// duration, app.Config.WebhookLease): a test that kills a server
+	// mid-delivery and restarts it waits that long for the delivery the
+	// dead process held to be attempted again.
+	testWebhookLeaseEnv = app.TestPrefix + "WEBHOOK_LEASE"
 )
 
-// harnessed applies testCacheEnv and testProofTimeoutEnv to cfg.
+// harnessVariables are the variables harnessed reads.
+var harnessVariables = []string{testCacheEnv, testProofTimeoutEnv, testWebhookLeaseEnv}
+
+// harnessed applies harnessVariables to cfg.
 func harnessed(cfg *app.Config, getenv func(string) string, logger *slog.Logger) error {
-	dir, timeout := getenv(testCacheEnv), getenv(testProofTimeoutEnv)
-	if dir == "" && timeout == "" {
+	dir, timeout, lease := getenv(testCacheEnv), getenv(testProofTimeoutEnv), getenv(testWebhookLeaseEnv)
+	if dir == "" && timeout == "" && lease == "" {
 		return nil
 	}
 	if cfg.Production {
-		logger.Warn("test harness variables ignored in production", "vars", []string{testCacheEnv, testProofTimeoutEnv})
+		logger.Warn("test harness variables ignored in production", "vars", harnessVariables)
 		return nil
 	}
 	if dir != "" {
@@ -51,6 +59,13 @@ func harnessed(cfg *app.Config, getenv func(string) string, logger *slog.Logger)
 			return fmt.Errorf("%s: %q is not a positive Go duration", testProofTimeoutEnv, timeout)
 		}
 		cfg.ProofTimeout = d
+	}
+	if lease != "" {
+		d, err := time.ParseDuration(lease)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%s: %q is not a positive Go duration", testWebhookLeaseEnv, lease)
+		}
+		cfg.WebhookLease = d
 	}
 	return nil
 }

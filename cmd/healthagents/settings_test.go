@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -128,21 +129,27 @@ func TestHarnessVariables(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, testCacheEnv, clitest.CacheEnv)
 	assert.Equal(t, testProofTimeoutEnv, clitest.ProofTimeoutEnv)
-	for _, v := range []string{testCacheEnv, testProofTimeoutEnv} {
+	assert.Equal(t, testWebhookLeaseEnv, clitest.WebhookLeaseEnv)
+	for _, v := range harnessVariables {
 		assert.True(t, strings.HasPrefix(v, app.TestPrefix), v)
 	}
-	given := map[string]string{testCacheEnv: t.TempDir(), testProofTimeoutEnv: "90s"}
+	given := map[string]string{testCacheEnv: t.TempDir(), testProofTimeoutEnv: "90s", testWebhookLeaseEnv: "25s"}
 	var cfg app.Config
 	require.NoError(t, harnessed(&cfg, func(k string) string { return given[k] }, slog.New(slog.DiscardHandler)))
 	assert.NotNil(t, cfg.ZKTables)
 	assert.Equal(t, 90*time.Second, cfg.ProofTimeout)
+	assert.Equal(t, 25*time.Second, cfg.WebhookLease)
 
 	prod := app.Config{Production: true}
 	require.NoError(t, harnessed(&prod, func(k string) string { return given[k] }, slog.New(slog.DiscardHandler)))
 	assert.Nil(t, prod.ZKTables, "production ignores the test cache")
 	assert.Zero(t, prod.ProofTimeout)
+	assert.Zero(t, prod.WebhookLease)
 
-	given[testProofTimeoutEnv] = "soon"
-	err := harnessed(&cfg, func(k string) string { return given[k] }, slog.New(slog.DiscardHandler))
-	require.ErrorContains(t, err, testProofTimeoutEnv)
+	for _, v := range []string{testProofTimeoutEnv, testWebhookLeaseEnv} {
+		bad := maps.Clone(given)
+		bad[v] = "soon"
+		err := harnessed(&cfg, func(k string) string { return bad[k] }, slog.New(slog.DiscardHandler))
+		require.ErrorContains(t, err, v)
+	}
 }
