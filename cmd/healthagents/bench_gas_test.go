@@ -156,6 +156,7 @@ func benchGasOnTheService(t *testing.T, mode string) {
 	settings := env(map[string]string{"DATA_DIR": zkkeys.DataDir(t)})
 	cfg, err := app.ConfigFromEnv(settings)
 	require.NoError(t, err)
+	cfg.ProofTimeout = testProofTimeout
 	cfg.ChainRPCListen = "127.0.0.1:0"
 	cfg.ChainAnchor = mode
 	cfg.AdmissionWait = time.Minute

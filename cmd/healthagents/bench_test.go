@@ -65,6 +65,7 @@ func TestBenchOwnKeys(t *testing.T) {
 	settings := env(map[string]string{"DATA_DIR": zkkeys.DataDir(t)})
 	cfg, err := app.ConfigFromEnv(settings)
 	require.NoError(t, err)
+	cfg.ProofTimeout = testProofTimeout
 	a, err := app.OpenWithOutput(t.Context(), cfg, nil, io.Discard)
 	require.NoError(t, err)
 	defer a.Close()

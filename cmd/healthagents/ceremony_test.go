@@ -254,7 +254,7 @@ func TestCeremonyRealCircuits(t *testing.T) {
 	}
 
 	var log bytes.Buffer
-	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: t.TempDir(), ZKKeysDir: keys}, slog.New(slog.NewJSONHandler(&log, nil)), io.Discard)
+	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: t.TempDir(), ProofTimeout: testProofTimeout, ZKKeysDir: keys}, slog.New(slog.NewJSONHandler(&log, nil)), io.Discard)
 	require.NoError(t, err)
 	defer a.Close()
 	assert.Equal(t, zkp.SetupCeremony, a.ZKSetup())

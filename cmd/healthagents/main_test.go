@@ -31,6 +31,12 @@ import (
 	"github.com/healthagents/healthagents/zkp"
 )
 
+// testProofTimeout is the proof deadline of the services these tests open
+// in-process (app.Config.ProofTimeout), as clitest.HarnessEnv gives the
+// processes they start: a test checks a proof's answer, not its speed, and
+// the machine running it may be busy.
+const testProofTimeout = 2 * time.Minute
+
 func env(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
@@ -65,6 +71,7 @@ func TestSealThenServe(t *testing.T) {
 
 	cfg, err := app.ConfigFromEnv(settings)
 	require.NoError(t, err)
+	cfg.ProofTimeout = testProofTimeout
 	ctx, cancel := context.WithCancel(t.Context())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
@@ -161,6 +168,7 @@ func TestChainDeployThenServe(t *testing.T) {
 
 	cfg, err := app.ConfigFromEnv(env(settings))
 	require.NoError(t, err)
+	cfg.ProofTimeout = testProofTimeout
 	// The service's own issuer key is not registered yet: start is
 	// refused, naming the owner's command.
 	_, err = app.Open(ctx, cfg, nil)
@@ -230,6 +238,7 @@ func TestChainDeployThenServe(t *testing.T) {
 	delete(settings, "PHARMACY_ORACLE")
 	cfg, err = app.ConfigFromEnv(env(settings))
 	require.NoError(t, err)
+	cfg.ProofTimeout = testProofTimeout
 	b, err := app.Open(ctx, cfg, nil)
 	require.NoError(t, err)
 	defer b.Close()
@@ -249,6 +258,7 @@ func TestBench(t *testing.T) {
 	settings := env(map[string]string{"DATA_DIR": dir, "ADMIN_TOKEN": "bench-admin-token-0123456789", "TRUSTED_PROXIES": "127.0.0.1"})
 	cfg, err := app.ConfigFromEnv(settings)
 	require.NoError(t, err)
+	cfg.ProofTimeout = testProofTimeout
 	a, err := app.Open(t.Context(), cfg, nil)
 	require.NoError(t, err)
 	defer a.Close()

@@ -88,6 +88,7 @@ func TestParticipantCommandOverHTTP(t *testing.T) {
 		"FEDERATED_TASK": taskPath})
 	cfg, err := app.ConfigFromEnv(settings)
 	require.NoError(t, err)
+	cfg.ProofTimeout = testProofTimeout
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	ready := make(chan string, 1)

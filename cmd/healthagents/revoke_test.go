@@ -42,7 +42,7 @@ import (
 func TestPayerRevokesOverHTTP(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: zkkeys.DataDir(t), ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
+	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: zkkeys.DataDir(t), ProofTimeout: testProofTimeout, ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
 	require.NoError(t, err)
 	defer a.Close()
 	<-a.ZK.Warm()

@@ -80,6 +80,7 @@ func TestServeTLS(t *testing.T) {
 		"TLS_CERT_FILE": ca.certFile, "TLS_KEY_FILE": ca.keyFile,
 	}))
 	require.NoError(t, err)
+	cfg.ProofTimeout = testProofTimeout
 	ctx, cancel := context.WithCancel(t.Context())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)

@@ -35,7 +35,7 @@ import (
 func TestVerifyDecisionOnServiceDecisions(t *testing.T) {
 	ctx := t.Context()
 	dataDir := zkkeys.DataDir(t)
-	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: dataDir, ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
+	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: dataDir, ProofTimeout: testProofTimeout, ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
 	require.NoError(t, err)
 	defer a.Close()
 	<-a.ZK.Warm()
@@ -67,7 +67,7 @@ func TestVerifyDecisionOnServiceDecisions(t *testing.T) {
 		require.NoError(t, os.WriteFile(ownerFile, []byte(ganacheKey3), 0o600))
 		dir := t.TempDir()
 		require.NoError(t, os.CopyFS(filepath.Join(dir, "zkp"), os.DirFS(filepath.Join(dataDir, "zkp"))))
-		g, err := app.OpenWithOutput(ctx, app.Config{DataDir: dir, ChainEndpoint: endpoint, ChainKey: ganacheKey2,
+		g, err := app.OpenWithOutput(ctx, app.Config{DataDir: dir, ProofTimeout: testProofTimeout, ChainEndpoint: endpoint, ChainKey: ganacheKey2,
 			ChainRegistry: addrs.Registry.Hex(),
 			ChainOwner:    crypto.PubkeyToAddress(owner.PublicKey).Hex(), ChainOwnerKeyFile: ownerFile,
 			// Each decision its own transaction, as on the embedded chain:
