@@ -33,6 +33,7 @@ import (
 // registry deployed there with the same keys, the service started on it
 // with CHAIN_ENDPOINT.
 func TestVerifyDecisionOnServiceDecisions(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	dataDir := zkkeys.DataDir(t)
 	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: dataDir, ProofTimeout: testProofTimeout, ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
@@ -47,8 +48,10 @@ func TestVerifyDecisionOnServiceDecisions(t *testing.T) {
 	}
 	t.Run("ganache", func(t *testing.T) {
 		// `healthagents chain deploy` there with the service's keys; the
-		// same accounts as TestVerifyDecisionCommandGanache (this package's
-		// tests that use ganache run one after the other).
+		// same accounts as TestVerifyDecisionCommandGanache, one test at a
+		// time.
+		ganacheAccounts.Lock()
+		defer ganacheAccounts.Unlock()
 		sys, err := zkp.LoadOrSetup(ctx, filepath.Join(dataDir, "zkp"))
 		require.NoError(t, err)
 		verifiers := map[chain.Kind]chain.VerifyingKey{}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -62,7 +63,10 @@ func assertEveryCheckPassed(t *testing.T, out string) {
 
 // TestVerifyDecisionCommand runs verify-decision against real statements
 // recorded on the embedded (simulated) chain served over JSON-RPC.
-func TestVerifyDecisionCommand(t *testing.T) { testVerifyDecision(t, verifytest.New(t)) }
+func TestVerifyDecisionCommand(t *testing.T) {
+	t.Parallel()
+	testVerifyDecision(t, verifytest.New(t))
+}
 
 // ganache's third and fourth deterministic development accounts
 // (.ci/ganache.sh starts them; chain's tests use the first two, so nonces
@@ -72,6 +76,11 @@ const (
 	ganacheKey3 = "646f1ce2fdad0e6deeeb5c7e8e5543bdde65e86029e2fd9fc169899c440a7913"
 )
 
+// ganacheAccounts is held by whichever of this package's tests is sending
+// from ganacheKey2 and ganacheKey3: one at a time, so their nonces never
+// collide.
+var ganacheAccounts sync.Mutex
+
 // TestVerifyDecisionCommandGanache runs the same checks on an external node
 // that is not go-ethereum (ganache, started by .ci/ganache.sh).
 func TestVerifyDecisionCommandGanache(t *testing.T) {
@@ -79,6 +88,9 @@ func TestVerifyDecisionCommandGanache(t *testing.T) {
 	if endpoint == "" {
 		t.Skip("HEALTHAGENTS_TEST_GANACHE is not set (.ci/ganache.sh starts ganache)")
 	}
+	t.Parallel()
+	ganacheAccounts.Lock()
+	defer ganacheAccounts.Unlock()
 	testVerifyDecision(t, verifytest.NewOn(t, endpoint, ganacheKey2, ganacheKey3))
 }
 
@@ -149,6 +161,7 @@ func testVerifyDecision(t *testing.T, f *verifytest.Fixture) {
 // decision of issue 25 (verifytest.Tampers), exits 1, and fails exactly the
 // checks naming the parts that do not match.
 func TestVerifyDecisionTampered(t *testing.T) {
+	t.Parallel()
 	f := verifytest.New(t)
 	st, tx := f.Decision(t)
 	for _, c := range f.Cases(t, st, tx) {
@@ -268,6 +281,7 @@ func testVerifyBatched(t *testing.T, f *verifytest.Fixture) {
 // decision response, exits 1, and fails exactly the checks naming what
 // does not match.
 func TestVerifyDecisionBatchTampered(t *testing.T) {
+	t.Parallel()
 	f := verifytest.New(t)
 	honest, batch := f.Batch(t)
 	for _, c := range f.BatchCases(t, honest, batch) {

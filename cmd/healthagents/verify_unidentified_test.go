@@ -26,6 +26,7 @@ import (
 // package) on the embedded chain, and its opening lists the entry and
 // states the drug not valid.
 func TestVerifyDecisionShowsUnidentified(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	a, err := app.OpenWithOutput(ctx, app.Config{DataDir: zkkeys.DataDir(t), ProofTimeout: testProofTimeout, ChainRPCListen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler), io.Discard)
 	require.NoError(t, err)
