@@ -75,7 +75,7 @@ type Config struct {
 	// once its lease runs out. No setting reads it: a test that kills and
 	// restarts a server (cmd/healthagents, HEALTHAGENTS_TEST_WEBHOOK_LEASE)
 	// shortens the wait for that retry. Below the attempt timeout +
-	// webhook.LeaseMargin, Open fails.
+	// webhook.LeaseMargin + 1 s (the claim's), Open fails.
 	WebhookLease time.Duration
 	// ZKTables keeps the fast prover's tables of the keys under
 	// DATA_DIR/zkp between processes (zkp.WithTableStore): a start reads

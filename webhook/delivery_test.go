@@ -171,8 +171,38 @@ func TestLeaseMustCoverTheAttempt(t *testing.T) {
 	assert.ErrorContains(t, err, "lease")
 	_, err = webhook.NewDispatcher(st, webhook.WithLease(5*time.Second)) // default 10 s timeout
 	assert.ErrorContains(t, err, "lease")
-	_, err = webhook.NewDispatcher(st, webhook.WithTimeout(10*time.Second), webhook.WithLease(25*time.Second))
+	// Exactly timeout + LeaseMargin: no attempt could ever start (the
+	// lease runs from before the claim), so it is refused.
+	_, err = webhook.NewDispatcher(st, webhook.WithTimeout(10*time.Second), webhook.WithLease(10*time.Second+webhook.LeaseMargin))
+	assert.ErrorContains(t, err, "lease")
+	_, err = webhook.NewDispatcher(st, webhook.WithTimeout(10*time.Second), webhook.WithLease(11*time.Second+webhook.LeaseMargin))
 	assert.NoError(t, err)
+}
+
+// The shortest lease NewDispatcher accepts is one a dispatcher on the
+// real clock delivers with.
+func TestShortestLeaseDelivers(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, _ storetest.Backend, db *store.DB) {
+		e := newEnv(t, db)
+		rc := newReceiver(t)
+		ep := e.register(t, rc.URL)
+		require.NoError(t, e.reg.Emit(t.Context(), eligibilityEvent("PT-1")))
+		const timeout = time.Second
+		var lease time.Duration
+		for d := timeout + webhook.LeaseMargin; lease == 0; d += 100 * time.Millisecond {
+			if _, err := webhook.NewDispatcher(e.st, webhook.WithTimeout(timeout), webhook.WithLease(d)); err == nil {
+				lease = d
+			}
+		}
+		disp, err := webhook.NewDispatcher(e.st, webhook.AllowHTTP(), webhook.AllowLoopback(), webhook.WithTimeout(timeout), webhook.WithLease(lease))
+		require.NoError(t, err)
+		n, err := disp.RunOnce(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, 1, n, "attempted with a lease of %v", lease)
+		require.Len(t, rc.requests(), 1)
+		assert.Equal(t, webhook.ResultDelivered, e.attempts(t, ep.ID)[0].Result)
+	})
 }
 
 // lockedRand is a deterministic, goroutine-safe random source.

@@ -67,6 +67,12 @@ const (
 	LeaseMargin = 15 * time.Second
 	// defaultLeaseExtra is added to the timeout for the default lease.
 	defaultLeaseExtra = 30 * time.Second
+	// minClaimTime is what the shortest lease leaves beyond timeout +
+	// LeaseMargin for the claim itself: a lease runs from before the
+	// claim's query, and an attempt starts only while timeout +
+	// LeaseMargin of it is left, so a lease of exactly timeout +
+	// LeaseMargin would never start one.
+	minClaimTime = time.Second
 )
 
 func defaultOptions() options {
@@ -99,8 +105,9 @@ func buildOptions(opts []Option) (options, error) {
 	if o.lease == 0 {
 		o.lease = o.timeout + defaultLeaseExtra
 	}
-	if o.lease < o.timeout+LeaseMargin {
-		return o, fmt.Errorf("webhook: the lease (%v) must be at least the timeout (%v) + %v", o.lease, o.timeout, LeaseMargin)
+	if least := o.timeout + LeaseMargin + minClaimTime; o.lease < least {
+		return o, fmt.Errorf("webhook: the lease (%v) must be at least the timeout (%v) + %v + %v for the claim (%v)",
+			o.lease, o.timeout, LeaseMargin, minClaimTime, least)
 	}
 	return o, nil
 }
@@ -318,9 +325,11 @@ func WithRetention(d time.Duration) Option {
 
 // WithLease sets how long a claimed delivery stays reserved to the
 // Dispatcher that claimed it (default timeout + 30 s; at least timeout +
-// LeaseMargin, else NewDispatcher fails). A delivery is claimed only when a
-// slot is free to attempt it at once, so the lease covers the attempt and
-// its recording. After a crash, another Dispatcher takes the delivery over
+// LeaseMargin + 1 s, else NewDispatcher fails). A delivery is claimed only
+// when a slot is free to attempt it at once, so the lease covers the
+// claim, the attempt and its recording: an attempt starts only while
+// timeout + LeaseMargin of the lease is left, and the second beyond it is
+// the claim's. After a crash, another Dispatcher takes the delivery over
 // when the lease runs out.
 func WithLease(d time.Duration) Option {
 	return func(o *options) error {
