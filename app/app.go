@@ -338,6 +338,9 @@ func (a *App) openWebhooks(ctx context.Context, cfg Config, logger *slog.Logger)
 	if cfg.WebhookLease > 0 {
 		opts = append(opts, webhook.WithLease(cfg.WebhookLease))
 	}
+	if cfg.WebhookTimeout > 0 {
+		opts = append(opts, webhook.WithTimeout(cfg.WebhookTimeout))
+	}
 	if a.Dispatcher, err = webhook.NewDispatcher(st, opts...); err != nil {
 		return err
 	}

@@ -77,6 +77,16 @@ type Config struct {
 	// shortens the wait for that retry. Below the attempt timeout +
 	// webhook.LeaseMargin + 1 s (the claim's), Open fails.
 	WebhookLease time.Duration
+	// WebhookTimeout bounds one webhook attempt (webhook.WithTimeout); 0 =
+	// the dispatcher's 10 s. No setting reads it: the crash test
+	// (HEALTHAGENTS_TEST_WEBHOOK_TIMEOUT) shortens it, its receiver being
+	// on loopback, so that its lease can be shorter too.
+	WebhookTimeout time.Duration
+	// FederatedLease is how long a replica's federated leader lease lasts
+	// without renewal (app.WithLeaderLease); 0 = 15 s. No setting reads
+	// it: a test that kills the leading replica
+	// (HEALTHAGENTS_TEST_FEDERATED_LEASE) shortens the takeover.
+	FederatedLease time.Duration
 	// ZKTables keeps the fast prover's tables of the keys under
 	// DATA_DIR/zkp between processes (zkp.WithTableStore): a start reads
 	// them instead of spending a few CPU-seconds building them. No setting

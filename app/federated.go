@@ -207,7 +207,8 @@ func (f *Federated) Close() error {
 }
 
 // federatedLeaseTTL is how long a replica's federated lease lasts without
-// renewal: the longest a dead leader's rounds wait for a successor.
+// renewal: the longest a dead leader's rounds wait for a successor
+// (Config.FederatedLease, in tests, replaces it).
 const federatedLeaseTTL = 15 * time.Second
 
 // openFederated opens the coordinator on a.DB with the task and run of the
@@ -232,7 +233,11 @@ func (a *App) openFederated(ctx context.Context, logger *slog.Logger) (*Federate
 		more = a.Config.FederatedTasks[1:]
 	}
 	dataDir, known := a.Config.DataDir, a.Config.federatedKnownKeys()
-	f, err := OpenFederated(ctx, a.DB, cfg, logger, WithLeaderLease(id, federatedLeaseTTL), WithReplicaURL(a.Config.ReplicaURL), WithTasks(a.Config.Federated, more...),
+	ttl := federatedLeaseTTL
+	if a.Config.FederatedLease > 0 {
+		ttl = a.Config.FederatedLease
+	}
+	f, err := OpenFederated(ctx, a.DB, cfg, logger, WithLeaderLease(id, ttl), WithReplicaURL(a.Config.ReplicaURL), WithTasks(a.Config.Federated, more...),
 		withTaskProofs(func(cfg *federated.Config) (proofKeysFunc, error) { return federatedProofs(dataDir, cfg, known...) }))
 	if err != nil {
 		return nil, err
