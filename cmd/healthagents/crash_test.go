@@ -49,7 +49,14 @@ import (
 // delivered, signed, the deliveries interrupted by the crash under the
 // webhook-id they had before. SQLite always; PostgreSQL (a fresh schema)
 // when HEALTHAGENTS_TEST_POSTGRES is set.
-func TestCrashRecovery(t *testing.T) {
+//
+// The two databases' runs go at once in the test's one parallel slot
+// (t.Run from two goroutines): as parallel subtests they waited for two
+// slots after the test's own, and they mostly wait (server starts, the
+// lease).
+//
+// Declared in z_longest_test.go.
+func crashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs and kills server processes")
 	}
@@ -58,22 +65,27 @@ func TestCrashRecovery(t *testing.T) {
 	if os.Getenv(storetest.PostgresEnv) != "" {
 		backends = append(backends, struct{ name, url string }{"postgres", storetest.PostgresDSN(t)})
 	}
+	var wg sync.WaitGroup
 	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			crashAndRecover(t, b.url)
-		})
+		wg.Go(func() { t.Run(b.name, func(t *testing.T) { crashAndRecover(t, b.url) }) })
 	}
+	wg.Wait()
 }
 
 // crashChildEnv marks the re-executed test binary as the server.
 const crashChildEnv = "HEALTHAGENTS_TEST_CRASH_CHILD"
 
-// crashLease is the webhook lease of the crash test's servers: the attempt
-// timeout and webhook.LeaseMargin, the least a dispatcher takes, and 5 s
-// for the claim itself (a dispatcher does not start an attempt that could
-// outlast its lease: one whose claim took longer waits for the next).
-const crashLease = webhook.DefaultTimeout + webhook.LeaseMargin + 5*time.Second
+// crashTimeout is the webhook attempt timeout of the crash test's servers:
+// their receiver is on loopback and answers at once after the restart, so
+// 3 s instead of the default 10 s (a lease must outlast an attempt).
+const crashTimeout = 3 * time.Second
+
+// crashLease is their webhook lease: the attempt timeout and
+// webhook.LeaseMargin (recording the attempt, clock leeway), which no
+// dispatcher goes below, and 2 s for the claim itself (a dispatcher does
+// not start an attempt that could outlast its lease: one whose claim took
+// longer waits for the next). 20 s instead of the default 40 s.
+const crashLease = crashTimeout + webhook.LeaseMargin + 2*time.Second
 
 // TestServeChild is the server process TestCrashRecovery starts and kills:
 // the command's own run("serve"), configured by the environment it was
@@ -123,6 +135,9 @@ type crashReceiver struct {
 	*httptest.Server
 	hanging atomic.Bool
 	secret  atomic.Value // string
+	// heldAgain: a webhook-id was held a second time (its retry); when
+	// that attempt times out, the next is minutes away.
+	heldAgain atomic.Bool
 
 	mu        sync.Mutex
 	held      map[string]bool // webhook-ids seen while hanging
@@ -138,6 +153,9 @@ func newCrashReceiver(t *testing.T) *crashReceiver {
 		id := r.Header.Get("webhook-id")
 		if rc.hanging.Load() {
 			rc.mu.Lock()
+			if rc.held[id] {
+				rc.heldAgain.Store(true)
+			}
 			rc.held[id] = true
 			if rc.firstHeld.IsZero() {
 				rc.firstHeld = time.Now()
@@ -339,6 +357,7 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 		// once their lease runs out, which the restarted server waits for:
 		// crashLease instead of the default 40 s.
 		clitest.WebhookLeaseEnv + "=" + crashLease.String(),
+		clitest.WebhookTimeoutEnv + "=" + crashTimeout.String(),
 	}
 	seal := func(id string, i int) *cipher.Envelope {
 		e, err := cipher.Seal(id, crashRecord(id, i), kr)
@@ -429,11 +448,12 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 
 	// Kill once every kind of write has been acknowledged at least once
 	// and the receiver holds a delivery open, with the second federated
-	// submission sent just before. The held delivery bounds the wait, from
-	// the moment it was first held: it fails after the 10 s delivery
-	// timeout and is retried (and held) 5 s later; a second failure would
-	// put its next attempt 5 min away, past the wait after the restart. So
-	// the kill comes at the latest 20 s after the first hold, whatever the
+	// submission sent just before. The held deliveries bound the wait: one
+	// fails after the crashTimeout and is retried (and held) about 5 s
+	// later; a second failure would put its next attempt 5 min away, past
+	// the wait after the restart. So the kill comes at the latest when a
+	// webhook-id is held the second time (crashTimeout before that attempt
+	// can fail; no other delivery has failed twice by then), whatever the
 	// counts (each is at least one by then on any machine that got that
 	// far; the assertions below say so if not). Before a first hold, the
 	// service's start and first answers may take long on a busy machine:
@@ -447,7 +467,7 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 	for {
 		k, p, o := got.counts()
 		first := firstHeld()
-		if !first.IsZero() && (k >= 5 && p >= 3 && o >= 1 || time.Since(first) > 20*time.Second) {
+		if !first.IsZero() && (k >= 5 && p >= 3 && o >= 1 || rc.heldAgain.Load()) {
 			break
 		}
 		if first.IsZero() && time.Since(waitFrom) > 2*time.Minute {
@@ -566,7 +586,7 @@ func crashAndRecover(t *testing.T, databaseURL string) {
 	require.Eventually(t, func() bool {
 		e, i := missing()
 		return len(e) == 0 && len(i) == 0
-	}, 90*time.Second, 250*time.Millisecond, "undelivered after the restart: %v", func() any { e, i := missing(); return [][]string{e, i} }())
+	}, 90*time.Second, 50*time.Millisecond, "undelivered after the restart: %v", func() any { e, i := missing(); return [][]string{e, i} }())
 	delivered := time.Now()
 	rc.mu.Lock()
 	defer rc.mu.Unlock()

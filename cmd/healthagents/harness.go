@@ -30,17 +30,29 @@ const (
 	// mid-delivery and restarts it waits that long for the delivery the
 	// dead process held to be attempted again.
 	testWebhookLeaseEnv = app.TestPrefix + "WEBHOOK_LEASE"
+	// testWebhookTimeoutEnv shortens a webhook attempt's timeout (a Go
+	// duration, app.Config.WebhookTimeout), so that the lease, which
+	// must cover an attempt, can be shorter too.
+	testWebhookTimeoutEnv = app.TestPrefix + "WEBHOOK_TIMEOUT"
+	// testFederatedLeaseEnv shortens the federated leader lease (a Go
+	// duration, app.Config.FederatedLease): a test that kills the leading
+	// replica waits that long for another to take over.
+	testFederatedLeaseEnv = app.TestPrefix + "FEDERATED_LEASE"
 )
 
 // harnessVariables are the variables harnessed reads.
-var harnessVariables = []string{testCacheEnv, testProofTimeoutEnv, testWebhookLeaseEnv}
+var harnessVariables = []string{testCacheEnv, testProofTimeoutEnv, testWebhookLeaseEnv, testWebhookTimeoutEnv, testFederatedLeaseEnv}
 
 // harnessed applies harnessVariables to cfg.
 func harnessed(cfg *app.Config, getenv func(string) string, logger *slog.Logger) error {
-	dir, timeout, lease := getenv(testCacheEnv), getenv(testProofTimeoutEnv), getenv(testWebhookLeaseEnv)
-	if dir == "" && timeout == "" && lease == "" {
+	given := false
+	for _, v := range harnessVariables {
+		given = given || getenv(v) != ""
+	}
+	if !given {
 		return nil
 	}
+	dir := getenv(testCacheEnv)
 	if cfg.Production {
 		logger.Warn("test harness variables ignored in production", "vars", harnessVariables)
 		return nil
@@ -53,19 +65,24 @@ func harnessed(cfg *app.Config, getenv func(string) string, logger *slog.Logger)
 		cfg.ZKTables = c
 		logger.Debug("prover tables from the test cache", "dir", dir)
 	}
-	if timeout != "" {
-		d, err := time.ParseDuration(timeout)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("%s: %q is not a positive Go duration", testProofTimeoutEnv, timeout)
+	for _, d := range []struct {
+		env string
+		to  *time.Duration
+	}{
+		{testProofTimeoutEnv, &cfg.ProofTimeout},
+		{testWebhookLeaseEnv, &cfg.WebhookLease},
+		{testWebhookTimeoutEnv, &cfg.WebhookTimeout},
+		{testFederatedLeaseEnv, &cfg.FederatedLease},
+	} {
+		v := getenv(d.env)
+		if v == "" {
+			continue
 		}
-		cfg.ProofTimeout = d
-	}
-	if lease != "" {
-		d, err := time.ParseDuration(lease)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("%s: %q is not a positive Go duration", testWebhookLeaseEnv, lease)
+		dur, err := time.ParseDuration(v)
+		if err != nil || dur <= 0 {
+			return fmt.Errorf("%s: %q is not a positive Go duration", d.env, v)
 		}
-		cfg.WebhookLease = d
+		*d.to = dur
 	}
 	return nil
 }

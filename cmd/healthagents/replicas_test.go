@@ -38,8 +38,8 @@ import (
 // key's rate limit is counted once across both; exactly one of them holds
 // the federated lease, and when that process is killed (SIGKILL) the
 // other takes the coordinator over. Skips without HEALTHAGENTS_TEST_POSTGRES
-// and HEALTHAGENTS_TEST_REDIS.
-func TestTwoServeProcesses(t *testing.T) {
+// and HEALTHAGENTS_TEST_REDIS. Declared in z_longest_test.go.
+func twoServeProcesses(t *testing.T) {
 	redisURL := os.Getenv("HEALTHAGENTS_TEST_REDIS")
 	if os.Getenv(storetest.PostgresEnv) == "" || redisURL == "" {
 		t.Skip("needs HEALTHAGENTS_TEST_POSTGRES and HEALTHAGENTS_TEST_REDIS")
@@ -84,6 +84,9 @@ func TestTwoServeProcesses(t *testing.T) {
 			// One transaction per decision, so the nonces below count them;
 			// batches from two replicas: app.TestBatchAnchoringTwoReplicas.
 			"CHAIN_ANCHOR=each",
+			// The survivor takes over once the dead leader's lease has
+			// run out: replicasLease instead of 15 s.
+			clitest.FederatedLeaseEnv + "=" + replicasLease.String(),
 		}))
 	}
 
@@ -201,8 +204,14 @@ func TestTwoServeProcesses(t *testing.T) {
 	require.Eventually(t, func() bool {
 		status, _, err := call(ctx, "GET", survivor.url+"/api/v1/federated/rounds/current", fedKey, nil)
 		return err == nil && status == http.StatusOK && holder() != leaderID
-	}, 2*time.Minute, 250*time.Millisecond, "taken over after the leader died") // the 15 s lease, then the next renewal tick
+	}, 2*time.Minute, 50*time.Millisecond, "taken over after the leader died") // the lease, then the next renewal tick
 }
+
+// replicasLease is the federated leader lease of TestTwoServeProcesses's
+// replicas: renewed every second (app.WithLeaderLease renews every ttl/3,
+// at least every second), so a leader keeps it through a renewal 3 s late
+// on a busy machine, and the survivor takes over within ~5 s of the kill.
+const replicasLease = 4 * time.Second
 
 type idemAnswer struct {
 	status int

@@ -130,23 +130,30 @@ func TestHarnessVariables(t *testing.T) {
 	assert.Equal(t, testCacheEnv, clitest.CacheEnv)
 	assert.Equal(t, testProofTimeoutEnv, clitest.ProofTimeoutEnv)
 	assert.Equal(t, testWebhookLeaseEnv, clitest.WebhookLeaseEnv)
+	assert.Equal(t, testWebhookTimeoutEnv, clitest.WebhookTimeoutEnv)
+	assert.Equal(t, testFederatedLeaseEnv, clitest.FederatedLeaseEnv)
 	for _, v := range harnessVariables {
 		assert.True(t, strings.HasPrefix(v, app.TestPrefix), v)
 	}
-	given := map[string]string{testCacheEnv: t.TempDir(), testProofTimeoutEnv: "90s", testWebhookLeaseEnv: "25s"}
+	given := map[string]string{testCacheEnv: t.TempDir(), testProofTimeoutEnv: "90s", testWebhookLeaseEnv: "25s",
+		testWebhookTimeoutEnv: "2s", testFederatedLeaseEnv: "4s"}
 	var cfg app.Config
 	require.NoError(t, harnessed(&cfg, func(k string) string { return given[k] }, slog.New(slog.DiscardHandler)))
 	assert.NotNil(t, cfg.ZKTables)
 	assert.Equal(t, 90*time.Second, cfg.ProofTimeout)
 	assert.Equal(t, 25*time.Second, cfg.WebhookLease)
+	assert.Equal(t, 2*time.Second, cfg.WebhookTimeout)
+	assert.Equal(t, 4*time.Second, cfg.FederatedLease)
 
 	prod := app.Config{Production: true}
 	require.NoError(t, harnessed(&prod, func(k string) string { return given[k] }, slog.New(slog.DiscardHandler)))
 	assert.Nil(t, prod.ZKTables, "production ignores the test cache")
 	assert.Zero(t, prod.ProofTimeout)
 	assert.Zero(t, prod.WebhookLease)
+	assert.Zero(t, prod.WebhookTimeout)
+	assert.Zero(t, prod.FederatedLease)
 
-	for _, v := range []string{testProofTimeoutEnv, testWebhookLeaseEnv} {
+	for _, v := range []string{testProofTimeoutEnv, testWebhookLeaseEnv, testWebhookTimeoutEnv, testFederatedLeaseEnv} {
 		bad := maps.Clone(given)
 		bad[v] = "soon"
 		err := harnessed(&cfg, func(k string) string { return bad[k] }, slog.New(slog.DiscardHandler))

@@ -89,6 +89,12 @@ const (
 	// WebhookLeaseEnv is not in HarnessEnv: a test that kills a server
 	// mid-delivery gives it (see app.Config.WebhookLease).
 	WebhookLeaseEnv = "HEALTHAGENTS_TEST_WEBHOOK_LEASE"
+	// WebhookTimeoutEnv (app.Config.WebhookTimeout) goes with
+	// WebhookLeaseEnv: a shorter attempt timeout allows a shorter lease.
+	WebhookTimeoutEnv = "HEALTHAGENTS_TEST_WEBHOOK_TIMEOUT"
+	// FederatedLeaseEnv (app.Config.FederatedLease) is given by a test
+	// that kills the leading replica.
+	FederatedLeaseEnv = "HEALTHAGENTS_TEST_FEDERATED_LEASE"
 )
 
 // HarnessEnv is what every process of the command a test starts gets
@@ -133,7 +139,7 @@ func (p *Proc) WaitOutput(t *testing.T, s string, within time.Duration) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no %q in %s:\n%s", s, p.Out, p.Output())
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -162,7 +168,7 @@ func WaitHealthy(t *testing.T, url string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the server did not become healthy: %v", err)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
