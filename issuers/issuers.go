@@ -19,6 +19,7 @@ import (
 	"github.com/healthagents/healthagents/api"
 	"github.com/healthagents/healthagents/chain"
 	"github.com/healthagents/healthagents/credential"
+	"github.com/healthagents/healthagents/issuers/issuerdb"
 )
 
 var (
@@ -29,24 +30,11 @@ var (
 	ErrRetired = api.ErrIssuerRetired
 )
 
-// Record is an issuer as the store keeps it.
-type Record struct {
-	ID        string // the public key, iden3 compressed hex (lower case)
-	KeyHash   string // decimal Poseidon(Ax, Ay)
-	Name      string
-	Admin     string // hex address or ""
-	CreatedAt time.Time
-	RetiredAt *time.Time
-}
+// Record is an issuer as the store keeps it (issuerdb.Record).
+type Record = issuerdb.Record
 
-// Store keeps the issuers; *store.IssuerStore is one.
-type Store interface {
-	AddIssuer(ctx context.Context, r Record) (Record, bool, error)
-	Issuer(ctx context.Context, id string) (Record, error)
-	IssuerByKeyHash(ctx context.Context, keyHash string) (Record, error)
-	ListIssuers(ctx context.Context) ([]Record, error)
-	RetireIssuer(ctx context.Context, id string, at time.Time) error
-}
+// Store keeps the issuers; *store.IssuerStore is one (issuerdb.Store).
+type Store = issuerdb.Store
 
 // Chain is the on-chain issuer registry; *chain.Ledger is one.
 type Chain interface {

@@ -9,14 +9,13 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
-
-	"github.com/healthagents/healthagents/chain"
 )
 
 // NonceStore allocates chain nonces across replicas (table chain_nonces,
 // migration 0013_replicas.sql): replicas that sign with the same
 // CHAIN_PRIVATE_KEY never sign two transactions with one nonce. It
-// implements chain.NonceSource.
+// implements chain.NonceSource (asserted in chain's tests; store does
+// not import chain).
 //
 // Each allocation is one transaction that holds the account's lock while
 // the chain transaction is sent: on PostgreSQL a transaction-scoped
@@ -25,8 +24,6 @@ import (
 // sharing the file are serialized too. Sending takes milliseconds (the
 // wait for the block happens after the lock is released).
 type NonceStore struct{ db *DB }
-
-var _ chain.NonceSource = (*NonceStore)(nil)
 
 // NewNonceStore returns the nonce allocator over db.
 func NewNonceStore(db *DB) (*NonceStore, error) {
