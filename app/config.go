@@ -88,7 +88,7 @@ type Config struct {
 	// (HEALTHAGENTS_TEST_FEDERATED_LEASE) shortens the takeover.
 	FederatedLease time.Duration
 	// ZKTables keeps the fast prover's tables of the keys under
-	// DATA_DIR/zkp between processes (zkp.WithTableStore): a start reads
+	// DATA_DIR/zkp or ZK_KEYS_DIR between processes (zkp.WithTableStore): a start reads
 	// them instead of spending a few CPU-seconds building them. No setting
 	// reads it; the test harnesses' processes get the test cache
 	// (cmd/healthagents, HEALTHAGENTS_TEST_CACHE). Production ignores it.

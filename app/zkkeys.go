@@ -22,11 +22,11 @@ const developmentKeysWarning = "zk_setup=development: the ZK proving keys come f
 // the start with an error naming ZK_KEYS_DIR), else the development keys
 // under DATA_DIR/zkp (set up once at the first start).
 func openZK(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.System, error) {
+	var opts []zkp.SystemOption
+	if cfg.ZKTables != nil && !cfg.Production {
+		opts = append(opts, zkp.WithTableStore(cfg.ZKTables))
+	}
 	if cfg.ZKKeysDir == "" {
-		var opts []zkp.SystemOption
-		if cfg.ZKTables != nil && !cfg.Production {
-			opts = append(opts, zkp.WithTableStore(cfg.ZKTables))
-		}
 		sys, err := zkp.LoadOrSetup(ctx, filepath.Join(cfg.DataDir, "zkp"), opts...)
 		if err != nil {
 			return nil, fmt.Errorf("zk keys: %w", err)
@@ -38,7 +38,7 @@ func openZK(ctx context.Context, cfg Config, logger *slog.Logger) (*zkp.System, 
 		}
 		return sys, nil
 	}
-	sys, m, err := ceremony.LoadKeys(ctx, cfg.ZKKeysDir)
+	sys, m, err := ceremony.LoadKeys(ctx, cfg.ZKKeysDir, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("ZK_KEYS_DIR %s: %w", cfg.ZKKeysDir, err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/chain"
+	"github.com/healthagents/healthagents/internal/testcache"
 	"github.com/healthagents/healthagents/zkp"
 	"github.com/healthagents/healthagents/zkp/ceremony"
 )
@@ -79,8 +80,12 @@ func editJSON(t *testing.T, path string, f func(map[string]any)) {
 func TestZKKeysDirLoaded(t *testing.T) {
 	shared(t)
 	keys := keysDir(t, filepath.Join(sharedDir, "zkp"), nil)
+	// The prover tables from the test cache, checked against the proving
+	// key when read (zkp.WithTableStore), rather than built again.
+	tables, err := testcache.Open()
+	require.NoError(t, err)
 	var log bytes.Buffer
-	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: t.TempDir(), ZKKeysDir: keys},
+	a, err := app.OpenWithOutput(t.Context(), app.Config{DataDir: t.TempDir(), ZKKeysDir: keys, ZKTables: tables},
 		slog.New(slog.NewJSONHandler(&log, nil)), io.Discard)
 	require.NoError(t, err)
 	defer a.Close()

@@ -44,9 +44,12 @@ func (s *System) Setup() string {
 // compiles (the manifest's ccs_sha256), match its recorded digests, fit the
 // circuit (public inputs, domain, no commitment keys), and prove and
 // verify a sample statement. Any mismatch is an error wrapping
-// ErrKeyMismatch; a missing pair is an error too.
+// ErrKeyMismatch; a missing pair is an error too. WithTableStore works as
+// for LoadOrSetup (the fast prover's tables, checked against the proving
+// key when read; nothing is written to dir).
 func LoadKeysDir(ctx context.Context, dir string, opts ...SystemOption) (*System, error) {
-	if _, err := applySystemOptions(opts); err != nil {
+	o, err := applySystemOptions(opts)
+	if err != nil {
 		return nil, err
 	}
 	sys := &System{circuits: make(map[string]*circuitKeys)}
@@ -54,7 +57,7 @@ func LoadKeysDir(ctx context.Context, dir string, opts ...SystemOption) (*System
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ck, err := compileWithDigest(name, nil)
+		ck, err := compileWithDigest(name, o.tables)
 		if err != nil {
 			return nil, err
 		}
@@ -83,6 +86,7 @@ func LoadKeysDir(ctx context.Context, dir string, opts ...SystemOption) (*System
 		if !loaded {
 			return nil, fmt.Errorf("%w: no keys for the %s circuit", ErrKeyMismatch, name)
 		}
+		ck.tables = o.tables
 		if ck, err = ck.checkOnce(); err != nil {
 			return nil, err
 		}

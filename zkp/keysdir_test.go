@@ -30,9 +30,16 @@ func TestLoadKeysDir(t *testing.T) {
 	for _, name := range CircuitNames() {
 		setOrigin(t, filepath.Join(dir, name+".json"), OriginCeremony)
 	}
-	sys, err = LoadKeysDir(ctx, dir)
+	// With a table store (the first load of these ceremony keys in the
+	// process): the circuits take their prover tables from it, as
+	// LoadOrSetup's do.
+	tables := &memTables{entries: map[string][]byte{}}
+	sys, err = LoadKeysDir(ctx, dir, WithTableStore(tables))
 	require.NoError(t, err)
 	assert.Equal(t, SetupCeremony, sys.Setup())
+	for _, name := range CircuitNames() {
+		assert.Equal(t, TableStore(tables), sys.circuits[name].tables, name)
+	}
 	// One circuit's keys from a single-party setup: development.
 	setOrigin(t, filepath.Join(dir, CircuitNames()[1]+".json"), OriginSetup)
 	sys, err = LoadKeysDir(ctx, dir)

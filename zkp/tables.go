@@ -25,7 +25,7 @@ type TableStore interface {
 	Store(key string, data []byte) error
 }
 
-// WithTableStore makes LoadOrSetup's circuits take their fast prover's
+// WithTableStore makes LoadOrSetup's (and LoadKeysDir's) circuits take their fast prover's
 // tables from s instead of building them, and put there the ones it
 // builds; a circuit not yet compiled in the process is read from s too
 // when the same executable compiled it before (compiledFrom). An entry is named by the circuit's digest and its proving key's,
