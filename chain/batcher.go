@@ -18,12 +18,14 @@ import (
 // mode Submit verifies the proof itself (an eth_call to the verifier bound to
 // the circuit id) and checks the issuer active, then queues the statement's
 // leaf; a batch closes at its size or its window after its earliest
-// statement reached Submit (the checks run inside the window), one
-// recordBatch transaction records the batch's Poseidon Merkle root, and every
-// statement of the batch is answered once that transaction is mined (and
-// confirmed) with its place in the batch (Receipt.Batch). The queue is in
-// memory: a process that stops before a batch is anchored answered nothing
-// for its statements.
+// statement reached Submit (the checks run inside the window), less the
+// time a batch takes to be anchored if that statement found no batch in
+// flight (closeAt: such a statement is answered about its window after it
+// arrived, the batch's own transaction included). One recordBatch transaction records the batch's Poseidon Merkle root, and
+// every statement of the batch is answered once that transaction is mined
+// (and confirmed) with its place in the batch (Receipt.Batch). The queue is
+// in memory: a process that stops before a batch is anchored answered
+// nothing for its statements.
 
 // AnchorMode says how Submit records statements.
 type AnchorMode string
@@ -54,8 +56,10 @@ func ParseAnchorMode(s string) (AnchorMode, error) {
 
 // WithAnchor sets how Submit records statements (default AnchorEach). In
 // AnchorBatch mode a batch closes at size statements (1..MaxBatch) or window
-// after its first statement arrived, whichever comes first; one batch is in
-// flight at a time per Ledger, and the next one collects meanwhile.
+// after its first statement arrived (less the time a batch takes to be
+// anchored when no batch was in flight at that arrival: closeAt),
+// whichever comes first; one batch is in flight at a time per Ledger, and
+// the next one collects meanwhile.
 func WithAnchor(mode AnchorMode, size int, window time.Duration) Option {
 	return func(o *options) error {
 		if _, err := ParseAnchorMode(string(mode)); err != nil {
@@ -104,7 +108,10 @@ type waiter struct {
 	// issuer were checked: a batch's window runs from its earliest
 	// statement's, so those checks are made inside the window a statement
 	// waits anyway, not added to it.
-	at   time.Time
+	at time.Time
+	// idle: no batch was in flight when the statement was queued (see
+	// closeAt).
+	idle bool
 	done chan struct{}
 	rc   Receipt
 	err  error
@@ -120,9 +127,54 @@ type batcher struct {
 	stop    chan struct{} // closed by Close
 	stopped chan struct{} // closed when run returns
 
-	mu      sync.Mutex
-	pending []*waiter
-	closed  bool
+	mu       sync.Mutex
+	pending  []*waiter
+	closed   bool
+	inflight bool // a batch taken by next is being anchored
+	// anchoring is how long a batch takes from being sent to being
+	// answered (recordBatch: mined and confirmed): the median of the last
+	// len(recent) batches' times (the lower of the middle two), each
+	// counted at most the window; zero until a batch is anchored.
+	anchoring time.Duration
+	recent    [anchoringSamples]time.Duration // a ring, next at seen % len
+	seen      int
+}
+
+// closeAt is when a batch whose earliest statement reached Submit at first
+// closes unfilled. If that statement was queued while no batch was in
+// flight (idle), it is the window after that arrival less anchoring, the
+// time a batch takes to be anchored when the chain is fast (clamped to [0,
+// window]): the statement is answered about the window after it arrived,
+// the batch's own transaction included. On a chain slower than the window
+// (12 s blocks) such a batch is sent at once, and the statements arriving
+// meanwhile gather for the next one. A batch whose earliest statement came
+// while another was in flight (a busy replica: it waits for that one
+// anyway) collects for the whole window after that arrival, so that
+// batches keep their size under load, when anchoring is slowed by the
+// proofs beside it.
+func closeAt(first time.Time, idle bool, window, anchoring time.Duration) time.Time {
+	if !idle {
+		return first.Add(window)
+	}
+	return first.Add(window - min(max(anchoring, 0), window))
+}
+
+// anchoringSamples is how many recent batches' anchoring times the
+// estimate looks at. It takes their median, not their mean, so that one
+// slow batch (a stall, a busy moment) does not move the next close; it
+// takes half of them being slow (a slow chain) to move it that much.
+const anchoringSamples = 8
+
+// observeAnchoring adds the anchoring time d of a batch to the estimate.
+func (b *batcher) observeAnchoring(d time.Duration) {
+	d = min(max(d, 0), b.window)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.recent[b.seen%len(b.recent)] = d
+	b.seen++
+	recent := slices.Clone(b.recent[:min(b.seen, len(b.recent))])
+	slices.Sort(recent)
+	b.anchoring = recent[(len(recent)-1)/2]
 }
 
 func newBatcher(l *Ledger) *batcher {
@@ -140,6 +192,7 @@ func (b *batcher) enqueue(leaf, circuitID *big.Int, arrived time.Time) (*waiter,
 	if b.closed {
 		return nil, ErrClosed
 	}
+	w.idle = !b.inflight
 	b.pending = append(b.pending, w)
 	select {
 	case b.kick <- struct{}{}:
@@ -178,9 +231,9 @@ func (b *batcher) run() {
 	}
 }
 
-// next waits until a batch closes (size statements queued, or the window
-// since the earliest of them arrived passed) and takes it; nil once the
-// batcher is closed.
+// next waits until a batch closes (size statements queued, or closeAt of
+// the earliest of them passed) and takes it; nil once the batcher is
+// closed.
 func (b *batcher) next() []*waiter {
 	for {
 		b.mu.Lock()
@@ -191,17 +244,18 @@ func (b *batcher) next() []*waiter {
 		var timer *time.Timer
 		var wait <-chan time.Time
 		if n := len(b.pending); n > 0 {
-			first := b.pending[0].at
+			first := b.pending[0]
 			for _, w := range b.pending[1:min(n, b.size)] {
-				if w.at.Before(first) {
-					first = w.at
+				if w.at.Before(first.at) {
+					first = w
 				}
 			}
-			until := time.Until(first.Add(b.window))
+			until := time.Until(closeAt(first.at, first.idle, b.window, b.anchoring))
 			if n >= b.size || until <= 0 {
 				k := min(n, b.size)
 				batch := slices.Clone(b.pending[:k])
 				b.pending = slices.Delete(b.pending, 0, k)
+				b.inflight = true
 				b.mu.Unlock()
 				return batch
 			}
@@ -223,6 +277,11 @@ func (b *batcher) next() []*waiter {
 // anchor records batch's root and answers every statement in it.
 func (b *batcher) anchor(batch []*waiter) {
 	answer := func(rc Receipt, tree *statement.Tree, err error) {
+		// No batch is in flight from here on: a statement its answer
+		// prompts (the next request of a client that waited) is idle.
+		b.mu.Lock()
+		b.inflight = false
+		b.mu.Unlock()
 		for i, w := range batch {
 			w.rc = rc
 			if err != nil {
@@ -256,8 +315,10 @@ func (b *batcher) anchor(batch []*waiter) {
 		case <-ctx.Done():
 		}
 	}()
+	sent := time.Now()
 	rc, err := b.l.recordBatch(ctx, tree, ids)
 	if err == nil {
+		b.observeAnchoring(time.Since(sent))
 		b.l.opts.logger.DebugContext(ctx, "chain: batch anchored", "size", tree.Size(), "tx", rc.TxHash, "gas", rc.GasUsed)
 	} else {
 		b.l.opts.logger.WarnContext(ctx, "chain: batch not anchored", "size", tree.Size(), "err", err)

@@ -36,6 +36,98 @@ func TestBatchWindowFromArrival(t *testing.T) {
 	}
 }
 
+// TestCloseAt: an unfilled batch whose earliest statement found no batch
+// in flight closes the window after that statement's arrival less the
+// anchoring time, which counts for at most the whole window (a chain
+// slower than the window: the batch closes at once) and never lengthens
+// it; one whose earliest statement came while a batch was in flight
+// collects for the whole window.
+func TestCloseAt(t *testing.T) {
+	t.Parallel()
+	first := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	window := 200 * time.Millisecond
+	for name, tc := range map[string]struct {
+		idle      bool
+		anchoring time.Duration
+		want      time.Duration // after first
+	}{
+		"idle/no estimate yet":          {true, 0, window},
+		"idle/a fast chain":             {true, 6 * time.Millisecond, 194 * time.Millisecond},
+		"idle/half the window":          {true, 100 * time.Millisecond, 100 * time.Millisecond},
+		"idle/exactly the window":       {true, window, 0},
+		"idle/a 12 s chain":             {true, 12 * time.Second, 0},
+		"idle/negative (clock stepped)": {true, -time.Second, window},
+		"busy/a fast chain":             {false, 6 * time.Millisecond, window},
+		"busy/a 12 s chain":             {false, 12 * time.Second, window},
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, first.Add(tc.want), closeAt(first, tc.idle, window, tc.anchoring))
+		})
+	}
+}
+
+// TestObserveAnchoring: the estimate is the median (the lower of the
+// middle two) of the last anchoringSamples batches' anchoring times, a
+// time longer than the window counting as the window: one slow batch does
+// not move it, a chain that stays slow does, and it comes back once the
+// chain is fast again.
+func TestObserveAnchoring(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	b := &batcher{window: 200 * ms}
+	b.observeAnchoring(12 * ms)
+	assert.Equal(t, 12*ms, b.anchoring, "the first batch sets it")
+	b.observeAnchoring(150 * ms) // one stall
+	assert.Equal(t, 12*ms, b.anchoring, "the lower of the middle two")
+	b.observeAnchoring(14 * ms)
+	assert.Equal(t, 14*ms, b.anchoring)
+	for range anchoringSamples - 3 {
+		b.observeAnchoring(13 * ms)
+	}
+	assert.Equal(t, 13*ms, b.anchoring)
+	for range anchoringSamples / 2 {
+		b.observeAnchoring(12 * time.Second) // a slow chain, counted as 200 ms
+	}
+	assert.Equal(t, 13*ms, b.anchoring, "half the samples slow: the lower middle is still fast")
+	b.observeAnchoring(12 * time.Second)
+	assert.Equal(t, 200*ms, b.anchoring, "counted as the window at most")
+	for range anchoringSamples / 2 {
+		b.observeAnchoring(-time.Second) // counted as zero
+	}
+	assert.Equal(t, time.Duration(0), b.anchoring, "fast again")
+}
+
+// TestBatchClosesEarlierByAnchoringTime: next closes a batch at closeAt:
+// with anchoring known to take the whole window, a statement queued on an
+// idle batcher is sent at once instead of a minute later. A statement
+// queued while that batch is in flight is not idle: its batch will collect
+// for the whole window (closeAt), and is sent once the one in flight is
+// answered.
+func TestBatchClosesEarlierByAnchoringTime(t *testing.T) {
+	t.Parallel()
+	b := &batcher{size: 8, window: time.Minute, kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	b.observeAnchoring(2 * time.Minute)
+	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), time.Now())
+	require.NoError(t, err)
+	assert.True(t, w.idle)
+	got := make(chan []*waiter, 1)
+	go func() { got <- b.next() }()
+	select {
+	case batch := <-got:
+		require.Len(t, batch, 1)
+	case <-time.After(30 * time.Second):
+		close(b.stop)
+		b.mu.Lock()
+		b.closed = true
+		b.mu.Unlock()
+		t.Fatal("the batch waited the whole window although anchoring takes all of it")
+	}
+	busy, err := b.enqueue(big.NewInt(2), big.NewInt(9), time.Now())
+	require.NoError(t, err)
+	assert.False(t, busy.idle, "queued while a batch is in flight")
+	assert.Equal(t, busy.at.Add(time.Minute), closeAt(busy.at, busy.idle, b.window, b.anchoring))
+}
+
 // TestSettleWaitsOnlyForUnflushedBlocks: a receipt's block known flushed is
 // reported at once even while a later block is being sealed; one not known
 // flushed waits until the block being sealed (and flushed) is done.

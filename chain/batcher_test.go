@@ -137,10 +137,19 @@ func TestBatchClosesAtWindow(t *testing.T) {
 	for _, ev := range checkAnchored(t, l, xs, rcs, true) {
 		assert.Less(t, ev.Size, uint64(chain.MaxBatch))
 	}
+	// The batcher timed the anchoring (the next batch closes that much
+	// before its window, closeAt), counting at most the window.
+	est := chain.AnchoringEstimateForTest(l)
+	assert.Positive(t, est, "an anchored batch's time is observed")
+	assert.LessOrEqual(t, est, 20*time.Millisecond)
 
+	// Once a batch is answered none is in flight: the next statement is
+	// sent by closeAt's idle rule.
+	assert.False(t, chain.InflightForTest(l))
 	one := prove(t, 310)
 	rc, err := l.Submit(t.Context(), fixtureKind, one.proof, one.inputs)
 	require.NoError(t, err)
+	assert.False(t, chain.InflightForTest(l))
 	checkAnchored(t, l, []int64{310}, []chain.Receipt{rc}, true)
 	assert.Equal(t, 1, rc.Batch.Size)
 	assert.Empty(t, rc.Batch.Path)

@@ -52,3 +52,31 @@ func QueuedForTest(l *Ledger) int {
 	defer b.mu.Unlock()
 	return len(b.pending)
 }
+
+// AnchoringEstimateForTest is the batcher's moving estimate of a batch's
+// anchoring time (zero before the first batch; tests only).
+func AnchoringEstimateForTest(l *Ledger) time.Duration {
+	l.batchMu.Lock()
+	b := l.batcher
+	l.batchMu.Unlock()
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.anchoring
+}
+
+// InflightForTest reports whether a batch of l is being anchored (tests
+// only).
+func InflightForTest(l *Ledger) bool {
+	l.batchMu.Lock()
+	b := l.batcher
+	l.batchMu.Unlock()
+	if b == nil {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.inflight
+}
