@@ -30,13 +30,16 @@ type program struct {
 }
 
 // TestDataDirSharedByPrograms: a DATA_DIR written by one program opens in
-// another differently named one, both ways — examples/mount then
-// `healthagents serve`, and `healthagents serve` then examples/mount. Each
-// start serves (over CHAIN_RPC_LISTEN) the receipt of the decision the other
-// program recorded, and records one of its own. (The embedded chain once
-// lived under a directory named after the executable, so the second program
-// started on an empty chain beside the shared embedded.json and refused to
-// start.)
+// another differently named one, both ways: `healthagents serve`, then
+// examples/mount on its DATA_DIR, then `healthagents serve` again on what
+// examples/mount left. Each later start serves (over CHAIN_RPC_LISTEN) the
+// receipt of the decision the program before it recorded, and records one
+// of its own. (The embedded chain once lived under a directory named after
+// the executable, so the second program started on an empty chain beside
+// the shared embedded.json and refused to start.) One DATA_DIR and three
+// starts cover both ways: examples/mount, which builds its prover tables
+// at every start (it reads no test variable), starts once; its start on a
+// new DATA_DIR is examples/mount's own TestMount.
 func TestDataDirSharedByPrograms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts two programs")
@@ -50,28 +53,28 @@ func TestDataDirSharedByPrograms(t *testing.T) {
 	ha := program{name: "healthagents", bin: clitest.Binary(t), args: []string{"serve"}}
 	mount := program{name: "mount", bin: mountBin, prefix: "/healthagents"}
 
-	for _, order := range [][2]program{{mount, ha}, {ha, mount}} {
-		dir := t.TempDir()
-		data := filepath.Join(dir, "data")
-		zkkeys.Into(t, filepath.Join(data, "zkp")) // the test cache's ZK keys: no set-up at the first start
-		seal := exec.CommandContext(t.Context(), ha.bin, "seal", filepath.Join(root, "testdata", "record.json"))
-		seal.Env = append(os.Environ(), "DATA_DIR="+data)
-		sealed, err := seal.Output()
-		require.NoError(t, err)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	zkkeys.Into(t, filepath.Join(data, "zkp")) // the test cache's ZK keys: no set-up at the first start
+	seal := exec.CommandContext(t.Context(), ha.bin, "seal", filepath.Join(root, "testdata", "record.json"))
+	seal.Env = append(os.Environ(), "DATA_DIR="+data)
+	sealed, err := seal.Output()
+	require.NoError(t, err)
 
-		first := startProgram(t, order[0], dir, data)
-		tx := first.decide(t, sealed)
-		first.stop(t)
-
-		second := startProgram(t, order[1], dir, data)
-		ec, err := ethclient.DialContext(t.Context(), second.rpc)
+	first := startProgram(t, ha, dir, data)
+	tx := first.decide(t, sealed)
+	first.stop(t)
+	for i, p := range []program{mount, ha} {
+		before := []program{ha, mount}[i]
+		next := startProgram(t, p, dir, data)
+		ec, err := ethclient.DialContext(t.Context(), next.rpc)
 		require.NoError(t, err)
 		rc, err := ec.TransactionReceipt(t.Context(), common.HexToHash(tx))
-		require.NoError(t, err, "%s serves the receipt %s recorded", order[1].name, order[0].name)
+		require.NoError(t, err, "%s serves the receipt %s recorded", p.name, before.name)
 		assert.Equal(t, uint64(1), rc.Status)
 		ec.Close()
-		second.decide(t, sealed)
-		second.stop(t)
+		tx = next.decide(t, sealed)
+		next.stop(t)
 	}
 }
 
