@@ -29,7 +29,7 @@ type participantOptions struct {
 	server, apiKey, org, data, task, taskFile, state string
 	fhirLabel, records, keyFile, name, endpoint      string
 	poll, wait                                       time.Duration
-	rounds, rate                                     int
+	rounds, rate, burst                              int
 	maxUnusable                                      float64 // percent
 }
 
@@ -51,6 +51,7 @@ func parseParticipant(args []string, getenv func(string) string, stderr io.Write
 	fs.DurationVar(&o.wait, "wait", 20*time.Second, "long poll: how long the server may hold a look while there is nothing to do (0 to 25s; 0 polls)")
 	fs.IntVar(&o.rounds, "rounds", 0, "stop after contributing to this many rounds' models in all (0: until the task ends)")
 	fs.IntVar(&o.rate, "rate", 60, "most requests a minute this participant makes (the free tier allows 100)")
+	fs.IntVar(&o.burst, "burst", 5, "requests it may make back to back before --rate spaces them (1 to --rate; the key's tier allows a burst of its per-minute figure)")
 	fs.StringVar(&o.name, "name", "", "when it registers the organization: its name for the directory (default: the organization id)")
 	fs.StringVar(&o.endpoint, "endpoint", "", "when it registers the organization: its https:// URL for the directory (optional; the service never calls it)")
 	fs.Float64Var(&o.maxUnusable, "max-unusable", 100*federated.DefaultMaxUnusable, "with a CSV --data: refuse to start when more than this percentage of its rows cannot be used (a label value the task does not know; an empty cell when the task file says missing: refuse)")
@@ -82,6 +83,8 @@ func parseParticipant(args []string, getenv func(string) string, stderr io.Write
 		return o, errors.New("participant: --rounds must not be negative")
 	case o.rate < 10:
 		return o, errors.New("participant: --rate must be at least 10 requests a minute")
+	case o.burst < 1 || o.burst > o.rate:
+		return o, errors.New("participant: --burst must be from 1 to --rate")
 	}
 	input := o.data
 	if o.records != "" {
@@ -166,7 +169,7 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	paced := &http.Client{Transport: &pacedTransport{next: http.DefaultTransport, lim: rate.NewLimiter(rate.Every(time.Minute/time.Duration(o.rate)), 5)}}
+	paced := &http.Client{Transport: &pacedTransport{next: http.DefaultTransport, lim: rate.NewLimiter(rate.Every(time.Minute/time.Duration(o.rate)), o.burst)}}
 	c, err := client.New(o.server, client.WithAPIKey(o.apiKey), client.WithLogger(logger), client.WithHTTPClient(paced))
 	if err != nil {
 		return fmt.Errorf("participant: %w", err)
@@ -335,8 +338,8 @@ func participate(ctx context.Context, args []string, getenv func(string) string,
 }
 
 // pacedTransport keeps a participant within its key's rate class: every
-// request waits for the limiter, so however fast rounds go the command
-// never earns a 429.
+// request waits for the limiter (--rate a minute, --burst back to back),
+// so however fast rounds go the command never earns a 429.
 type pacedTransport struct {
 	next http.RoundTripper
 	lim  *rate.Limiter
