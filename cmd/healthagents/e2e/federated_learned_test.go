@@ -108,11 +108,18 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 	assert.Equal(t, []float64{0, 50}, task.Definition.Features[0].Range)
 	assert.Nil(t, task.LearnedScaling, "nothing learned before the statistics round")
 
+	// hospital-c is killed once the statistics round closed, before it
+	// joins round 1.
+	cGate := newGate(t, base, advertise(1))
 	var args [][]string
 	for i, path := range csvs {
 		org := fmt.Sprintf("hospital-%c", 'a'+i)
 		key := federatedOrg(t, adm, base, org).APIKey
-		a := []string{"participant", "--server", base, "--api-key", key, "--task", tf.ID, "--rate", freeTierRate}
+		server := base
+		if i == 2 {
+			server = cGate.url
+		}
+		a := []string{"participant", "--server", server, "--api-key", key, "--task", tf.ID, "--rate", freeTierRate, "--burst", freeTierBurst}
 		if i == 2 {
 			a = append(a, "--records", records, "--key-file", keyFile)
 		} else {
@@ -143,7 +150,8 @@ func TestFederatedLearnedScalingEndToEnd(t *testing.T) {
 
 	// The encrypted-records participant, killed once the statistics round
 	// closed, resumes from its state file.
-	parts[2].WaitOutput(t, "round 0 closed: statistics round, scaling of 30 learned features from 3 organizations", 3*time.Minute)
+	cGate.waitHeld(t, 3*time.Minute)
+	assert.Contains(t, parts[2].Output(), "round 0 closed: statistics round, scaling of 30 learned features from 3 organizations")
 	require.NoError(t, parts[2].Cmd.Process.Signal(syscall.SIGKILL))
 	<-parts[2].Err
 	var state struct {

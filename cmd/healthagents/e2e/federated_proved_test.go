@@ -92,8 +92,9 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	const admin = "federated-proved-admin-token-0123456789abcdef"
 	// The coordinator's keys of the shapes it prepares at start (two and
 	// three peers) come from the test cache: its start decodes them, with
-	// every check, instead of two set-ups. TestFederatedProvedTwoMinuteRounds
-	// checks that a coordinator sets its keys up before round 0.
+	// every check, instead of two set-ups.
+	// app.TestProvedRunSetsUpItsKeysBeforeRoundZero checks that a
+	// coordinator without keys sets them up before round 0.
 	target := normproof.Shape{Weights: 31, Extra: 5, Peers: 3, Bits: 25}
 	keysDir := filepath.Join(dir, "data", "federated-proofs")
 	normkeys.Into(t, keysDir, normproof.Shape{Weights: 31, Extra: 5, Peers: 2, Bits: 25}, target)
@@ -112,7 +113,7 @@ func TestFederatedEndToEndProved(t *testing.T) {
 		require.NoError(t, err)
 		reader = oc
 		parts = append(parts, clitest.StartProc(t, bin, os.Environ(), filepath.Join(dir, org+".out"),
-			"participant", "--server", base, "--api-key", k.APIKey, "--data", path, "--rate", freeTierRate))
+			"participant", "--server", base, "--api-key", k.APIKey, "--data", path, "--rate", freeTierRate, "--burst", freeTierBurst))
 	}
 	task, err := reader.FederatedTask(ctx)
 	require.NoError(t, err)

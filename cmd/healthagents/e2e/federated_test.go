@@ -70,14 +70,23 @@ func waitTaskEnded(t *testing.T, parts []*clitest.Proc, within time.Duration) []
 	return outs
 }
 
-// freeTierRate is the participants' --rate: the free tier's 100 requests
-// a minute, the most its keys (the tests' participants have free keys)
-// allow; their own limiter keeps them within it however fast rounds go,
-// and the runs that count the server's answers assert that none was 429.
-// A participant's requests pace its rounds (about ten a round: a look and
-// an answer per phase, the round's model): at the default 60 a minute a
-// round took ~10 s, phases 2 s each.
-const freeTierRate = "100"
+// freeTierRate and freeTierBurst are the participants' --rate and
+// --burst. The free tier (the tests' participants have free keys) allows
+// 100 requests a minute with a burst of 100; a participant's own limiter
+// keeps it within that however fast rounds go, and the runs that count the
+// server's answers assert that none was 429. A burst of 50 leaves room for
+// a participant killed and restarted once (the new process's limiter
+// starts full while the key's bucket does not): two processes of one key
+// in turn make at most 100 + 100 a minute × t requests in any t. A round
+// is about nine requests per participant (a look and an answer per phase,
+// the round's model), and the runs have at most seven rounds: their
+// requests are not spaced, and the rounds go as fast as the participants
+// answer. At --rate 100 and the default --burst 5 a round took ~6 s (the
+// limiter spacing requests 0.6 s apart), at the default --rate 60 ~10 s.
+const (
+	freeTierRate  = "100"
+	freeTierBurst = "50"
+)
 
 // setUp skips the run under -short, runs it beside the others, and
 // returns the built binary and the repository's root.
@@ -188,6 +197,10 @@ func TestFederatedEndToEnd(t *testing.T) {
 	assert.Equal(t, rounds, task.MaxRounds)
 	assert.False(t, task.Privacy.Enabled, "FEDERATED_DP=off")
 
+	// hospital-a is killed once it closed round 1, before it joins round
+	// 2; the coordinator once round 3 closed, with round 4 waiting for
+	// hospital-b's keys.
+	gates := []*gate{newGate(t, base, advertise(2)), newGate(t, base, advertise(4))}
 	var parts []*clitest.Proc
 	var args [][]string
 	for i, path := range csvs {
@@ -195,7 +208,11 @@ func TestFederatedEndToEnd(t *testing.T) {
 		// Nothing but a key: the participant registers its organization.
 		k := federatedKey(t, adm, org)
 		assert.Equal(t, "free", k.Tier, "the default tier")
-		a := []string{"participant", "--server", base, "--api-key", k.APIKey, "--data", path, "--rate", freeTierRate}
+		server := base
+		if i < len(gates) {
+			server = gates[i].url
+		}
+		a := []string{"participant", "--server", server, "--api-key", k.APIKey, "--data", path, "--rate", freeTierRate, "--burst", freeTierBurst}
 		if i > 0 {
 			// Named, the default task is trained through its own endpoints
 			// (/api/v1/federated/tasks/wdbc%2Fv1/...); hospital-a uses the
@@ -207,14 +224,17 @@ func TestFederatedEndToEnd(t *testing.T) {
 	}
 
 	// A participant killed after round 1 resumes from its state file.
-	parts[0].WaitOutput(t, "round 1 closed", 3*time.Minute)
+	gates[0].waitHeld(t, 3*time.Minute)
+	assert.Contains(t, parts[0].Output(), "round 1 closed")
 	require.NoError(t, parts[0].Cmd.Process.Signal(syscall.SIGKILL))
 	<-parts[0].Err
 	parts[0] = clitest.StartProc(t, bin, os.Environ(), parts[0].Out, args[0]...)
 	parts[0].WaitOutput(t, "resuming: 2 rounds joined, last round 1", time.Minute)
 
-	// The coordinator killed after round 3 resumes from its database.
-	parts[1].WaitOutput(t, "round 3 closed", 3*time.Minute)
+	// The coordinator killed after round 3, in round 4, resumes from its
+	// database.
+	gates[1].waitHeld(t, 3*time.Minute)
+	assert.Contains(t, parts[1].Output(), "round 3 closed")
 	require.NoError(t, srv.Cmd.Process.Signal(syscall.SIGKILL), "the run must still be going")
 	<-srv.Err
 	before := strings.Count(clitest.MustRead(t, srv.log), `"msg":"federated round closed"`)
@@ -223,6 +243,7 @@ func TestFederatedEndToEnd(t *testing.T) {
 	srv.restart(t)
 	clitest.WaitHealthy(t, base+"/health")
 	t.Logf("federated coordinator healthy again %v after its restart on the existing DATA_DIR", time.Since(restarted).Round(time.Millisecond))
+	gates[1].pass()
 
 	waitTaskEnded(t, parts, 5*time.Minute)
 
