@@ -80,7 +80,12 @@ func (a *cheatingRoundAPI) Submit(ctx context.Context, org string, s federated.S
 // long in round 0 and a NaN word in round 1: each is refused at submission
 // with 400, and the round completes at once with the three others (the
 // round timeout is six hours: no phase may wait for its deadline); in
-// round 2 it sends what it proved and is counted.
+// round 2 it sends what it proved and is counted. The coordinator is a
+// federated-only one (HEALTHAGENTS_ROLE=federated): the clinical stack's
+// start (the embedded chain, the decision circuits' keys) was a few
+// CPU-seconds of a run about proofs; TestFederatedLearnedScalingEndToEnd
+// runs federated rounds in a whole server, and the rounds and their proofs
+// are the same code in both (app.openFederated).
 func TestFederatedEndToEndProved(t *testing.T) {
 	bin, root := setUp(t)
 	dir := t.TempDir()
@@ -98,7 +103,7 @@ func TestFederatedEndToEndProved(t *testing.T) {
 	target := normproof.Shape{Weights: 31, Extra: 5, Peers: 3, Bits: 25}
 	keysDir := filepath.Join(dir, "data", "federated-proofs")
 	normkeys.Into(t, keysDir, normproof.Shape{Weights: 31, Extra: 5, Peers: 2, Bits: 25}, target)
-	srv := startServer(t, bin, dir, admin, "FEDERATED_TASK="+taskPath, "FEDERATED_TARGET_PARTICIPANTS=4",
+	srv := startServer(t, bin, dir, admin, "HEALTHAGENTS_ROLE=federated", "FEDERATED_TASK="+taskPath, "FEDERATED_TARGET_PARTICIPANTS=4",
 		"FEDERATED_DP=off", "FEDERATED_PROOFS=on", fmt.Sprintf("FEDERATED_ROUNDS=%d", rounds), "FEDERATED_ROUND_TIMEOUT=6h")
 	base := srv.base
 	ctx := t.Context()
