@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/api"
@@ -57,7 +58,7 @@ func buildDocument(routes []route) ([]byte, error) {
 // docRoutes serves the OpenAPI document of routes and the two documentation
 // pages, whose assets are embedded (no CDN).
 func (s *srv) docRoutes(routes []route) ([]route, error) {
-	spec, err := buildDocument(routes)
+	spec, err := documentOnce(routes)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +78,46 @@ func (s *srv) docRoutes(routes []route) ([]route, error) {
 		{Method: "GET", Path: "/redoc", Handler: redoc, Hidden: true},
 		{Method: "GET", Path: "/redoc/", Handler: redoc, Hidden: true},
 	}, nil
+}
+
+// documents holds the OpenAPI documents built in this process, by the
+// routes they document (documentKey): every handler of a process documents
+// the same routes, so the document is built once (tens of milliseconds
+// each time otherwise; tests open dozens of handlers).
+var documents sync.Map
+
+// documentKey names the document of routes: the method and path of each
+// documented route. The documentation of a route is a literal of the code
+// (no route's Doc depends on the server's options, which is what lets
+// server.OpenAPI() build the served document from a zero srv, as
+// TestOpenAPIGolden checks), so routes with the same methods and paths have
+// the same document.
+func documentKey(routes []route) string {
+	var b strings.Builder
+	for _, rt := range routes {
+		if !rt.Hidden {
+			b.WriteString(rt.Method)
+			b.WriteByte(' ')
+			b.WriteString(rt.Path)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// documentOnce is buildDocument, once per process for a set of routes.
+// Callers must not modify the returned bytes.
+func documentOnce(routes []route) ([]byte, error) {
+	key := documentKey(routes)
+	if spec, ok := documents.Load(key); ok {
+		return spec.([]byte), nil
+	}
+	spec, err := buildDocument(routes)
+	if err != nil {
+		return nil, err
+	}
+	stored, _ := documents.LoadOrStore(key, spec)
+	return stored.([]byte), nil
 }
 
 // OpenAPI returns the OpenAPI document the handler serves at /openapi.json.
