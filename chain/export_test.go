@@ -40,43 +40,34 @@ func WaitMinedForTest(ctx context.Context, client Backend, hash common.Hash) (*t
 // KeyOf returns the Ledger's submitting key (tests only).
 func KeyOf(l *Ledger) (*ecdsa.PrivateKey, bool) { return l.tx.key, l.tx.key != nil }
 
-// QueuedForTest is how many statements wait for a batch to close (tests only).
-func QueuedForTest(l *Ledger) int {
+// batcherState reads what f returns of l's batcher under the batcher's
+// lock; zero when no batcher was started (tests only).
+func batcherState[T any](l *Ledger, f func(b *batcher) T) T {
 	l.batchMu.Lock()
 	b := l.batcher
 	l.batchMu.Unlock()
 	if b == nil {
-		return 0
+		var zero T
+		return zero
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.pending)
+	return f(b)
+}
+
+// QueuedForTest is how many statements wait for a batch to close (tests only).
+func QueuedForTest(l *Ledger) int {
+	return batcherState(l, func(b *batcher) int { return len(b.pending) })
 }
 
 // AnchoringEstimateForTest is the batcher's moving estimate of a batch's
 // anchoring time (zero before the first batch; tests only).
 func AnchoringEstimateForTest(l *Ledger) time.Duration {
-	l.batchMu.Lock()
-	b := l.batcher
-	l.batchMu.Unlock()
-	if b == nil {
-		return 0
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.anchoring
+	return batcherState(l, func(b *batcher) time.Duration { return b.anchoring })
 }
 
 // InflightForTest reports whether a batch of l is being anchored (tests
 // only).
 func InflightForTest(l *Ledger) bool {
-	l.batchMu.Lock()
-	b := l.batcher
-	l.batchMu.Unlock()
-	if b == nil {
-		return false
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.inflight
+	return batcherState(l, func(b *batcher) bool { return b.inflight })
 }
