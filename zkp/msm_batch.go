@@ -73,20 +73,7 @@ func batchInvert(inv, den fp.Vector, tree *fp.Vector) {
 		copy(inv, den)
 		cur = inv
 	}
-	var pre [batchTop]fp.Element
-	var acc fp.Element
-	acc.SetOne()
-	for i := range cur {
-		pre[i] = acc
-		acc.Mul(&acc, &cur[i])
-	}
-	acc.Inverse(&acc)
-	for i := len(cur) - 1; i >= 0; i-- {
-		var x fp.Element
-		x.Mul(&acc, &pre[i])
-		acc.Mul(&acc, &cur[i])
-		cur[i] = x
-	}
+	invertFew(cur)
 	// Down the tree: level l's inverses from level l+1's, in place over
 	// level l's products (into inv for level 0).
 	for l := top - 1; l >= 0; l-- {
@@ -108,6 +95,29 @@ func batchInvert(inv, den fp.Vector, tree *fp.Vector) {
 	}
 }
 
+// fewInverses is the most elements invertFew takes: batchInvert's top
+// level (batchTop) or batchInvertIFMA's eight lanes and seven more.
+const fewInverses = 16
+
+// invertFew replaces each element of a (at most fewInverses) by its
+// inverse, with one field inversion (Montgomery's trick, serially).
+func invertFew(a []fp.Element) {
+	var pre [fewInverses]fp.Element
+	var acc fp.Element
+	acc.SetOne()
+	for i := range a {
+		pre[i] = acc
+		acc.Mul(&acc, &a[i])
+	}
+	acc.Inverse(&acc)
+	for i := len(a) - 1; i >= 0; i-- {
+		var x fp.Element
+		x.Mul(&acc, &pre[i])
+		acc.Mul(&acc, &a[i])
+		a[i] = x
+	}
+}
+
 // batchInvertIFMA is batchInvert with the kernels of msm_ifma_amd64.s:
 // Montgomery's trick run lane-wise (lane j carries the elements j, j+8,
 // j+16, … of den), the running products kept in radix 2^52 in tree; the
@@ -122,23 +132,10 @@ func batchInvertIFMA(inv, den fp.Vector, tree *fp.Vector) {
 		*tree = make(fp.Vector, size)
 	}
 	pre := &(*tree)[:size][0][0]
-	var top [16]fp.Element // the lanes' products, then den's last n mod 8
+	var top [fewInverses]fp.Element // the lanes' products, then den's last n mod 8
 	invPrefixIFMA(&den[0], pre, &top[0], uint64(blocks))
 	k := 8 + copy(top[8:], den[m:])
-	var pref [16]fp.Element
-	var acc fp.Element
-	acc.SetOne()
-	for i := range k {
-		pref[i] = acc
-		acc.Mul(&acc, &top[i])
-	}
-	acc.Inverse(&acc)
-	for i := k - 1; i >= 0; i-- {
-		var x fp.Element
-		x.Mul(&acc, &pref[i])
-		acc.Mul(&acc, &top[i])
-		top[i] = x
-	}
+	invertFew(top[:k])
 	copy(inv[m:], top[8:k])
 	invBackIFMA(&den[0], pre, &top[0], &inv[0], uint64(blocks))
 }
