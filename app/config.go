@@ -234,13 +234,11 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	default:
 		return c, fmt.Errorf("HEALTHAGENTS_ROLE must be all or federated")
 	}
-	switch env := strings.ToLower(getenv("HEALTHAGENTS_ENV")); env {
-	case "", "development", "dev":
-	case "production", "prod":
-		c.Production = true
-	default:
-		return c, fmt.Errorf("HEALTHAGENTS_ENV must be development or production")
+	prod, err := ProductionEnv(getenv("HEALTHAGENTS_ENV"))
+	if err != nil {
+		return c, err
 	}
+	c.Production = prod
 	c.CORSOrigins = splitList(getenv("CORS_ORIGINS"))
 	c.TrustedProxies = splitList(getenv("TRUSTED_PROXIES"))
 	if v := getenv("REPLICA_URL"); v != "" {
@@ -444,4 +442,18 @@ func (c Config) anchor() (chain.AnchorMode, int, time.Duration, error) {
 		return "", 0, 0, fmt.Errorf("CHAIN_BATCH_WINDOW must be a Go duration above 0 and at most %s, not %s", maxBatchWindow, window)
 	}
 	return mode, size, window, nil
+}
+
+// ProductionEnv reads a value of HEALTHAGENTS_ENV: true for production
+// (or prod), false for development, dev or unset; any other value is an
+// error naming the setting. ConfigFromEnv reads it so, and so does any
+// subcommand that decides on it without opening the service's settings.
+func ProductionEnv(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "", "development", "dev":
+		return false, nil
+	case "production", "prod":
+		return true, nil
+	}
+	return false, fmt.Errorf("HEALTHAGENTS_ENV must be development or production")
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/healthagents/healthagents/app"
@@ -100,7 +99,11 @@ func harnessedKnownKeys(getenv func(string) string, logger *slog.Logger) (normpr
 	if dir == "" {
 		return nil, nil
 	}
-	if env := strings.ToLower(getenv("HEALTHAGENTS_ENV")); env == "production" || env == "prod" {
+	prod, err := app.ProductionEnv(getenv("HEALTHAGENTS_ENV"))
+	if err != nil {
+		return nil, err
+	}
+	if prod {
 		logger.Warn("test harness variables ignored in production", "vars", []string{testCacheEnv})
 		return nil, nil
 	}

@@ -289,4 +289,7 @@ func TestParticipantHarnessKnownKeys(t *testing.T) {
 	known, err = harnessedKnownKeys(getenv, logger)
 	require.NoError(t, err)
 	assert.Nil(t, known, "production ignores the test cache")
+	given["HEALTHAGENTS_ENV"] = "staging"
+	_, err = harnessedKnownKeys(getenv, logger)
+	assert.ErrorContains(t, err, "HEALTHAGENTS_ENV", "a value it cannot read is refused, not taken for development")
 }
