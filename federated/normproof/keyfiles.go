@@ -71,10 +71,7 @@ func NewServiceDir(dir string, opts ...Option) (*Service, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("normproof: key directory: %w", err)
 	}
-	v := NewService()
-	for _, o := range opts {
-		o(v)
-	}
+	v := newService(opts)
 	v.source = func(s Shape) (*Keys, error) { return v.loadOrSetup(dir, s) }
 	return v, nil
 }
@@ -83,10 +80,7 @@ func NewServiceDir(dir string, opts ...Option) (*Service, error) {
 // (a participant asks its coordinator, which holds them) instead of running
 // a setup of its own.
 func NewServiceFetching(fetch func(Shape) (pk, vk []byte, err error), opts ...Option) *Service {
-	v := NewService()
-	for _, o := range opts {
-		o(v)
-	}
+	v := newService(opts)
 	v.source = func(s Shape) (*Keys, error) {
 		pk, vk, err := fetch(s)
 		if err != nil {

@@ -36,6 +36,15 @@ var (
 // NewService returns an empty Service.
 func NewService() *Service { return &Service{keys: map[Shape]*Keys{}, source: Setup} }
 
+// newService is NewService with opts applied.
+func newService(opts []Option) *Service {
+	v := NewService()
+	for _, o := range opts {
+		o(v)
+	}
+	return v
+}
+
 // NewServiceFrom is a Service that takes each shape's keys from source,
 // called once per shape (NewService's source is Setup). The keys must be
 // the ones the verifier trusts; source is responsible for checking them
