@@ -174,8 +174,21 @@ func verifyDecision(ctx context.Context, args []string, stdout, stderr io.Writer
 		return exitWith(exitCannotRun, "verify-decision: %w", err)
 	}
 	fmt.Fprint(stdout, rep.String())
+	if err := verdict(rep, st != nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "verified: all %d checks passed\n", len(rep.Checks))
+	return nil
+}
+
+// verdict is verify-decision's reading of a report: nil when every check
+// passed, else an *exitError with its exit status — exitUnverified when
+// the chain's record holds but not everything it states was checked (no
+// statement, or a batched leaf's proof missing), exitRefused when a check
+// failed. Its message names only checks, never their details.
+func verdict(rep verify.Report, withStatement bool) error {
 	switch {
-	case rep.Incomplete() && st != nil:
+	case rep.Incomplete() && withStatement:
 		return exitWith(exitUnverified, "verify-decision: NOT VERIFIED: the statement's leaf is in the recorded batch, but no proof was given, so nothing shows it was proven (pass the whole decision response as --statement, or --proof)")
 	case rep.Incomplete():
 		return exitWith(exitUnverified, "verify-decision: NOT VERIFIED: the transaction is a recorded decision, but no statement was given, so nothing it states was checked (pass --statement)")
@@ -183,7 +196,6 @@ func verifyDecision(ctx context.Context, args []string, stdout, stderr io.Writer
 		failed := rep.Failed()
 		return exitWith(exitRefused, "verify-decision: REFUSED: %d of %d checks failed (%s)", len(failed), len(rep.Checks), strings.Join(failed, ", "))
 	}
-	fmt.Fprintf(stdout, "verified: all %d checks passed\n", len(rep.Checks))
 	return nil
 }
 
@@ -221,6 +233,12 @@ func readStatement(path string, tx common.Hash) (st statement.Statement, fromRes
 	if err != nil {
 		return st, fromFile, fmt.Errorf("%w %s: %w", errStatementUnreadable, path, err)
 	}
+	return parseStatement(b, path, tx)
+}
+
+// parseStatement is readStatement of a document already in memory (bench
+// -verify: a decision answer); name says where it came from in errors.
+func parseStatement(b []byte, name string, tx common.Hash) (st statement.Statement, fromResponse int, err error) {
 	var wrapped struct {
 		Statement json.RawMessage `json:"statement"`
 	}
@@ -228,7 +246,7 @@ func readStatement(path string, tx common.Hash) (st statement.Statement, fromRes
 		fromResponse = from271
 		sts, err := x12.Statements(b)
 		if err != nil {
-			return st, fromResponse, fmt.Errorf("%s: %w", path, err)
+			return st, fromResponse, fmt.Errorf("%s: %w", name, err)
 		}
 		for txText, js := range sts {
 			if isHash(txText) && common.HexToHash(txText) == tx {
@@ -236,13 +254,13 @@ func readStatement(path string, tx common.Hash) (st statement.Statement, fromRes
 			}
 		}
 		if !bytes.HasPrefix(b, []byte("{")) {
-			return st, fromResponse, fmt.Errorf("%s: the 271 carries no statement of transaction %s", path, tx.Hex())
+			return st, fromResponse, fmt.Errorf("%s: the 271 carries no statement of transaction %s", name, tx.Hex())
 		}
 	} else if json.Unmarshal(b, &wrapped) == nil && len(wrapped.Statement) > 0 && wrapped.Statement[0] == '{' {
 		b, fromResponse = wrapped.Statement, fromJSON // a decision response, as the service returned it
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return st, fromResponse, fmt.Errorf("%s: not a statement JSON document: %w", path, err)
+		return st, fromResponse, fmt.Errorf("%s: not a statement JSON document: %w", name, err)
 	}
 	return st, fromResponse, nil
 }
@@ -263,23 +281,30 @@ func readProofs(statementFile, proofFile string, tx common.Hash) (p *verify.Proo
 	if err != nil {
 		return nil, "", fmt.Errorf("%w %s: %w", errStatementUnreadable, path, err)
 	}
+	return parseProofs(b, path, proofFile != "", tx)
+}
+
+// parseProofs is readProofs of a document already in memory (bench
+// -verify: a decision answer); name says where it came from. required
+// (a --proof file) makes a document holding no proof an error.
+func parseProofs(b []byte, name string, required bool, tx common.Hash) (p *verify.Proof, from string, err error) {
 	var doc map[string]json.RawMessage
 	if json.Unmarshal(b, &doc) != nil {
-		if proofFile != "" {
-			return nil, "", fmt.Errorf("%s: not a JSON object holding proof_data", path)
+		if required {
+			return nil, "", fmt.Errorf("%s: not a JSON object holding proof_data", name)
 		}
 		return nil, "", nil // a 271: readStatement reads it
 	}
 	p, where, err := findProof(b, doc, tx)
 	switch {
 	case err != nil:
-		return nil, "", fmt.Errorf("%s: %s: %w", path, where, err)
-	case p == nil && proofFile != "":
-		return nil, "", fmt.Errorf("%s holds no proof_data of transaction %s", path, tx.Hex())
+		return nil, "", fmt.Errorf("%s: %s: %w", name, where, err)
+	case p == nil && required:
+		return nil, "", fmt.Errorf("%s holds no proof_data of transaction %s", name, tx.Hex())
 	case p == nil:
 		return nil, "", nil
 	}
-	return p, fmt.Sprintf("%s (%s)", path, where), nil
+	return p, fmt.Sprintf("%s (%s)", name, where), nil
 }
 
 // findProof looks for proof_data (and public_inputs) at the top of a
