@@ -68,6 +68,12 @@ type benchResult struct {
 	gas      uint64 // sum of gasUsed over the distinct receipts
 	failed   int    // receipts with status 0
 	receipts bool   // gas was read (-rpc)
+	// answers: with -verify, each 2xx decision answer naming a
+	// blockchain_tx, kept whole (it is what verify-decision --statement
+	// reads) until it is checked after the run; verification: what the
+	// checks found.
+	answers      []benchAnswer
+	verification *benchVerification
 	// details: the detail of the first refusal (4xx/5xx) of each status,
 	// printed under the table (the service's details hold no record data).
 	details map[int]string
@@ -81,6 +87,7 @@ type benchRun struct {
 	n, c      int
 	rate      float64 // requests/s, open loop; 0: closed loop with c workers
 	spread    int     // distinct X-Forwarded-For client addresses; 0: none
+	verify    bool    // keep the decision answers and check each after its run (bench_verify.go)
 }
 
 // bench drives a running server over the network with a bounded number of
@@ -104,11 +111,15 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 	records := fs.Int("records", 1000, "records per /submit-federated-update request (the spec advises at most 1000)")
 	adminToken := fs.String("admin-token", cfg.AdminToken, "bearer that may create keys (ADMIN_TOKEN by default): submit-federated-update creates an organization key per request")
 	rpcURL := fs.String("rpc", "", "Ethereum JSON-RPC endpoint of the service's chain (its CHAIN_RPC_LISTEN, or the CHAIN_ENDPOINT node): report gas per decision from the receipts of the answers' blockchain_tx, each distinct transaction counted once")
+	verifyAll := fs.Bool("verify", false, "with -rpc: after each decision endpoint's run (outside its timing), check every 2xx decision as verify-decision would, the whole answer as --statement and the registry from the server's GET /status; any decision not verified fails the run")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil // the flags were printed
 		}
-		return fmt.Errorf("bench: %w (flags: -url -n -c -rate -spread -pid -endpoints -record -key -records -admin-token -rpc)", err)
+		return fmt.Errorf("bench: %w (flags: -url -n -c -rate -spread -pid -endpoints -record -key -records -admin-token -rpc -verify)", err)
+	}
+	if *verifyAll && *rpcURL == "" {
+		return errors.New("bench: -verify checks every decision on the chain: it needs -rpc, the chain's JSON-RPC endpoint (the service's CHAIN_RPC_LISTEN, or the CHAIN_ENDPOINT node)")
 	}
 	if *n < 1 || *n > 1000000 || *c < 1 || *c > 4096 || *rate < 0 || *spread < 0 || *spread > 1<<24 || *pid < 0 || *records < 1 || *records > 5000 {
 		return errors.New("bench: -n must be 1..1000000, -c 1..4096, -rate and -pid not negative, -spread 0..16777216, -records 1..5000")
@@ -153,7 +164,15 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 		targets = append(targets, benchTarget{name: "submit-federated-update", method: "POST", path: "/submit-federated-update",
 			spec: "500 / 2000 / 5000 ms", prepare: fb.prepare, observe: fb.observe})
 	}
-	run := benchRun{base: *base, key: *apiKey, rpc: *rpcURL, n: *n, c: *c, rate: *rate, spread: *spread}
+	run := benchRun{base: *base, key: *apiKey, rpc: *rpcURL, n: *n, c: *c, rate: *rate, spread: *spread, verify: *verifyAll}
+	var registry common.Address
+	if run.verify {
+		// Pinned before the runs, so a server without a chain is refused
+		// before any load.
+		if registry, err = benchRegistry(ctx, client, run); err != nil {
+			return err
+		}
+	}
 	if *apiKey == "" && *spread == 0 {
 		keys, done, err := benchKeys(ctx, cfg, client, *base, *adminToken, benchKeyCount(ratelimit.DefaultPolicy(), want, *n))
 		if err != nil {
@@ -182,6 +201,12 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 				return err
 			}
 		}
+		if r.decision && run.verify {
+			// After the run and its CPU reading, before the next run.
+			if err := verifyAnswers(ctx, run.rpc, registry, &r); err != nil {
+				return err
+			}
+		}
 		results = append(results, r)
 	}
 	if len(results) == 0 {
@@ -189,11 +214,12 @@ func bench(ctx context.Context, cfg app.Config, logger *slog.Logger, args []stri
 	}
 	printBench(stdout, run, results)
 	printDecisions(stdout, results)
+	printVerification(stdout, registry, results)
 	if *pid > 0 {
 		fmt.Fprintf(stdout, "\nserver pid %d: peak RSS (VmHWM) %s before the run, %s after; RSS now %s\n",
 			*pid, hwmBefore, peakRSS(*pid), procStatus(*pid, "VmRSS"))
 	}
-	return nil
+	return verificationError(results)
 }
 
 // runTarget drives one endpoint: closed loop (c workers, each sending its
@@ -206,15 +232,16 @@ func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTa
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	one := func(i int64, t0 time.Time) {
-		status, started, tx, detail, err := send(ctx, client, run, t, i)
+		a, err := send(ctx, client, run, t, i)
 		if run.rate == 0 {
-			t0 = started // closed loop: from the request, after any preparation
+			t0 = a.started // closed loop: from the request, after any preparation
 		}
 		d := time.Since(t0)
 		mu.Lock()
 		defer mu.Unlock()
+		status := a.status
 		if _, seen := res.details[status]; status >= 400 && !seen {
-			res.details[status] = detail
+			res.details[status] = a.detail
 		}
 		switch {
 		case err != nil:
@@ -222,8 +249,11 @@ func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTa
 		case status < 300:
 			res.statuses[status]++
 			res.latencies = append(res.latencies, d)
-			if tx != "" {
-				res.txs[tx]++
+			if a.tx != "" {
+				res.txs[a.tx]++
+				if a.body != nil {
+					res.answers = append(res.answers, benchAnswer{tx: a.tx, body: a.body})
+				}
 			} else if t.decision {
 				res.noTx++
 			}
@@ -279,9 +309,17 @@ func runTarget(ctx context.Context, client *http.Client, run benchRun, t benchTa
 	return res, nil
 }
 
-// send makes request i and returns its status, when it was sent, for a
-// decision answered 2xx its blockchain_tx, and for a refusal its detail.
-func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget, i int64) (int, time.Time, string, string, error) {
+// sent is what send saw of one answer.
+type sent struct {
+	status  int
+	started time.Time // when the request was sent
+	tx      string    // a 2xx decision's blockchain_tx, lower case
+	detail  string    // a refusal's detail
+	body    []byte    // with -verify, a 2xx decision's whole answer (nil without its blockchain_tx)
+}
+
+// send makes request i and returns what it saw of the answer.
+func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget, i int64) (sent, error) {
 	var body io.Reader
 	bearer := run.key
 	if bearer == "" && len(run.keys) > 0 {
@@ -290,7 +328,7 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	if t.prepare != nil {
 		b, key, err := t.prepare(ctx, i)
 		if err != nil {
-			return 0, time.Now(), "", "", err
+			return sent{started: time.Now()}, err
 		}
 		body, bearer = bytes.NewReader(b), key
 	} else if t.body != nil {
@@ -299,7 +337,7 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	started := time.Now()
 	req, err := http.NewRequestWithContext(ctx, t.method, run.base+t.path, body)
 	if err != nil {
-		return 0, started, "", "", err
+		return sent{started: started}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if bearer != "" {
@@ -311,9 +349,9 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, started, "", "", err
+		return sent{started: started}, err
 	}
-	var tx, detail string
+	a := sent{status: resp.StatusCode, started: started}
 	switch {
 	case t.observe != nil || resp.StatusCode >= 400:
 		out, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -325,19 +363,28 @@ func send(ctx context.Context, client *http.Client, run benchRun, t benchTarget,
 				Detail string `json:"detail"`
 			}
 			_ = json.Unmarshal(out, &refusal)
-			detail = refusal.Detail
+			a.detail = refusal.Detail
 		}
 	case t.decision && resp.StatusCode < 300:
 		var answer struct {
 			Tx string `json:"blockchain_tx"`
 		}
-		if json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&answer) == nil {
-			tx = strings.ToLower(answer.Tx)
+		if !run.verify {
+			if json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&answer) == nil {
+				a.tx = strings.ToLower(answer.Tx)
+			}
+			break
+		}
+		// Kept whole, at its own size, for the check after the run: its
+		// statement and proof are read there, outside the timing.
+		out, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if err == nil && json.Unmarshal(out, &answer) == nil && answer.Tx != "" {
+			a.tx, a.body = strings.ToLower(answer.Tx), bytes.Clone(out)
 		}
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode, started, tx, detail, nil
+	return a, nil
 }
 
 // receiptGas reads the receipt of every distinct transaction r's answers

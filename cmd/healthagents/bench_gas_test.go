@@ -140,7 +140,10 @@ func TestBenchGasSharedTransactions(t *testing.T) {
 // sum of those distinct receipts' gas over the answers. With
 // CHAIN_ANCHOR=each every decision has its own transaction; with
 // CHAIN_ANCHOR=batch, CHAIN_BATCH_SIZE=4 and four requests at once, the
-// four decisions of an endpoint share one.
+// four decisions of an endpoint share one. The run has -verify: after each
+// endpoint's run every decision is checked as verify-decision would, and
+// all verify (each mode's statements; batch mode's leaves with their
+// answers' proofs).
 func TestBenchGasOnTheService(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"each", "batch"} {
@@ -198,10 +201,13 @@ func benchGasOnTheService(t *testing.T, mode string) {
 
 	var out bytes.Buffer
 	err = run(ctx, []string{"bench", "-url", ts.URL, "-endpoints", "verify-eligibility,validate-prescription", "-n", "4", "-c", c,
-		"-rpc", rpc, "-record", "../../testdata/record.json"}, settings, nil, &out, io.Discard)
-	require.NoError(t, err)
+		"-rpc", rpc, "-verify", "-record", "../../testdata/record.json"}, settings, nil, &out, io.Discard)
+	require.NoError(t, err, out.String())
 	t.Log(out.String())
+	assert.Contains(t, out.String(), "--registry "+a.Ledger.Registry().Hex()+" (GET /status)")
 	for path, endpoint := range map[string]string{"/verify-eligibility": "verify-eligibility", "/validate-prescription": "validate-prescription"} {
+		assert.Equal(t, []string{"4", "4", "0", "0"}, verificationRow(t, out.String(), endpoint), endpoint)
+		assert.Contains(t, out.String(), endpoint+": all 4 decisions verified")
 		require.Len(t, answered[path], txs, "%s: %d transaction(s) for 4 decisions", endpoint, txs)
 		row := decisionRow(t, out.String(), endpoint)
 		require.Len(t, row, 8, endpoint)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"runtime"
 	"strconv"
 	"sync/atomic"
@@ -107,8 +108,8 @@ func TestBenchHelp(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), []string{"bench", "-h"}, env(map[string]string{"DATA_DIR": t.TempDir()}), nil, &out, io.Discard))
-	for _, f := range []string{"-url", "-n", "-c", "-rate", "-spread", "-pid", "-endpoints", "-record", "-key", "-records", "-admin-token", "-rpc"} {
-		assert.Contains(t, out.String(), "  "+f+" ", "bench -h lacks %s", f)
+	for _, f := range []string{"-url", "-n", "-c", "-rate", "-spread", "-pid", "-endpoints", "-record", "-key", "-records", "-admin-token", "-rpc", "-verify"} {
+		assert.Regexp(t, `(?m)^  `+regexp.QuoteMeta(f)+`( |$)`, out.String(), "bench -h lacks %s", f)
 	}
 }
 
