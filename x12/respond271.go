@@ -88,6 +88,11 @@ type Benefit struct {
 	// Statement is the decision's statement as EncodeStatement wrote it:
 	// MSG*DECISION STATEMENT segments after the proof transaction's.
 	Statement string
+	// Proof is the decision's proof as EncodeProof wrote it, for a
+	// decision anchored in a batch (whose transaction holds a Merkle root,
+	// not the proof): one MSG*DECISION PROOF DATA after the statement's.
+	// It needs the statement.
+	Proof string
 
 	// Refused: the question got no decision: EB*V (cannot process), the
 	// loop's AAA when Rejection is set, and Message.
@@ -232,6 +237,7 @@ func (w *writer) benefit(b Benefit) {
 	if b.Statement != "" {
 		w.statementMessages(b.Statement)
 	}
+	w.proofDataMessage(b.Proof)
 	if b.Eligible {
 		w.shares(b.ServiceType, proc, b.CoveragePercentage, b.CopayAmount)
 	}
@@ -359,6 +365,14 @@ func (b Benefit) check(l Level) error {
 		strings.Trim(b.Statement, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "") {
 		return fmt.Errorf("%w: a benefit's statement is EncodeStatement's text, after a proof transaction", ErrInvalid)
 	}
+	if b.Proof != "" {
+		if _, err := DecodeProof(b.Proof); err != nil || b.Statement == "" {
+			return fmt.Errorf("%w: a benefit's proof is EncodeProof's text, after its statement", ErrInvalid)
+		}
+	}
+	if err := b.CheckMessages(); err != nil {
+		return err
+	}
 	if b.CoveragePercentage < 0 || b.CoveragePercentage > 100 || b.CopayAmount < 0 || b.CopayAmount > 1e9 || b.CopayAmount != b.CopayAmount {
 		return fmt.Errorf("%w: a benefit's coverage percentage or copay is out of range", ErrInvalid)
 	}
@@ -367,6 +381,32 @@ func (b Benefit) check(l Level) error {
 			return fmt.Errorf("%w: a benefit's rejection is an AAA of a refused %s loop", ErrInvalid, benefitLevel(l))
 		}
 		return b.Rejection.check()
+	}
+	return nil
+}
+
+// CheckMessages refuses a decided benefit whose 2110 loop would hold more
+// MSG segments than the guide allows (10): the reason, the proof
+// transaction, the statement's parts and the proof. A batched decision's
+// statement and proof must both fit, or the benefit cannot be written:
+// dropping the proof would leave a 271 nobody can verify.
+func (b Benefit) CheckMessages() error {
+	if b.Refused {
+		return nil
+	}
+	n := (len(b.Statement) + statementChunk - 1) / statementChunk
+	if r := freeText(b.Reason); r != "" && !b.Eligible {
+		n++
+	}
+	if b.ProofTransaction != "" {
+		n++
+	}
+	if b.Proof != "" {
+		n++
+	}
+	if n > maxLoopMessages {
+		return fmt.Errorf("%w: the decision needs %d MSG segments (reason, proof transaction, %d statement parts, proof), a 2110 loop holds %d",
+			ErrInvalid, n, (len(b.Statement)+statementChunk-1)/statementChunk, maxLoopMessages)
 	}
 	return nil
 }

@@ -59,30 +59,69 @@ func (w *writer) statementMessages(text string) {
 	}
 }
 
+// Decision is what a 271 carries of one decision beside its EB segments,
+// after its MSG*DECISION PROOF TRANSACTION.
+type Decision struct {
+	// Statement is the statement's JSON, from the MSG*DECISION STATEMENT
+	// segments; nil without them.
+	Statement []byte
+	// Proof is the text of the MSG*DECISION PROOF DATA (EncodeProof's, as
+	// received: DecodeProof reads it); HasProof says there was one (none:
+	// a single-record decision, whose proof is in its transaction).
+	Proof    string
+	HasProof bool
+}
+
 // Statements reads the decisions a 271 carries: for each MSG*DECISION PROOF
 // TRANSACTION, the transaction hash and the statement JSON of the MSG*DECISION
 // STATEMENT segments after it (none: no entry).
 func Statements(interchange []byte) (map[string][]byte, error) {
-	segs, err := Split(interchange)
+	ds, err := Decisions(interchange)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][]byte{}
+	for tx, d := range ds {
+		if d.Statement != nil {
+			out[tx] = d.Statement
+		}
+	}
+	return out, nil
+}
+
+// Decisions reads the decisions a 271 carries, by transaction hash: for
+// each MSG*DECISION PROOF TRANSACTION, the statement of the MSG*DECISION
+// STATEMENT segments and the proof of the MSG*DECISION PROOF DATA after it,
+// up to the next EB or SE (neither: no entry). A statement missing parts
+// or with a part out of order, or a second proof after one transaction,
+// is an error; the proof's text is left to DecodeProof, so that its
+// reader names the proof when it is not one.
+func Decisions(interchange []byte) (map[string]Decision, error) {
+	segs, err := Split(interchange)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Decision{}
 	tx := ""
 	var parts []string
+	proof, hasProof := "", false
 	want := 0
 	flush := func() error {
-		if tx == "" || want == 0 {
+		if tx == "" || (want == 0 && !hasProof) {
 			return nil
 		}
-		if len(parts) != want {
-			return fmt.Errorf("%w: the statement of %s has %d of its %d parts", ErrInvalid, tx, len(parts), want)
+		d := Decision{Proof: proof, HasProof: hasProof}
+		if want != 0 {
+			if len(parts) != want {
+				return fmt.Errorf("%w: the statement of %s has %d of its %d parts", ErrInvalid, tx, len(parts), want)
+			}
+			js, err := decodeStatement(strings.Join(parts, ""))
+			if err != nil {
+				return fmt.Errorf("the statement of %s: %w", tx, err)
+			}
+			d.Statement = js
 		}
-		js, err := decodeStatement(strings.Join(parts, ""))
-		if err != nil {
-			return fmt.Errorf("the statement of %s: %w", tx, err)
-		}
-		out[tx] = js
+		out[tx] = d
 		return nil
 	}
 	for _, s := range segs {
@@ -91,7 +130,7 @@ func Statements(interchange []byte) (map[string][]byte, error) {
 				if err := flush(); err != nil {
 					return nil, err
 				}
-				tx, parts, want = "", nil, 0
+				tx, parts, proof, hasProof, want = "", nil, "", false, 0
 			}
 			continue
 		}
@@ -100,7 +139,7 @@ func Statements(interchange []byte) (map[string][]byte, error) {
 			if err := flush(); err != nil {
 				return nil, err
 			}
-			tx, parts, want = strings.TrimPrefix(m, proofMessage), nil, 0
+			tx, parts, proof, hasProof, want = strings.TrimPrefix(m, proofMessage), nil, "", false, 0
 		case strings.HasPrefix(m, statementMessage) && tx != "":
 			var i, n int
 			var chunk string
@@ -109,6 +148,11 @@ func Statements(interchange []byte) (map[string][]byte, error) {
 			}
 			want = n
 			parts = append(parts, chunk)
+		case strings.HasPrefix(m, proofDataMessage) && tx != "":
+			if hasProof {
+				return nil, fmt.Errorf("%w: a second MSG*DECISION PROOF DATA after %s", ErrInvalid, tx)
+			}
+			proof, hasProof = strings.TrimPrefix(m, proofDataMessage), true
 		}
 	}
 	if err := flush(); err != nil {

@@ -1,0 +1,189 @@
+package x12_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/healthagents/healthagents/x12"
+	"github.com/healthagents/healthagents/x12/x12test"
+)
+
+// proofData is a proof_data of eight words below the field modulus (the
+// encoder does not check the curve: verify.ParseCompressedProof does, and
+// verify's tests run real proofs through both).
+var proofData = "0x" + strings.Repeat("1f", 32) + strings.Repeat("2e", 32) + strings.Repeat("03", 32) + strings.Repeat("04", 32) +
+	strings.Repeat("05", 32) + strings.Repeat("06", 32) + strings.Repeat("07", 32) + strings.Repeat("08", 32)
+
+// batchedStatement is EncodeStatement's text of a statement needing n MSG
+// segments: incompressible text of a given length.
+func batchedStatement(t *testing.T, n int) string {
+	t.Helper()
+	// Pseudo-random numbers deflate poorly: add them until n parts.
+	var b strings.Builder
+	b.WriteString(`{"digest":"1","batch":{"path":[`)
+	x := uint64(88172645463325252)
+	for i := 0; ; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"` + uitoa(x) + `"`)
+		text, err := x12.EncodeStatement([]byte(b.String() + `]}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if parts := (len(text) + 229) / 230; parts == n {
+			return text
+		} else if parts > n {
+			t.Fatalf("no statement of exactly %d parts", n)
+		}
+	}
+}
+
+func uitoa(x uint64) string {
+	var d []byte
+	for ; x > 0 || len(d) == 0; x /= 10 {
+		d = append([]byte{byte('0' + x%10)}, d...)
+	}
+	return string(d)
+}
+
+// TestProofInA271: a batched decision's 271 carries its statement and, in
+// one MSG*DECISION PROOF DATA after it, its proof (171 characters: the
+// three points compressed), which Decisions reads back for its
+// transaction and DecodeProof decodes; both npm parsers accept the
+// interchange, every MSG01 within 264 characters.
+func TestProofInA271(t *testing.T) {
+	t.Parallel()
+	inq, resps := answers(t)
+	text, err := x12.EncodeProof(proofData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(text) != 171 {
+		t.Fatalf("the proof's text is %d characters, want 171", len(text))
+	}
+	b := &resps[0].Sources[0].Receivers[0].Subscribers[0].Benefits[0]
+	b.Statement, b.Proof = batchedStatement(t, 8), text
+	out, err := x12.Render271s(inq, x12.Reply{Control: 1, Time: time.Now()}, resps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "MSG*DECISION STATEMENT 8/8 ") || !strings.Contains(string(out), "~\nMSG*DECISION PROOF DATA "+text+"~\nEB*A*") {
+		t.Fatalf("no proof after the statement's eighth part:\n%s", out)
+	}
+	ds, err := x12.Decisions(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ds[b.ProofTransaction]
+	if !d.HasProof || d.Proof != text || d.Statement == nil {
+		t.Fatalf("read back %+v", d)
+	}
+	if _, ok := ds[resps[0].Sources[0].Receivers[0].Subscribers[0].Benefits[1].ProofTransaction]; ok {
+		t.Fatal("a decision with no statement and no proof has an entry")
+	}
+	raw, err := x12.DecodeProof(d.Proof)
+	if err != nil || len(raw) != x12.CompressedProofSize {
+		t.Fatalf("DecodeProof: %d bytes, %v", len(raw), err)
+	}
+	reports := x12test.RequireAccepted(t, out)
+	msgs := 0
+	for _, s := range reports[0].Segments() {
+		if s[0] == "MSG" {
+			msgs++
+			if len(s[1]) > 264 {
+				t.Errorf("MSG01 of %d characters: %s", len(s[1]), s[1])
+			}
+		}
+	}
+	if msgs < 11 {
+		t.Fatalf("node-x12 read %d MSG", msgs)
+	}
+}
+
+// TestProofRefused: a proof the 271 cannot carry is refused, never
+// dropped: one whose loop would hold 11 MSG (a reason, the transaction, an
+// 8-part statement and the proof), one with no statement, one that is not
+// EncodeProof's text; EncodeProof refuses what is not proof_data.
+func TestProofRefused(t *testing.T) {
+	t.Parallel()
+	text, err := x12.EncodeProof(proofData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eight := batchedStatement(t, 8)
+	for name, tc := range map[string]struct {
+		b    x12.Benefit
+		want string
+	}{
+		"fail/11 MSG": {x12.Benefit{Procedure: "PROC005", Reason: "excluded", ProofTransaction: "0x01", Statement: eight, Proof: text},
+			"the decision needs 11 MSG segments (reason, proof transaction, 8 statement parts, proof), a 2110 loop holds 10"},
+		"fail/no statement": {x12.Benefit{Procedure: "PROC001", Eligible: true, ProofTransaction: "0x01", Proof: text}, "after its statement"},
+		"fail/not its text": {x12.Benefit{Procedure: "PROC001", Eligible: true, ProofTransaction: "0x01", Statement: eight, Proof: text[:170] + "B"}, "EncodeProof's text"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			inq, resps := answers(t)
+			resps[0].Sources[0].Receivers[0].Subscribers[0].Benefits[0] = tc.b
+			_, err := x12.Render271s(inq, x12.Reply{Control: 1, Time: time.Now()}, resps)
+			if !errors.Is(err, x12.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+	// Eligible (no reason): transaction, 8 parts and the proof are 10.
+	ok := x12.Benefit{Procedure: "PROC001", Eligible: true, ProofTransaction: "0x01", Statement: eight, Proof: text}
+	if err := ok.CheckMessages(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pd := range []string{"", "0x01", proofData[2:], proofData[:len(proofData)-2] + "zz", "0x" + strings.Repeat("ff", 256)} {
+		if _, err := x12.EncodeProof(pd); !errors.Is(err, x12.ErrInvalid) {
+			t.Errorf("EncodeProof(%.12q...): got %v", pd, err)
+		}
+	}
+}
+
+// TestDecisionsProof: a second proof after one transaction is refused;
+// a proof that is not one is read as received and refused by DecodeProof
+// (so its reader names the proof), as is a non-canonical last character.
+func TestDecisionsProof(t *testing.T) {
+	t.Parallel()
+	text, err := x12.EncodeProof(proofData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inq, resps := answers(t)
+	b := &resps[0].Sources[0].Receivers[0].Subscribers[0].Benefits[0]
+	b.Statement, b.Proof = batchedStatement(t, 2), text
+	out, err := x12.Render271s(inq, x12.Reply{Control: 1, Time: time.Now()}, resps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := "MSG*DECISION PROOF DATA " + text + "~"
+	twice := strings.Replace(string(out), line, line+"\n"+line, 1)
+	if _, err := x12.Decisions([]byte(twice)); !errors.Is(err, x12.ErrInvalid) || !strings.Contains(err.Error(), "a second MSG*DECISION PROOF DATA") {
+		t.Fatalf("two proofs: got %v", err)
+	}
+	// The last character's two unused bits set: the same bytes in
+	// lenient base64, but not the proof's one text.
+	last := strings.IndexByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", text[170])
+	noncanonical := text[:170] + string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[last|1])
+	for name, bad := range map[string]string{"short": text[:100], "not base64url": text[:170] + "*", "unused bits set": noncanonical} {
+		in := strings.Replace(string(out), line, "MSG*DECISION PROOF DATA "+bad+"~", 1)
+		ds, err := x12.Decisions([]byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		d := ds[b.ProofTransaction]
+		if !d.HasProof || d.Statement == nil {
+			t.Fatalf("%s: read %+v", name, d)
+		}
+		if _, err := x12.DecodeProof(d.Proof); !errors.Is(err, x12.ErrInvalid) {
+			t.Errorf("%s: DecodeProof got %v", name, err)
+		}
+	}
+}
