@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/consensys/gnark-crypto/ecc/bn254"
+	"github.com/consensys/gnark-crypto/ecc/bn254/fp"
 	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -68,6 +70,40 @@ func ParseProof(proofData string, publicInputs []string) (*Proof, error) {
 		p.Inputs = append(p.Inputs, v)
 	}
 	return p, nil
+}
+
+// ParseCompressedProof reads a proof as an X12 271 carries it
+// (x12.EncodeProof): A, B and C in gnark-crypto's compressed point
+// encoding, 32, 64 and 32 bytes. Each point is decompressed — its x a
+// canonical coordinate, its y a square root that exists, the point in its
+// prime-order subgroup — or the proof is refused; the words are the
+// Solidity verifier's, as ParseProof returns them. Inputs is nil: a 271
+// carries none, the statement's are used.
+func ParseCompressedProof(b []byte) (*Proof, error) {
+	if len(b) != 128 {
+		return nil, fmt.Errorf("%w: a compressed proof is 128 bytes, not %d", ErrProof, len(b))
+	}
+	var a, c bn254.G1Affine
+	var g2 bn254.G2Affine
+	// SetBytes reads a point compressed or not, by the flag bits: only
+	// the compressed are taken, so every proof has one accepted text.
+	for _, p := range []struct {
+		name string
+		set  func([]byte) (int, error)
+		buf  []byte
+	}{{"A", a.SetBytes, b[:32]}, {"B", g2.SetBytes, b[32:96]}, {"C", c.SetBytes, b[96:]}} {
+		if p.buf[0]>>6 == 0 {
+			return nil, fmt.Errorf("%w: point %s is not compressed (the top two bits of its first byte are 00)", ErrProof, p.name)
+		}
+		if n, err := p.set(p.buf); err != nil || n != len(p.buf) {
+			if err == nil {
+				err = errors.New("not its compressed encoding")
+			}
+			return nil, fmt.Errorf("%w: point %s: %w", ErrProof, p.name, err)
+		}
+	}
+	el := func(e fp.Element) *big.Int { return e.BigInt(new(big.Int)) }
+	return &Proof{Words: [8]*big.Int{el(a.X), el(a.Y), el(g2.X.A1), el(g2.X.A0), el(g2.Y.A1), el(g2.Y.A0), el(c.X), el(c.Y)}}, nil
 }
 
 func hexBytes(s string, size int) ([]byte, error) {
