@@ -440,9 +440,30 @@ func benefitFor(q question, decided map[string]*V1EligibilityResult, dependent b
 			b.ProofTransaction = res.VerificationProof.BlockchainTx
 			b.Statement = statementText(res.Statement)
 		}
+		if res.VerificationProof != nil && res.Statement != nil && res.Statement.Batch != nil {
+			// Anchored in a batch: the transaction records a Merkle root,
+			// not the proof, so the 271 carries it. Statement and proof
+			// fit, or the question is answered with no decision: a 271
+			// nobody can verify is not sent (docs/decisions.md).
+			proof, err := x12.EncodeProof(res.VerificationProof.ProofData)
+			b.Proof = proof
+			if err == nil && b.Statement == "" {
+				err = x12.ErrInvalid
+			}
+			if err == nil {
+				err = b.CheckMessages()
+			}
+			if err != nil {
+				return x12.Benefit{ServiceType: q.serviceType, Procedure: q.procedure, Refused: true, Message: unsendableDecision}
+			}
+		}
 	}
 	return b
 }
+
+// unsendableDecision is the MSG of a decision whose statement and proof do
+// not fit its 2110 loop (x12.Benefit.CheckMessages).
+const unsendableDecision = "DECISION NOT SENT IN X12 - ITS STATEMENT AND PROOF EXCEED THE 10 MSG OF A 2110 LOOP - ASK POST /API/V1/ELIGIBILITY/VERIFY"
 
 // statementText is the 271's text of a decision's statement (what the
 // JSON route returns as "statement"): deflated JSON in base64url, read

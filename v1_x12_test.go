@@ -2,6 +2,7 @@ package healthagents_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -124,6 +125,14 @@ type x12Fixture struct {
 
 func newX12(t *testing.T, att *countingAttestor) *x12Fixture {
 	t.Helper()
+	f := newX12Attested(t, att)
+	f.att = att
+	return f
+}
+
+// newX12Attested is newX12 with any attestor (att is then nil).
+func newX12Attested(t *testing.T, att healthagents.Attestor) *x12Fixture {
+	t.Helper()
 	f := &v1Fixture{sink: &recordingSink{}, oracle: &memOracle{}}
 	svc, kr := newService(t, healthagents.WithEvents(f.sink), healthagents.WithAttestor(att))
 	f.kr = kr
@@ -131,7 +140,7 @@ func newX12(t *testing.T, att *countingAttestor) *x12Fixture {
 	var err error
 	f.v1, err = healthagents.NewV1(svc, pats, &memPrescriptions{}, healthagents.WithMemberIndex(&memIndex{patients: pats}))
 	require.NoError(t, err)
-	return &x12Fixture{v1Fixture: f, att: att}
+	return &x12Fixture{v1Fixture: f}
 }
 
 // member registers a patient of payer 60054 with a name and birth date.
@@ -411,4 +420,100 @@ func BenchmarkX12Layer(b *testing.B) {
 			}
 		}
 	})
+}
+
+// batchAttestor attests every decision with a statement whose batch has
+// pathLen siblings (none: recorded alone), and proofData.
+type batchAttestor struct {
+	stubAttestor
+	proofData string
+	pathLen   int
+}
+
+func (b batchAttestor) AttestEligibility(context.Context, *record.Record, eligibility.Decision) (*healthagents.Attestation, error) {
+	return &healthagents.Attestation{ProofData: b.proofData, PublicInputs: []string{"0x02"}, TxHash: "0xe1", Verified: true,
+		Statement: batchedStatement(b.pathLen)}, nil
+}
+
+// batchedStatement is a statement anchored in a batch with a path of n
+// pseudo-random values (which deflate poorly), or none for n = 0.
+func batchedStatement(n int) *healthagents.Statement {
+	st := &healthagents.Statement{Digest: "1480", Opening: healthagents.StatementOpening{Circuit: "eligibility-v3", CircuitID: "7033", IssuerKeyHash: "1706", RevocationNonce: 7}}
+	if n == 0 {
+		return st
+	}
+	st.Batch = &healthagents.StatementBatch{Root: "5", Size: 2, LeafIndex: 1}
+	x := uint64(88172645463325252)
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		st.Batch.Path = append(st.Batch.Path, fmt.Sprintf("%d%d", x, x*2654435761))
+	}
+	return st
+}
+
+// statementParts is how many MSG batchedStatement(n) needs (9: more than
+// a 271 carries).
+func statementParts(t *testing.T, n int) int {
+	js, err := json.Marshal(batchedStatement(n))
+	require.NoError(t, err)
+	text, err := x12.EncodeStatement(js)
+	if err != nil {
+		return 9
+	}
+	return (len(text) + 229) / 230
+}
+
+// TestEligibilityX12BatchedProof: a decision anchored in a batch carries
+// its proof after its statement (x12.EncodeProof's text), one recorded
+// alone does not; a batched decision whose statement and proof cannot
+// both be carried — the proof not proof_data, the statement over 8 MSG,
+// or a reason, the transaction, 8 statement parts and the proof: 11 MSG,
+// over a 2110 loop's 10 — is answered EB*V with a MSG saying so, never
+// without its proof.
+func TestEligibilityX12BatchedProof(t *testing.T) {
+	t.Parallel()
+	pd := "0x" + strings.Repeat("0a", 256)
+	text, err := x12.EncodeProof(pd)
+	require.NoError(t, err)
+	eight, nine := 0, 0
+	for n := 1; nine == 0; n++ {
+		switch statementParts(t, n) {
+		case 8:
+			eight = n
+		case 9:
+			nine = n
+		}
+	}
+	require.NotZero(t, eight, "a path of some length needs 8 MSG")
+	// 70551: covered; EQ*2 (PROC005): excluded, with a reason.
+	in := request270("HL*3*2*22*0~TRN*1*TRACE-1*9CLEARHOUS~NM1*IL*1*DOE*JANE****MI*W123456789~DMG*D8*19680402~EQ**HC:70551~EQ*2")
+	for _, tc := range []struct {
+		name      string
+		att       batchAttestor
+		proofs    int // MSG*DECISION PROOF DATA
+		refused   int // of the two questions
+		statement bool
+	}{
+		{name: "ok/batched", att: batchAttestor{proofData: pd, pathLen: 3}, proofs: 2, statement: true},
+		{name: "ok/recorded alone", att: batchAttestor{proofData: "0x01"}, statement: true},
+		{name: "fail/not proof_data", att: batchAttestor{proofData: "0x01", pathLen: 3}, refused: 2},
+		{name: "fail/statement over 8 MSG", att: batchAttestor{proofData: pd, pathLen: nine}, refused: 2},
+		{name: "fail/11 MSG with a reason", att: batchAttestor{proofData: pd, pathLen: eight}, proofs: 1, refused: 1, statement: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newX12Attested(t, tc.att)
+			f.member(t, "PT-X1", "W123456789", "Doe", "Jane", "1968-04-02", nil)
+			ans, _, all := f.ask(t, in, healthagents.X12Options{})
+			assert.Equal(t, tc.proofs, strings.Count(all, "\nMSG*DECISION PROOF DATA "+text+"\n"), all)
+			assert.Equal(t, tc.statement, strings.Contains(all, "MSG*DECISION STATEMENT 1/"), all)
+			assert.Equal(t, tc.refused, strings.Count(all, "EB*V*IND"), all)
+			assert.Equal(t, tc.refused, strings.Count(all, "\nMSG*DECISION NOT SENT IN X12 - ITS STATEMENT AND PROOF EXCEED THE 10 MSG OF A 2110 LOOP - ASK POST /API/V1/ELIGIBILITY/VERIFY\n"), all)
+			ds, err := x12.Decisions(ans.Body)
+			require.NoError(t, err)
+			assert.Equal(t, tc.proofs > 0, ds["0xe1"].HasProof)
+		})
+	}
 }
