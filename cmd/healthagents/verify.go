@@ -38,6 +38,7 @@ statement carrying "batch") is checked from the BatchRecorded event: the
 statement's batch root and size, its leaf's Merkle path to the recorded
 root, the verifier bound to the leaf's circuit, the answer's proof
 (proof_data, public_inputs: read from the decision response given as
+--statement, from the MSG*DECISION PROOF DATA of the X12 271 given as
 --statement, or from --proof) re-run with eth_call for the leaf, the
 issuer, then the statement as above.
 
@@ -82,7 +83,7 @@ func verifyDecision(ctx context.Context, args []string, stdout, stderr io.Writer
 	txHex := fs.String("tx", "", "the decision's blockchain_tx (required)")
 	registryHex := fs.String("registry", "", "the GovernedRegistry to pin (GET /status blockchain.registry); without it the transaction's recipient is checked and a note says so")
 	statementFile := fs.String("statement", "", "JSON file holding the decision's statement (digest and opening) as the service returned it, or the whole decision response; without it the decision is not verified (exit status 3)")
-	proofFile := fs.String("proof", "", "JSON file holding the decision's proof_data and public_inputs (or the whole decision response), for a decision anchored in a batch when --statement does not hold them")
+	proofFile := fs.String("proof", "", "JSON file holding the decision's proof_data and public_inputs (or the whole decision response, or its X12 271), for a decision anchored in a batch when --statement does not hold them")
 	confirmations := fs.Uint64("confirmations", 1, "blocks (the decision's included) that must be on the chain")
 	timeout := fs.Duration("timeout", 30*time.Second, "deadline for every call to the node")
 	fs.Usage = func() {
@@ -189,7 +190,7 @@ func verifyDecision(ctx context.Context, args []string, stdout, stderr io.Writer
 func verdict(rep verify.Report, withStatement bool) error {
 	switch {
 	case rep.Incomplete() && withStatement:
-		return exitWith(exitUnverified, "verify-decision: NOT VERIFIED: the statement's leaf is in the recorded batch, but no proof was given, so nothing shows it was proven (pass the whole decision response as --statement, or --proof)")
+		return exitWith(exitUnverified, "verify-decision: NOT VERIFIED: the statement's leaf is in the recorded batch, but no proof was given, so nothing shows it was proven (pass the whole decision response, or a 271 that carries its MSG*DECISION PROOF DATA, as --statement, or --proof)")
 	case rep.Incomplete():
 		return exitWith(exitUnverified, "verify-decision: NOT VERIFIED: the transaction is a recorded decision, but no statement was given, so nothing it states was checked (pass --statement)")
 	case !rep.OK():
@@ -242,7 +243,7 @@ func parseStatement(b []byte, name string, tx common.Hash) (st statement.Stateme
 	var wrapped struct {
 		Statement json.RawMessage `json:"statement"`
 	}
-	if bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("ISA")) {
+	if is271(b) {
 		fromResponse = from271
 		sts, err := x12.Statements(b)
 		if err != nil {
@@ -266,9 +267,10 @@ func parseStatement(b []byte, name string, tx common.Hash) (st statement.Stateme
 }
 
 // readProofs finds the decision's proof: in --proof's file when given, else
-// in the decision response given as --statement (none in a bare statement
-// or an X12 271). from says where it was found. A proof_data that is not
-// one is an error; none found is a nil proof.
+// in the decision response or X12 271 given as --statement (none in a bare
+// statement). from says where it was found. A proof_data (or a 271's
+// MSG*DECISION PROOF DATA) that is not one is an error; none found is a nil
+// proof.
 func readProofs(statementFile, proofFile string, tx common.Hash) (p *verify.Proof, from string, err error) {
 	path := proofFile
 	if path == "" {
@@ -288,12 +290,24 @@ func readProofs(statementFile, proofFile string, tx common.Hash) (p *verify.Proo
 // -verify: a decision answer); name says where it came from. required
 // (a --proof file) makes a document holding no proof an error.
 func parseProofs(b []byte, name string, required bool, tx common.Hash) (p *verify.Proof, from string, err error) {
+	if is271(b) {
+		p, err := proofOf271(b, tx)
+		switch {
+		case err != nil:
+			return nil, "", fmt.Errorf("%s: %w", name, err)
+		case p == nil && required:
+			return nil, "", fmt.Errorf("%s holds no MSG*DECISION PROOF DATA of transaction %s", name, tx.Hex())
+		case p == nil:
+			return nil, "", nil
+		}
+		return p, name + " (its MSG*DECISION PROOF DATA)", nil
+	}
 	var doc map[string]json.RawMessage
 	if json.Unmarshal(b, &doc) != nil {
 		if required {
-			return nil, "", fmt.Errorf("%s: not a JSON object holding proof_data", name)
+			return nil, "", fmt.Errorf("%s: not a JSON object holding proof_data, nor an X12 271", name)
 		}
-		return nil, "", nil // a 271: readStatement reads it
+		return nil, "", nil
 	}
 	p, where, err := findProof(b, doc, tx)
 	switch {
@@ -305,6 +319,34 @@ func parseProofs(b []byte, name string, required bool, tx common.Hash) (p *verif
 		return nil, "", nil
 	}
 	return p, fmt.Sprintf("%s (%s)", name, where), nil
+}
+
+// is271 reports whether a document is an X12 interchange (a 271, for
+// verify-decision) rather than JSON.
+func is271(b []byte) bool { return bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("ISA")) }
+
+// proofOf271 is the proof a 271 carries for transaction tx (a batched
+// decision's MSG*DECISION PROOF DATA), nil when it carries none.
+func proofOf271(b []byte, tx common.Hash) (*verify.Proof, error) {
+	ds, err := x12.Decisions(b)
+	if err != nil {
+		return nil, err
+	}
+	for txText, d := range ds {
+		if !d.HasProof || !isHash(txText) || common.HexToHash(txText) != tx {
+			continue
+		}
+		raw, err := x12.DecodeProof(d.Proof)
+		if err != nil {
+			return nil, fmt.Errorf("the MSG*DECISION PROOF DATA of %s: %w", tx.Hex(), err)
+		}
+		p, err := verify.ParseCompressedProof(raw)
+		if err != nil {
+			return nil, fmt.Errorf("the MSG*DECISION PROOF DATA of %s: %w", tx.Hex(), err)
+		}
+		return p, nil
+	}
+	return nil, nil
 }
 
 // findProof looks for proof_data (and public_inputs) at the top of a
