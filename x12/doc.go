@@ -8,7 +8,9 @@
 // decisions as EB loops, AAA where a question could not be served);
 // Render271 renders one JSON eligibility answer as a 271, and ForProblem
 // maps an error answer onto one; Split reads an interchange back into
-// segments. docs/x12.md holds the mappings. The package is a domain
+// segments, and Decisions the statement and (for a decision anchored in
+// a batch) the proof each decision's MSG segments carry (EncodeStatement,
+// EncodeProof). docs/x12.md holds the mappings. The package is a domain
 // package: no net/http, no storage. Package core reads and writes the CAQH
 // CORE connectivity envelope; package x12test has the tests read X12 with
 // two npm parsers.

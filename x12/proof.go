@@ -76,18 +76,17 @@ func compressed(out []byte, x []*big.Int, yHigh, yLow *big.Int) []byte {
 		out = append(out, v.FillBytes(make([]byte, 32))...)
 		zero = zero && v.Sign() == 0
 	}
-	switch y := yHigh; {
-	case zero:
+	y := yHigh
+	if y.Sign() == 0 {
+		y = yLow
+	}
+	switch {
+	case zero: // the point at infinity: x and y zero
 		out[start] = 0b01 << 6
+	case y.Cmp(halfP) > 0: // y the larger root: y > (p-1)/2
+		out[start] |= 0b11 << 6
 	default:
-		if y.Sign() == 0 {
-			y = yLow
-		}
-		flag := byte(0b10 << 6)
-		if y.Cmp(halfP) > 0 {
-			flag = 0b11 << 6
-		}
-		out[start] |= flag
+		out[start] |= 0b10 << 6
 	}
 	return out
 }

@@ -187,3 +187,49 @@ func TestDecisionsProof(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecisions: whatever a 271 holds, Decisions and DecodeProof return an
+// answer or x12.ErrInvalid, never a panic; a proof DecodeProof accepts is
+// CompressedProofSize bytes, and a statement read is what inflated.
+func FuzzDecisions(f *testing.F) {
+	inq, resps := answers(f)
+	text, err := x12.EncodeProof(proofData)
+	if err != nil {
+		f.Fatal(err)
+	}
+	st, err := x12.EncodeStatement([]byte(`{"digest":"1","batch":{"path":["7"]}}`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	b := &resps[0].Sources[0].Receivers[0].Subscribers[0].Benefits[0]
+	b.Statement, b.Proof = st, text
+	out, err := x12.Render271s(inq, x12.Reply{Control: 1, Time: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)}, resps)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(out)
+	f.Add([]byte(strings.Replace(string(out), "PROOF DATA "+text[:20], "PROOF DATA ", 1)))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		ds, err := x12.Decisions(in)
+		if err != nil {
+			if !errors.Is(err, x12.ErrInvalid) {
+				t.Fatalf("not ErrInvalid: %v", err)
+			}
+			return
+		}
+		for tx, d := range ds {
+			if !d.HasProof && d.Statement == nil {
+				t.Fatalf("%s: an entry with nothing", tx)
+			}
+			if d.HasProof {
+				raw, err := x12.DecodeProof(d.Proof)
+				if err == nil && len(raw) != x12.CompressedProofSize {
+					t.Fatalf("%s: a %d-byte proof", tx, len(raw))
+				}
+				if err != nil && !errors.Is(err, x12.ErrInvalid) {
+					t.Fatalf("not ErrInvalid: %v", err)
+				}
+			}
+		}
+	})
+}

@@ -12,7 +12,7 @@ import (
 
 // answers is a response to TestRead270Hierarchy's shape: an answered
 // subscriber, a not-found one with a dependent answered EB*6.
-func answers(t *testing.T) (*x12.Inquiry, []x12.Response) {
+func answers(t testing.TB) (*x12.Inquiry, []x12.Response) {
 	t.Helper()
 	inq, err := x12.Read270([]byte(interchange270(guideExample)))
 	if err != nil {
