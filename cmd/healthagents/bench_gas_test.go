@@ -30,8 +30,15 @@ import (
 // decisions/tx, without tx, gas, gas/decision, failed receipts.
 func decisionRow(t *testing.T, out, endpoint string) []string {
 	t.Helper()
-	_, table, ok := strings.Cut(out, "\ndecisions: ")
-	require.True(t, ok, "no decisions table:\n%s", out)
+	return tableRow(t, out, "\ndecisions: ", endpoint)
+}
+
+// tableRow finds, in the table of bench's output that starts at heading,
+// endpoint's row and returns its columns after the name.
+func tableRow(t *testing.T, out, heading, endpoint string) []string {
+	t.Helper()
+	_, table, ok := strings.Cut(out, heading)
+	require.True(t, ok, "no table %q:\n%s", strings.TrimSpace(heading), out)
 	m := regexp.MustCompile(`(?m)^[ \t]*` + regexp.QuoteMeta(endpoint) + `((?:[ \t]+\S+)+)[ \t]*$`).FindStringSubmatch(table)
 	require.NotNil(t, m, "no %s row:\n%s", endpoint, table)
 	return strings.Fields(m[1])

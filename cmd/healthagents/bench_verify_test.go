@@ -23,11 +23,12 @@ import (
 // checked.
 func verificationRow(t *testing.T, out, endpoint string) []string {
 	t.Helper()
-	_, table, ok := strings.Cut(out, "\nverification (-verify): ")
-	require.True(t, ok, "no verification table:\n%s", out)
-	m := regexp.MustCompile(`(?m)^[ \t]*` + regexp.QuoteMeta(endpoint) + `((?:[ \t]+\d+){4})[ \t]*$`).FindStringSubmatch(table)
-	require.NotNil(t, m, "no %s row:\n%s", endpoint, table)
-	return strings.Fields(m[1])
+	row := tableRow(t, out, "\nverification (-verify): ", endpoint)
+	require.Len(t, row, 4, "%s's verification row", endpoint)
+	for _, n := range row {
+		require.Regexp(t, regexp.MustCompile(`^\d+$`), n, "%s's verification row", endpoint)
+	}
+	return row
 }
 
 // rootAnswerJSON is a decision as the root family answers a decision: blockchain_tx and
