@@ -196,8 +196,9 @@ func addBatchG1(x, y []fp.Element, k []int32, qx, qy fp.Vector, s *scratchG1) {
 // scratchG2 is the working space of addBatchG2: E2 coordinates split into
 // their real (0) and imaginary (1) parts.
 type scratchG2 struct {
-	v    [14]fp.Vector
-	tree fp.Vector // batchInvert's
+	v        [14]fp.Vector
+	tree     fp.Vector // batchInvert's
+	nrm, pre fp.Vector // addBatchG2Scalar's
 }
 
 func (s *scratchG2) resize(n int) {
@@ -214,7 +215,20 @@ func (s *scratchG2) resize(n int) {
 // addBatchG2 is addBatchG1 over E2 = Fp[u]/(u² + 1). The division by
 // d = x2 − x1 is a multiplication by its conjugate and by the inverse of
 // its norm d₀² + d₁² in Fp, so the batch shares one inversion in Fp.
+// Without IFMA it runs element at a time (msm_scalar.go).
 func addBatchG2(x, y []curve.E2, k []int32, qx, qy []curve.E2, s *scratchG2) {
+	switch {
+	case len(k) == 0:
+	case haveIFMA:
+		addBatchG2Vector(x, y, k, qx, qy, s)
+	default:
+		addBatchG2Scalar(x, y, k, qx, qy, s)
+	}
+}
+
+// addBatchG2Vector is addBatchG2 as vector operations and, with IFMA,
+// the fused kernel of msm_ifma.go.
+func addBatchG2Vector(x, y []curve.E2, k []int32, qx, qy []curve.E2, s *scratchG2) {
 	n := len(k)
 	if n == 0 {
 		return

@@ -84,6 +84,12 @@ func randomPoints(n int) ([]curve.G1Affine, []curve.G2Affine) {
 }
 
 func TestFixedBaseMultiExpMatchesGnark(t *testing.T) {
+	checkMultiExpMatchesGnark(t)
+}
+
+// checkMultiExpMatchesGnark compares the fixed-base MSMs with
+// gnark-crypto's MultiExp on random, boolean, edge and repeated scalars.
+func checkMultiExpMatchesGnark(t *testing.T) {
 	const n = 300
 	p1, p2 := randomPoints(n)
 	scalars := make([]fr.Element, n)
@@ -171,6 +177,12 @@ func TestProverUsesFixedBaseTables(t *testing.T) {
 // fixed-base prover and checks gnark's verifier accepts them and rejects
 // them for another public input.
 func TestGroth16ProverProofsVerify(t *testing.T) {
+	checkGroth16ProofsVerify(t)
+}
+
+// checkGroth16ProofsVerify proves both sample statements and checks the
+// verifier accepts them and rejects them for another public input.
+func checkGroth16ProofsVerify(t *testing.T) {
 	for _, name := range []string{CircuitEligibilityV3, CircuitPrescriptionV4} {
 		ck, err := testSys.circuit(name)
 		require.NoError(t, err)
