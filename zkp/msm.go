@@ -22,7 +22,8 @@ import (
 //     run as vector operations over the whole batch (msm_batch.go: eight
 //     multiplications at a time with AVX-512 IFMA where the CPU has it,
 //     and there as fused kernels that keep a batch in radix 2^52 from the
-//     batch inversion to the results: msm_ifma.go);
+//     batch inversion to the results: msm_ifma.go; without IFMA, G2
+//     batches run element at a time: msm_scalar.go);
 //     an addition whose bucket already has one pending waits for the next
 //     batch, and one the affine formula cannot take (the bucket holds ±the
 //     point) goes to a Jacobian side bucket;

@@ -18,7 +18,9 @@ import (
 // Montgomery's trick (the running product) is arranged as a product tree
 // of halves so that it is vectorised too (batchInvert). Where the CPU has
 // AVX-512 IFMA, the inversion and the rest of the addition run as fused
-// kernels instead (msm_ifma.go).
+// kernels instead (msm_ifma.go). Where it does not, G2 batches run element
+// at a time in two passes (msm_scalar.go); G1 batches stay here, which
+// measured as fast there as any element-at-a-time arrangement.
 
 // batchTop is the size below which batchInvert stops halving.
 const batchTop = 8
