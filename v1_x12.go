@@ -439,6 +439,13 @@ func benefitFor(q question, decided map[string]*V1EligibilityResult, dependent b
 		if res.VerificationProof != nil {
 			b.ProofTransaction = res.VerificationProof.BlockchainTx
 			b.Statement = statementText(res.Statement)
+			if res.Statement != nil && b.Statement == "" {
+				// A statement the 271 cannot carry would leave its EB
+				// segments bound to nothing its holder can check: the
+				// question is answered with no decision, as a batched
+				// one whose proof does not fit.
+				return x12.Benefit{ServiceType: q.serviceType, Procedure: q.procedure, Refused: true, Message: unsendableDecision}
+			}
 		}
 		if res.VerificationProof != nil && res.Statement != nil && res.Statement.Batch != nil {
 			// Anchored in a batch: the transaction records a Merkle root,
@@ -478,7 +485,7 @@ func statementText(st *Statement) string {
 	}
 	text, err := x12.EncodeStatement(js)
 	if err != nil {
-		return "" // larger than a 2110 loop's messages hold: the transaction alone
+		return "" // larger than a 2110 loop's messages hold: the question is refused (unsendableDecision)
 	}
 	return text
 }

@@ -428,11 +428,16 @@ type batchAttestor struct {
 	stubAttestor
 	proofData string
 	pathLen   int
+	digest    string // replaces the statement's digest when set
 }
 
 func (b batchAttestor) AttestEligibility(context.Context, *record.Record, eligibility.Decision) (*healthagents.Attestation, error) {
+	st := batchedStatement(b.pathLen)
+	if b.digest != "" {
+		st.Digest = b.digest
+	}
 	return &healthagents.Attestation{ProofData: b.proofData, PublicInputs: []string{"0x02"}, TxHash: "0xe1", Verified: true,
-		Statement: batchedStatement(b.pathLen)}, nil
+		Statement: st}, nil
 }
 
 // batchedStatement is a statement anchored in a batch with a path of n
@@ -487,6 +492,20 @@ func TestEligibilityX12BatchedProof(t *testing.T) {
 		}
 	}
 	require.NotZero(t, eight, "a path of some length needs 8 MSG")
+	// A statement recorded alone whose text (a digest of pseudo-random
+	// digits, which deflate poorly) is more than 8 MSG.
+	var huge strings.Builder
+	for x := uint64(88172645463325252); huge.Len() < 4000; {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		fmt.Fprintf(&huge, "%d", x)
+	}
+	hugeDigest := huge.String()
+	js, err := json.Marshal(&healthagents.Statement{Digest: hugeDigest})
+	require.NoError(t, err)
+	_, err = x12.EncodeStatement(js)
+	require.Error(t, err, "the digest fits a 271")
 	// 70551: covered; EQ*2 (PROC005): excluded, with a reason.
 	in := request270("HL*3*2*22*0~TRN*1*TRACE-1*9CLEARHOUS~NM1*IL*1*DOE*JANE****MI*W123456789~DMG*D8*19680402~EQ**HC:70551~EQ*2")
 	for _, tc := range []struct {
@@ -501,6 +520,7 @@ func TestEligibilityX12BatchedProof(t *testing.T) {
 		{name: "fail/not proof_data", att: batchAttestor{proofData: "0x01", pathLen: 3}, refused: 2},
 		{name: "fail/statement over 8 MSG", att: batchAttestor{proofData: pd, pathLen: nine}, refused: 2},
 		{name: "fail/11 MSG with a reason", att: batchAttestor{proofData: pd, pathLen: eight}, proofs: 1, refused: 1, statement: true},
+		{name: "fail/recorded alone, statement over 8 MSG", att: batchAttestor{proofData: "0x01", digest: hugeDigest}, refused: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
