@@ -106,6 +106,51 @@ func TestProofInA271(t *testing.T) {
 	}
 }
 
+// TestRender271CarriesStatementAndProof: the one-question 271 (the
+// `healthagents x12 271` command's) carries a decision's statement and
+// proof after its transaction as Render271s does, Decisions reads them
+// back, and what cannot be carried is refused, not dropped.
+func TestRender271CarriesStatementAndProof(t *testing.T) {
+	t.Parallel()
+	ic := x12.Interchange{SenderID: "HEALTHAGENTS", ReceiverID: "CLEARINGHOUSE", Control: 7, Time: at}
+	text, err := x12.EncodeProof(proofData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := sample(false) // with a reason, in the procedure's loop
+	e.Statement, e.Proof = batchedStatement(t, 8), text
+	out, err := x12.Render271(ic, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "MSG*DECISION PROOF TRANSACTION "+e.ProofTransaction+"~\nMSG*DECISION STATEMENT 1/8 ") ||
+		!strings.Contains(string(out), "~\nMSG*DECISION PROOF DATA "+text+"~\nSE*") {
+		t.Fatalf("statement and proof not after the transaction:\n%s", out)
+	}
+	ds, err := x12.Decisions(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ds[e.ProofTransaction]; !d.HasProof || d.Proof != text || d.Statement == nil {
+		t.Fatalf("read back %+v", d)
+	}
+	x12test.RequireAccepted(t, out)
+
+	for name, mut := range map[string]func(*x12.Eligibility){
+		"statement without a transaction": func(e *x12.Eligibility) { e.ProofTransaction = "" },
+		"proof without a statement":       func(e *x12.Eligibility) { e.Statement = "" },
+		"statement with a separator":      func(e *x12.Eligibility) { e.Statement += "*" },
+		"statement of 9 parts":            func(e *x12.Eligibility) { e.Statement += strings.Repeat("A", 230) },
+		"not a proof":                     func(e *x12.Eligibility) { e.Proof = e.Proof[:170] },
+	} {
+		bad := e
+		mut(&bad)
+		if _, err := x12.Render271(ic, bad); !errors.Is(err, x12.ErrInvalid) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
 // TestProofRefused: a proof the 271 cannot carry is refused, never
 // dropped: one whose loop would hold 11 MSG (a reason, the transaction, an
 // 8-part statement and the proof), one with no statement, one that is not

@@ -55,6 +55,12 @@ type Eligibility struct {
 	// ProofTransaction is the hash of the transaction that verified the
 	// decision's proof (MSG), empty without a proof.
 	ProofTransaction string
+	// Statement is the decision's statement as EncodeStatement wrote it
+	// (MSG*DECISION STATEMENT segments after the proof transaction's), and
+	// Proof its proof as EncodeProof wrote it, for a decision anchored in a
+	// batch (one MSG*DECISION PROOF DATA after the statement's): what
+	// verify-decision reads from the 271. Both as in Benefit.
+	Statement, Proof string
 
 	// Rejection, when set, is the AAA segment of a request that got no
 	// answer (ForProblem maps the service's error answers); the 271 then
@@ -135,6 +141,10 @@ func (w *writer) benefits(e Eligibility) {
 	}
 	w.deductible(e.DeductibleMet)
 	w.proofMessage(e.ProofTransaction)
+	if e.Statement != "" {
+		w.statementMessages(e.Statement)
+	}
+	w.proofDataMessage(e.Proof)
 }
 
 func check271(ic Interchange, e Eligibility) error {
@@ -177,7 +187,9 @@ func check271(ic Interchange, e Eligibility) error {
 			return err
 		}
 	}
-	return nil
+	// The proof transaction, the statement's parts (at most 8) and the
+	// proof share the deductible's 2110 loop: at most 10 MSG.
+	return checkDecisionTexts("the answer", e.ProofTransaction, e.Statement, e.Proof)
 }
 
 // procedureID is the EB13 composite: HC (HCPCS, which includes CPT) for a

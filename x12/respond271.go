@@ -361,14 +361,8 @@ func (b Benefit) check(l Level) error {
 	if err := checkValue("proof transaction", b.ProofTransaction, 0, 200); err != nil {
 		return err
 	}
-	if b.Statement != "" && (b.ProofTransaction == "" || (len(b.Statement)+statementChunk-1)/statementChunk > maxStatementMessages ||
-		strings.Trim(b.Statement, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "") {
-		return fmt.Errorf("%w: a benefit's statement is EncodeStatement's text, after a proof transaction", ErrInvalid)
-	}
-	if b.Proof != "" {
-		if _, err := DecodeProof(b.Proof); err != nil || b.Statement == "" {
-			return fmt.Errorf("%w: a benefit's proof is EncodeProof's text, after its statement", ErrInvalid)
-		}
+	if err := checkDecisionTexts("a benefit", b.ProofTransaction, b.Statement, b.Proof); err != nil {
+		return err
 	}
 	if err := b.CheckMessages(); err != nil {
 		return err
@@ -381,6 +375,23 @@ func (b Benefit) check(l Level) error {
 			return fmt.Errorf("%w: a benefit's rejection is an AAA of a refused %s loop", ErrInvalid, benefitLevel(l))
 		}
 		return b.Rejection.check()
+	}
+	return nil
+}
+
+// checkDecisionTexts refuses a statement that is not EncodeStatement's
+// text after a proof transaction (at most maxStatementMessages parts), and
+// a proof that is not EncodeProof's text after its statement; what names
+// the answer for the error.
+func checkDecisionTexts(what, tx, statement, proof string) error {
+	if statement != "" && (tx == "" || (len(statement)+statementChunk-1)/statementChunk > maxStatementMessages ||
+		strings.Trim(statement, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "") {
+		return fmt.Errorf("%w: %s's statement is EncodeStatement's text, after a proof transaction", ErrInvalid, what)
+	}
+	if proof != "" {
+		if _, err := DecodeProof(proof); err != nil || statement == "" {
+			return fmt.Errorf("%w: %s's proof is EncodeProof's text, after its statement", ErrInvalid, what)
+		}
 	}
 	return nil
 }
