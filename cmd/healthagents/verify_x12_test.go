@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/healthagents/healthagents"
 	"github.com/healthagents/healthagents/apikey"
 	"github.com/healthagents/healthagents/app"
 	"github.com/healthagents/healthagents/client"
@@ -150,5 +153,47 @@ func TestVerifyDecisionFrom271Batched(t *testing.T) {
 		assert.Equal(t, []string{"proof"}, verifytest.FailedChecks(out), out)
 		assert.Contains(t, out, "FAIL proof         not checked: no proof was given")
 		assert.Contains(t, err.Error(), "NOT VERIFIED")
+	})
+
+	// `healthagents x12 271` renders a batched JSON answer with the same
+	// statement and proof MSG, so its 271 verifies alone too.
+	t.Run("x12 271 command", func(t *testing.T) {
+		env := sealedRecord(t, a)
+		req := healthagents.V1EligibilityRequest{PatientID: env.PatientID, MemberID: "W123456789", ProcedureCode: "PROC001", ProviderNPI: "1234567893"}
+		results := make([]*healthagents.V1EligibilityResult, 2)
+		var wg sync.WaitGroup
+		for i := range results {
+			wg.Go(func() {
+				res, err := c.VerifyEligibilityV1(ctx, req)
+				if assert.NoError(t, err) {
+					results[i] = res
+				}
+			})
+		}
+		wg.Wait()
+		require.NotNil(t, results[0])
+		require.NotNil(t, results[0].Statement)
+		require.NotNil(t, results[0].Statement.Batch, "a batched answer")
+		input, err := json.Marshal(map[string]any{"request": req, "response": results[0]})
+		require.NoError(t, err)
+		var rendered, stderr bytes.Buffer
+		require.NoError(t, x12Command([]string{"271"}, time.Now, bytes.NewReader(input), &rendered, &stderr), stderr.String())
+		t.Run("npm parsers", func(t *testing.T) { x12test.RequireAccepted(t, rendered.Bytes()) })
+		file := filepath.Join(t.TempDir(), "command.271")
+		require.NoError(t, os.WriteFile(file, rendered.Bytes(), 0o600))
+		out, err := runVerify(t, "--rpc", "http://"+a.ChainRPCAddr, "--tx", results[0].VerificationProof.BlockchainTx,
+			"--registry", registry, "--statement", file)
+		require.NoError(t, err, out)
+		assert.Contains(t, out, "ok   proof         Groth16 verification of the answer's proof")
+		assert.Contains(t, out, "verified: all 17 checks passed")
+
+		// A proof_data the 271 cannot carry: refused, not written without it.
+		results[0].VerificationProof.ProofData = "0x01"
+		input, err = json.Marshal(map[string]any{"request": req, "response": results[0]})
+		require.NoError(t, err)
+		rendered.Reset()
+		err = x12Command([]string{"271"}, time.Now, bytes.NewReader(input), &rendered, &stderr)
+		require.ErrorContains(t, err, "its proof_data cannot be carried")
+		assert.Zero(t, rendered.Len(), "nothing written")
 	})
 }
