@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"strings"
 	"time"
@@ -438,25 +439,13 @@ func benefitFor(q question, decided map[string]*V1EligibilityResult, dependent b
 		}
 		if res.VerificationProof != nil {
 			b.ProofTransaction = res.VerificationProof.BlockchainTx
-			b.Statement = statementText(res.Statement)
-			if res.Statement != nil && b.Statement == "" {
-				// A statement the 271 cannot carry would leave its EB
-				// segments bound to nothing its holder can check: the
-				// question is answered with no decision, as a batched
-				// one whose proof does not fit.
-				return x12.Benefit{ServiceType: q.serviceType, Procedure: q.procedure, Refused: true, Message: unsendableDecision}
-			}
-		}
-		if res.VerificationProof != nil && res.Statement != nil && res.Statement.Batch != nil {
-			// Anchored in a batch: the transaction records a Merkle root,
-			// not the proof, so the 271 carries it. Statement and proof
-			// fit, or the question is answered with no decision: a 271
-			// nobody can verify is not sent (docs/decisions.md).
-			proof, err := x12.EncodeProof(res.VerificationProof.ProofData)
-			b.Proof = proof
-			if err == nil && b.Statement == "" {
-				err = x12.ErrInvalid
-			}
+			// The statement, and a batched decision's proof (its
+			// transaction records a Merkle root, not the proof), fit the
+			// loop, or the question is answered with no decision: a 271
+			// whose EB segments are bound to nothing its holder can check
+			// is not sent (docs/decisions.md).
+			var err error
+			b.Statement, b.Proof, err = X12DecisionTexts(res)
 			if err == nil {
 				err = b.CheckMessages()
 			}
@@ -472,20 +461,31 @@ func benefitFor(q question, decided map[string]*V1EligibilityResult, dependent b
 // not fit its 2110 loop (x12.Benefit.CheckMessages).
 const unsendableDecision = "DECISION NOT SENT IN X12 - ITS STATEMENT AND PROOF EXCEED THE 10 MSG OF A 2110 LOOP - ASK POST /API/V1/ELIGIBILITY/VERIFY"
 
-// statementText is the 271's text of a decision's statement (what the
-// JSON route returns as "statement"): deflated JSON in base64url, read
-// back by verify-decision --statement answer.271.
-func statementText(st *Statement) string {
-	if st == nil {
-		return ""
+// X12DecisionTexts are the texts a 271 carries of a decision answer
+// beside its transaction: its statement (what the JSON answer returns as
+// "statement", x12.EncodeStatement) and, for a decision anchored in a
+// batch, its proof (proof_data, x12.EncodeProof), so that verify-decision
+// --statement answer.271 checks it from the 271 alone. Both are empty for
+// an answer without a proof or a statement. An error says they cannot be
+// carried (a statement over 8 MSG, a proof_data that is not a proof):
+// the answer must not be sent as a 271 without them. Used by
+// EligibilityX12 and by `healthagents x12 271`.
+func X12DecisionTexts(res *V1EligibilityResult) (statement, proof string, err error) {
+	if res.VerificationProof == nil || res.Statement == nil {
+		return "", "", nil
 	}
-	js, err := json.Marshal(st)
+	js, err := json.Marshal(res.Statement)
 	if err != nil {
-		return ""
+		return "", "", err
 	}
-	text, err := x12.EncodeStatement(js)
-	if err != nil {
-		return "" // larger than a 2110 loop's messages hold: the question is refused (unsendableDecision)
+	if statement, err = x12.EncodeStatement(js); err != nil {
+		return "", "", fmt.Errorf("its statement cannot be carried: %w", err)
 	}
-	return text
+	if res.Statement.Batch == nil {
+		return statement, "", nil // its proof is in its transaction
+	}
+	if proof, err = x12.EncodeProof(res.VerificationProof.ProofData); err != nil {
+		return "", "", fmt.Errorf("it is anchored in a batch and its proof_data cannot be carried: %w", err)
+	}
+	return statement, proof, nil
 }

@@ -104,8 +104,10 @@ func x12Command(args []string, now func() time.Time, stdin io.Reader, stdout, st
 		}
 		if res.VerificationProof != nil {
 			e.ProofTransaction = res.VerificationProof.BlockchainTx
-			if e.Statement, e.Proof, err = decisionTexts(res); err != nil {
-				return err
+			// Refused rather than written without them: its EB segments
+			// would be bound to nothing the 271's holder can check.
+			if e.Statement, e.Proof, err = healthagents.X12DecisionTexts(&res); err != nil {
+				return fmt.Errorf("x12 271: the answer cannot be sent as a 271 (%w): send the JSON answer instead", err)
 			}
 		}
 	}
@@ -115,33 +117,6 @@ func x12Command(args []string, now func() time.Time, stdin io.Reader, stdout, st
 	}
 	_, err = stdout.Write(out)
 	return err
-}
-
-// decisionTexts are the 271's texts of an answer's statement and, for a
-// decision anchored in a batch, its proof (x12.EncodeStatement,
-// x12.EncodeProof), so that verify-decision --statement reads them from the
-// 271 as from the service's own (POST /api/v1/eligibility/x12). An answer
-// whose statement or proof a 271 cannot carry is refused rather than
-// written without them: its EB segments would be bound to nothing the
-// 271's holder can check.
-func decisionTexts(res healthagents.V1EligibilityResult) (statement, proof string, err error) {
-	if res.Statement == nil {
-		return "", "", nil // an answer from before statements: the transaction alone
-	}
-	js, err := json.Marshal(res.Statement)
-	if err != nil {
-		return "", "", fmt.Errorf("x12 271: the answer's statement: %w", err)
-	}
-	if statement, err = x12.EncodeStatement(js); err != nil {
-		return "", "", fmt.Errorf("x12 271: the answer's statement does not fit a 271 (%w): send the JSON answer instead", err)
-	}
-	if res.Statement.Batch == nil {
-		return statement, "", nil // its proof is in its transaction
-	}
-	if proof, err = x12.EncodeProof(res.VerificationProof.ProofData); err != nil {
-		return "", "", fmt.Errorf("x12 271: the answer is anchored in a batch but its proof_data cannot be carried (%w): send the JSON answer instead", err)
-	}
-	return statement, proof, nil
 }
 
 // eligibilityAnswer is one answer of POST /api/v1/eligibility/verify: the
