@@ -26,7 +26,10 @@ import (
 //     batches run element at a time: msm_scalar.go);
 //     an addition whose bucket already has one pending waits for the next
 //     batch, and one the affine formula cannot take (the bucket holds ±the
-//     point) goes to a Jacobian side bucket;
+//     point) goes to a Jacobian side bucket; what still waits at the end
+//     (a few buckets many scalars' digits share) is summed per bucket
+//     pairwise, all buckets' pairs sharing one inversion per level, not
+//     one batch of a handful of additions per point (drain);
 //   - points that would all land in one bucket and queue there — scalars
 //     equal to 1 (boolean wires) and the top window, which holds only the
 //     top bit plus a carry — are summed apart, pairwise in batched levels.

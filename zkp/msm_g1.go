@@ -1,6 +1,9 @@
 package zkp
 
 import (
+	"cmp"
+	"slices"
+
 	curve "github.com/consensys/gnark-crypto/ecc/bn254"
 	"github.com/consensys/gnark-crypto/ecc/bn254/fp"
 	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
@@ -79,9 +82,7 @@ func (t *tableG1) multiExp(scalars []fr.Element, lo int) curve.G1Jac {
 			}
 		}
 	}
-	for acc.n > 0 || len(acc.deferred) > 0 {
-		acc.flush()
-	}
+	acc.drain()
 	total := acc.reduce()
 	s1, s2 := sumG1(once), sumG1(twice)
 	s2.DoubleAssign()
@@ -93,53 +94,81 @@ func (t *tableG1) multiExp(scalars []fr.Element, lo int) curve.G1Jac {
 // sumG1 returns the sum of pts (which it overwrites), adding pairs level by
 // level with one field inversion per level.
 func sumG1(pts []curve.G1Affine) curve.G1Jac {
-	n := len(pts)
-	idx := make([]int32, n/2) // 0, 1, 2, …: addBatchG1's targets are x[i], y[i]
-	for i := range idx {
-		idx[i] = int32(i)
+	var r curve.G1Jac
+	if len(pts) == 0 {
+		return r
 	}
-	slot := make([]int, 0, n/2) // where each batched sum goes in pts
-	x, y := make([]fp.Element, 0, n/2), make([]fp.Element, 0, n/2)
-	qx, qy := make([]fp.Element, 0, n/2), make([]fp.Element, 0, n/2)
 	var scratch scratchG1
-	for n > 1 {
-		slot, x, y, qx, qy = slot[:0], x[:0], y[:0], qx[:0], qy[:0]
-		out := 0
-		for i := 0; i+1 < n; i += 2 {
-			a, b := pts[i], pts[i+1]
-			switch {
-			case a.IsInfinity():
-				pts[out] = b
-			case b.IsInfinity():
-				pts[out] = a
-			case a.X.Equal(&b.X): // doubling or cancelling: not for the affine formula
-				var j curve.G1Jac
-				j.FromAffine(&a)
-				j.AddMixed(&b)
-				pts[out].FromJacobian(&j)
-			default:
-				slot = append(slot, out)
-				x, y = append(x, a.X), append(y, a.Y)
-				qx, qy = append(qx, b.X), append(qy, b.Y)
-			}
-			out++
+	sumGroupsG1(pts, []int{0}, &scratch)
+	r.FromAffine(&pts[0])
+	return r
+}
+
+// sumGroupsG1 sums each group of pts in place: group g is
+// pts[starts[g]:starts[g+1]] (the last one runs to the end of pts), and
+// its sum goes to pts[starts[g]] ((0, 0) for the point at infinity). Pairs
+// are added level by level, every group's pairs of a level sharing one
+// field inversion, so a group of d points takes ⌈log₂ d⌉ inversions however
+// many groups there are.
+func sumGroupsG1(pts []curve.G1Affine, starts []int, s *scratchG1) {
+	lens := make([]int, len(starts))
+	for g, st := range starts {
+		end := len(pts)
+		if g+1 < len(starts) {
+			end = starts[g+1]
 		}
-		if n%2 == 1 {
-			pts[out] = pts[n-1]
-			out++
+		lens[g] = end - st
+	}
+	var idx []int32 // 0, 1, 2, …: addBatchG1's targets are x[i], y[i]
+	var slot []int  // where each batched sum goes in pts
+	var x, y, qx, qy []fp.Element
+	for {
+		slot, x, y, qx, qy = slot[:0], x[:0], y[:0], qx[:0], qy[:0]
+		long := false
+		for g, st := range starts {
+			n := lens[g]
+			if n < 2 {
+				continue
+			}
+			out := st
+			for i := st; i+1 < st+n; i += 2 {
+				a, b := pts[i], pts[i+1]
+				switch {
+				case a.IsInfinity():
+					pts[out] = b
+				case b.IsInfinity():
+					pts[out] = a
+				case a.X.Equal(&b.X): // doubling or cancelling: not for the affine formula
+					var j curve.G1Jac
+					j.FromAffine(&a)
+					j.AddMixed(&b)
+					pts[out].FromJacobian(&j)
+				default:
+					slot = append(slot, out)
+					x, y = append(x, a.X), append(y, a.Y)
+					qx, qy = append(qx, b.X), append(qy, b.Y)
+				}
+				out++
+			}
+			if n%2 == 1 {
+				pts[out] = pts[st+n-1]
+				out++
+			}
+			lens[g] = out - st
+			long = long || lens[g] > 1
 		}
 		m := len(slot)
-		addBatchG1(x, y, idx[:m], qx, qy, &scratch)
+		for len(idx) < m {
+			idx = append(idx, int32(len(idx)))
+		}
+		addBatchG1(x, y, idx[:m], qx, qy, s)
 		for i, o := range slot {
 			pts[o].X, pts[o].Y = x[i], y[i]
 		}
-		n = out
+		if !long {
+			return
+		}
 	}
-	var r curve.G1Jac
-	if n == 1 {
-		r.FromAffine(&pts[0])
-	}
-	return r
 }
 
 // msmBatch is the number of bucket additions that share one field
@@ -227,6 +256,42 @@ func (b *bucketsG1) flush() {
 		b.add(it.k, &it.x, &it.y, false)
 	}
 	b.spare = d[:0]
+}
+
+// drain performs every scheduled addition: the pending batch, then the
+// deferred ones. Those queue behind a few deep buckets (digits of many
+// scalars alike), where flushing would add one point per bucket and batch:
+// one inversion for a handful of additions. Instead each bucket's queue is
+// summed with the bucket pairwise (sumGroupsG1).
+func (b *bucketsG1) drain() {
+	if b.n > 0 {
+		addBatchG1(b.x, b.y, b.k[:b.n], b.qx[:b.n], b.qy[:b.n], &b.scratch)
+	}
+	b.n = 0
+	b.epoch++
+	d := b.deferred
+	if len(d) == 0 {
+		return
+	}
+	slices.SortFunc(d, func(p, q deferredG1) int { return cmp.Compare(p.k, q.k) })
+	pts := make([]curve.G1Affine, 0, 2*len(d))
+	var starts, ks []int
+	for i := 0; i < len(d); {
+		k := d[i].k
+		starts, ks = append(starts, len(pts)), append(ks, k)
+		if b.filled[k] {
+			pts = append(pts, curve.G1Affine{X: b.x[k], Y: b.y[k]})
+		}
+		for ; i < len(d) && d[i].k == k; i++ {
+			pts = append(pts, curve.G1Affine{X: d[i].x, Y: d[i].y})
+		}
+	}
+	sumGroupsG1(pts, starts, &b.scratch)
+	for g, k := range ks {
+		p := &pts[starts[g]]
+		b.x[k], b.y[k], b.filled[k] = p.X, p.Y, !p.IsInfinity()
+	}
+	b.deferred = d[:0]
 }
 
 // reduce returns Σ (k+1)·bucket[k], in affine coordinates (msm_reduce.go)

@@ -1,7 +1,9 @@
 package zkp
 
 import (
+	"cmp"
 	"runtime"
+	"slices"
 	"sync"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bn254"
@@ -111,9 +113,7 @@ func (t *tableG2) multiExp(scalars []fr.Element, lo int) curve.G2Jac {
 			}
 		}
 	}
-	for acc.n > 0 || len(acc.deferred) > 0 {
-		acc.flush()
-	}
+	acc.drain()
 	total := acc.reduce()
 	s1, s2 := sumG2(once), sumG2(twice)
 	s2.DoubleAssign()
@@ -123,56 +123,77 @@ func (t *tableG2) multiExp(scalars []fr.Element, lo int) curve.G2Jac {
 }
 
 // sumG2 is sumG1 over G2.
-// sumG2 returns the sum of pts (which it overwrites), adding pairs level by
-// level with one field inversion per level.
 func sumG2(pts []curve.G2Affine) curve.G2Jac {
-	n := len(pts)
-	idx := make([]int32, n/2) // 0, 1, 2, …: addBatchG2's targets are x[i], y[i]
-	for i := range idx {
-		idx[i] = int32(i)
+	var r curve.G2Jac
+	if len(pts) == 0 {
+		return r
 	}
-	slot := make([]int, 0, n/2) // where each batched sum goes in pts
-	x, y := make([]curve.E2, 0, n/2), make([]curve.E2, 0, n/2)
-	qx, qy := make([]curve.E2, 0, n/2), make([]curve.E2, 0, n/2)
 	var scratch scratchG2
-	for n > 1 {
-		slot, x, y, qx, qy = slot[:0], x[:0], y[:0], qx[:0], qy[:0]
-		out := 0
-		for i := 0; i+1 < n; i += 2 {
-			a, b := pts[i], pts[i+1]
-			switch {
-			case a.IsInfinity():
-				pts[out] = b
-			case b.IsInfinity():
-				pts[out] = a
-			case a.X.Equal(&b.X): // doubling or cancelling: not for the affine formula
-				var j curve.G2Jac
-				j.FromAffine(&a)
-				j.AddMixed(&b)
-				pts[out].FromJacobian(&j)
-			default:
-				slot = append(slot, out)
-				x, y = append(x, a.X), append(y, a.Y)
-				qx, qy = append(qx, b.X), append(qy, b.Y)
-			}
-			out++
+	sumGroupsG2(pts, []int{0}, &scratch)
+	r.FromAffine(&pts[0])
+	return r
+}
+
+// sumGroupsG2 is sumGroupsG1 over G2.
+func sumGroupsG2(pts []curve.G2Affine, starts []int, s *scratchG2) {
+	lens := make([]int, len(starts))
+	for g, st := range starts {
+		end := len(pts)
+		if g+1 < len(starts) {
+			end = starts[g+1]
 		}
-		if n%2 == 1 {
-			pts[out] = pts[n-1]
-			out++
+		lens[g] = end - st
+	}
+	var idx []int32 // 0, 1, 2, …: addBatchG2's targets are x[i], y[i]
+	var slot []int  // where each batched sum goes in pts
+	var x, y, qx, qy []curve.E2
+	for {
+		slot, x, y, qx, qy = slot[:0], x[:0], y[:0], qx[:0], qy[:0]
+		long := false
+		for g, st := range starts {
+			n := lens[g]
+			if n < 2 {
+				continue
+			}
+			out := st
+			for i := st; i+1 < st+n; i += 2 {
+				a, b := pts[i], pts[i+1]
+				switch {
+				case a.IsInfinity():
+					pts[out] = b
+				case b.IsInfinity():
+					pts[out] = a
+				case a.X.Equal(&b.X): // doubling or cancelling: not for the affine formula
+					var j curve.G2Jac
+					j.FromAffine(&a)
+					j.AddMixed(&b)
+					pts[out].FromJacobian(&j)
+				default:
+					slot = append(slot, out)
+					x, y = append(x, a.X), append(y, a.Y)
+					qx, qy = append(qx, b.X), append(qy, b.Y)
+				}
+				out++
+			}
+			if n%2 == 1 {
+				pts[out] = pts[st+n-1]
+				out++
+			}
+			lens[g] = out - st
+			long = long || lens[g] > 1
 		}
 		m := len(slot)
-		addBatchG2(x, y, idx[:m], qx, qy, &scratch)
+		for len(idx) < m {
+			idx = append(idx, int32(len(idx)))
+		}
+		addBatchG2(x, y, idx[:m], qx, qy, s)
 		for i, o := range slot {
 			pts[o].X, pts[o].Y = x[i], y[i]
 		}
-		n = out
+		if !long {
+			return
+		}
 	}
-	var r curve.G2Jac
-	if n == 1 {
-		r.FromAffine(&pts[0])
-	}
-	return r
 }
 
 // bucketsG2 is bucketsG1 over G2 (coordinates in E2), line for line.
@@ -252,6 +273,38 @@ func (b *bucketsG2) flush() {
 		b.add(it.k, &it.x, &it.y, false)
 	}
 	b.spare = d[:0]
+}
+
+// drain is bucketsG1.drain over G2.
+func (b *bucketsG2) drain() {
+	if b.n > 0 {
+		addBatchG2(b.x, b.y, b.k[:b.n], b.qx[:b.n], b.qy[:b.n], &b.scratch)
+	}
+	b.n = 0
+	b.epoch++
+	d := b.deferred
+	if len(d) == 0 {
+		return
+	}
+	slices.SortFunc(d, func(p, q deferredG2) int { return cmp.Compare(p.k, q.k) })
+	pts := make([]curve.G2Affine, 0, 2*len(d))
+	var starts, ks []int
+	for i := 0; i < len(d); {
+		k := d[i].k
+		starts, ks = append(starts, len(pts)), append(ks, k)
+		if b.filled[k] {
+			pts = append(pts, curve.G2Affine{X: b.x[k], Y: b.y[k]})
+		}
+		for ; i < len(d) && d[i].k == k; i++ {
+			pts = append(pts, curve.G2Affine{X: d[i].x, Y: d[i].y})
+		}
+	}
+	sumGroupsG2(pts, starts, &b.scratch)
+	for g, k := range ks {
+		p := &pts[starts[g]]
+		b.x[k], b.y[k], b.filled[k] = p.X, p.Y, !p.IsInfinity()
+	}
+	b.deferred = d[:0]
 }
 
 // reduce returns Σ (k+1)·bucket[k], in affine coordinates (msm_reduce.go)

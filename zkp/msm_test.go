@@ -2,6 +2,7 @@ package zkp
 
 import (
 	"math/big"
+	"slices"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -100,6 +101,8 @@ func checkMultiExpMatchesGnark(t *testing.T) {
 			scalars[i] = edges[i]
 		case i%3 == 0:
 			scalars[i].SetUint64(uint64(i % 2)) // boolean wires
+		case i%3 == 1 && i < 200:
+			scalars[i] = edges[len(edges)-1] // one value for many wires: deep buckets (drain)
 		default:
 			_, _ = scalars[i].SetRandom()
 		}
@@ -325,12 +328,57 @@ func TestBucketsSpecialCases(t *testing.T) {
 	add(3, 3, false)
 	require.NotNil(t, b1.fallback)
 	require.NotEmpty(t, b1.deferred)
-	for b1.n > 0 || len(b1.deferred) > 0 {
-		b1.flush()
+	b1.drain()
+	b2.drain()
+	got1, got2 := b1.reduce(), b2.reduce()
+	require.True(t, got1.Equal(&want1), "G1")
+	require.True(t, got2.Equal(&want2), "G2")
+}
+
+// TestBucketsDrain queues many additions behind a few buckets and drains
+// them: one bucket deep (a hundred points, a doubling and a cancelling pair
+// among them), one whose queue cancels the bucket to the point at infinity,
+// one empty before its queue; Σ (k+1)·bucket[k] is checked against plain
+// additions, and every queue must be empty after one drain.
+func TestBucketsDrain(t *testing.T) {
+	p1, p2 := randomPoints(130)
+	p1, p2 = slices.DeleteFunc(p1, func(p curve.G1Affine) bool { return p.IsInfinity() }), slices.DeleteFunc(p2, func(p curve.G2Affine) bool { return p.IsInfinity() })
+	b1, b2 := newBucketsG1(8), newBucketsG2(8)
+	var want1 curve.G1Jac
+	var want2 curve.G2Jac
+	add := func(k, i int, negate bool) {
+		b1.add(k, &p1[i].X, &p1[i].Y, negate)
+		b2.add(k, &p2[i].X, &p2[i].Y, negate)
+		a1, a2 := p1[i], p2[i]
+		if negate {
+			a1.Neg(&a1)
+			a2.Neg(&a2)
+		}
+		var j1 curve.G1Jac
+		var j2 curve.G2Jac
+		j1.FromAffine(&a1)
+		j2.FromAffine(&a2)
+		for range k + 1 {
+			want1.AddAssign(&j1)
+			want2.AddAssign(&j2)
+		}
 	}
-	for b2.n > 0 || len(b2.deferred) > 0 {
-		b2.flush()
+	for i := range 100 {
+		add(0, i, false)
 	}
+	add(0, 7, false) // doubling inside the queue
+	add(0, 9, true)  // cancels the 9 above
+	add(3, 100, false)
+	add(3, 101, false)
+	add(3, 101, true)
+	add(3, 100, true) // bucket 3 back to the point at infinity
+	add(5, 102, false)
+	add(5, 103, true)
+	require.Greater(t, len(b1.deferred), 90)
+	b1.drain()
+	b2.drain()
+	require.Zero(t, b1.n+len(b1.deferred)+b2.n+len(b2.deferred))
+	require.False(t, b1.filled[3] || b2.filled[3], "bucket 3 cancelled")
 	got1, got2 := b1.reduce(), b2.reduce()
 	require.True(t, got1.Equal(&want1), "G1")
 	require.True(t, got2.Equal(&want2), "G2")
