@@ -127,8 +127,8 @@ type Config struct {
 	ChainBatchSize int
 	// ChainBatchWindow (CHAIN_BATCH_WINDOW, a Go duration) is how long a
 	// batch collects after its first decision before it is sent if not
-	// full (on an idle replica less the time a batch takes to be mined:
-	// chain.WithAnchor); 0 = 200ms.
+	// full (on an idle replica from that decision's proof's start, less
+	// the time a batch takes to be mined: chain.WithAnchor); 0 = 200ms.
 	ChainBatchWindow time.Duration
 	// CoverageTrust (COVERAGE_TRUST): self (default) or registered; see
 	// package trust.

@@ -52,7 +52,9 @@ func WithTrust(t Trust) Option { return func(a *Attestor) { a.trust = t } }
 // proofs being made, not the decisions waiting for their batch.
 func WithBatchAnchoring() Option { return func(a *Attestor) { a.releaseSlot = true } }
 
-// Ledger verifies and records proofs on chain; *chain.Ledger is one.
+// Ledger verifies and records proofs on chain; *chain.Ledger is one. The
+// context of Submit carries the time the decision's proof began
+// (chain.DecisionStart).
 type Ledger interface {
 	Submit(ctx context.Context, kind chain.Kind, proof [8]*big.Int, inputs []*big.Int) (chain.Receipt, error)
 }
@@ -164,6 +166,7 @@ func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d 
 	if cred == nil {
 		return &healthagents.Attestation{Circuit: zkp.CircuitEligibilityV3}, nil
 	}
+	ctx = chain.WithDecisionStart(ctx, time.Now())
 	proof, st, err := a.prover.ProveEligibilityV3(ctx, zkp.EligibilityV3Input{
 		Credential:    cred,
 		ProcedureCode: d.Procedure.Code,
@@ -207,6 +210,7 @@ func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, d
 	for i, d := range ds {
 		drugs[i] = d.Drug.RxCUI
 	}
+	ctx = chain.WithDecisionStart(ctx, time.Now())
 	proof, st, outs, err := a.prover.ProvePrescriptionV4(ctx, zkp.PrescriptionV4Input{Credential: cred, Drugs: drugs, ServiceDate: date, Facts: a.rx.Facts(rec, nil)})
 	if err != nil {
 		return nil, proveError(err)

@@ -254,6 +254,55 @@ func (t tampering) Submit(ctx context.Context, kind chain.Kind, proof [8]*big.In
 	return t.l.Submit(ctx, kind, proof, in)
 }
 
+// startRecorder passes statements to the real ledger and keeps the
+// decision start each Submit's context carries.
+type startRecorder struct {
+	l      *chain.Ledger
+	starts chan time.Time
+}
+
+func (r startRecorder) Submit(ctx context.Context, kind chain.Kind, proof [8]*big.Int, inputs []*big.Int) (chain.Receipt, error) {
+	if t, ok := chain.DecisionStart(ctx); ok {
+		r.starts <- t
+	}
+	return r.l.Submit(ctx, kind, proof, inputs)
+}
+
+// TestSubmitCarriesDecisionStart: both attestations hand the ledger the
+// time their proof began (a batch's window runs from it on an idle replica:
+// chain.WithDecisionStart), between the call and the submission.
+func TestSubmitCarriesDecisionStart(t *testing.T) {
+	t.Parallel()
+	_, ledger := fixture(t)
+	rec := startRecorder{ledger, make(chan time.Time, 1)}
+	a := newAttestor(t, rec, ledger)
+	r := testRecord()
+	rx, err := prescription.New()
+	require.NoError(t, err)
+	b, err := rx.Check(t.Context(), nil, []string{"6809"}, r)
+	require.NoError(t, err)
+	for name, attest := range map[string]func() error{
+		"eligibility": func() error {
+			_, err := a.AttestEligibility(t.Context(), r, decide(t, r, "PROC001"))
+			return err
+		},
+		"prescription": func() error {
+			_, err := a.AttestPrescription(t.Context(), r, b.Decisions, serviceDate)
+			return err
+		},
+	} {
+		before := time.Now()
+		require.NoError(t, attest(), name)
+		after := time.Now()
+		select {
+		case start := <-rec.starts:
+			assert.False(t, start.Before(before) || start.After(after), "%s: start %v outside the call", name, start)
+		default:
+			t.Fatalf("%s: Submit's context carries no decision start", name)
+		}
+	}
+}
+
 func TestRejectedByContract(t *testing.T) {
 	t.Parallel()
 	_, ledger := fixture(t)

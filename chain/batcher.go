@@ -18,10 +18,11 @@ import (
 // mode Submit verifies the proof itself (an eth_call to the verifier bound to
 // the circuit id) and checks the issuer active, then queues the statement's
 // leaf; a batch closes at its size or its window after its earliest
-// statement reached Submit (the checks run inside the window), less the
-// time a batch takes to be anchored if that statement found no batch in
-// flight (closeAt: such a statement is answered about its window after it
-// arrived, the batch's own transaction included). One recordBatch transaction records the batch's Poseidon Merkle root, and
+// statement reached Submit (the checks run inside the window); if that
+// statement found no batch in flight, the window runs from its decision's
+// start instead, less the time a batch takes to be anchored (closeAt: such a
+// decision is answered about the window after its proof began, its proof and
+// the batch's own transaction included). One recordBatch transaction records the batch's Poseidon Merkle root, and
 // every statement of the batch is answered once that transaction is mined
 // (and confirmed) with its place in the batch (Receipt.Batch). The queue is
 // in memory: a process that stops before a batch is anchored answered
@@ -56,8 +57,9 @@ func ParseAnchorMode(s string) (AnchorMode, error) {
 
 // WithAnchor sets how Submit records statements (default AnchorEach). In
 // AnchorBatch mode a batch closes at size statements (1..MaxBatch) or window
-// after its first statement arrived (less the time a batch takes to be
-// anchored when no batch was in flight at that arrival: closeAt),
+// after its first statement arrived (when no batch was in flight at that
+// arrival: the window after its decision's start, WithDecisionStart, less
+// the time a batch takes to be anchored: closeAt),
 // whichever comes first; one batch is in flight at a time per Ledger, and
 // the next one collects meanwhile.
 func WithAnchor(mode AnchorMode, size int, window time.Duration) Option {
@@ -109,6 +111,9 @@ type waiter struct {
 	// statement's, so those checks are made inside the window a statement
 	// waits anyway, not added to it.
 	at time.Time
+	// start is when the decision's work began (WithDecisionStart: its
+	// proof's start), at or before at; at when not given.
+	start time.Time
 	// idle: no batch was in flight when the statement was queued (see
 	// closeAt).
 	idle bool
@@ -140,23 +145,51 @@ type batcher struct {
 	seen      int
 }
 
-// closeAt is when a batch whose earliest statement reached Submit at first
+// closeAt is when a batch whose earliest statement reached Submit at at
 // closes unfilled. If that statement was queued while no batch was in
-// flight (idle), it is the window after that arrival less anchoring, the
-// time a batch takes to be anchored when the chain is fast (clamped to [0,
-// window]): the statement is answered about the window after it arrived,
-// the batch's own transaction included. On a chain slower than the window
-// (12 s blocks) such a batch is sent at once, and the statements arriving
-// meanwhile gather for the next one. A batch whose earliest statement came
-// while another was in flight (a busy replica: it waits for that one
-// anyway) collects for the whole window after that arrival, so that
-// batches keep their size under load, when anchoring is slowed by the
-// proofs beside it.
-func closeAt(first time.Time, idle bool, window, anchoring time.Duration) time.Time {
+// flight (idle), it is the window after its decision's start (its proof's,
+// WithDecisionStart) less anchoring, the time a batch takes to be anchored
+// when the chain is fast (clamped to [0, window]): on an idle replica a
+// decision is answered about the window after its proof began, its proof,
+// its batch's collection and its batch's transaction included, not its
+// proof plus the window plus the transaction. On a chain slower than the
+// window (12 s blocks) such a batch is sent at once, and the statements
+// arriving meanwhile gather for the next one. A batch whose earliest
+// statement came while another was in flight (a busy replica: it waits for
+// that one anyway) collects for the whole window after that statement
+// reached Submit, so that batches keep their size under load, when proofs
+// queue and anchoring is slowed by the proofs beside it.
+func closeAt(at, start time.Time, idle bool, window, anchoring time.Duration) time.Time {
 	if !idle {
-		return first.Add(window)
+		return at.Add(window)
 	}
-	return first.Add(window - min(max(anchoring, 0), window))
+	return start.Add(window - min(max(anchoring, 0), window))
+}
+
+// decisionStartKey is the context key of WithDecisionStart.
+type decisionStartKey struct{}
+
+// WithDecisionStart returns ctx carrying t as the time the work on the
+// decision whose statement will be submitted with ctx began: in
+// AnchorBatch mode a statement that finds no batch in flight is answered
+// about the window after t (closeAt). The attestor sets it before proving.
+func WithDecisionStart(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, decisionStartKey{}, t)
+}
+
+// DecisionStart returns the time WithDecisionStart put in ctx.
+func DecisionStart(ctx context.Context) (time.Time, bool) {
+	t, ok := ctx.Value(decisionStartKey{}).(time.Time)
+	return t, ok
+}
+
+// decisionStart is DecisionStart(ctx) for a statement that reached Submit
+// at arrived: arrived when ctx has none or one after arrived.
+func decisionStart(ctx context.Context, arrived time.Time) time.Time {
+	if t, ok := DecisionStart(ctx); ok && t.Before(arrived) {
+		return t
+	}
+	return arrived
 }
 
 // anchoringSamples is how many recent batches' anchoring times the
@@ -184,9 +217,10 @@ func newBatcher(l *Ledger) *batcher {
 	return b
 }
 
-// enqueue queues a leaf handed to Submit at arrived, or returns ErrClosed.
-func (b *batcher) enqueue(leaf, circuitID *big.Int, arrived time.Time) (*waiter, error) {
-	w := &waiter{leaf: leaf, circuitID: circuitID, at: arrived, done: make(chan struct{})}
+// enqueue queues a leaf handed to Submit at arrived, for a decision begun
+// at start, or returns ErrClosed.
+func (b *batcher) enqueue(leaf, circuitID *big.Int, arrived, start time.Time) (*waiter, error) {
+	w := &waiter{leaf: leaf, circuitID: circuitID, at: arrived, start: start, done: make(chan struct{})}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -250,7 +284,7 @@ func (b *batcher) next() []*waiter {
 					first = w
 				}
 			}
-			until := time.Until(closeAt(first.at, first.idle, b.window, b.anchoring))
+			until := time.Until(closeAt(first.at, first.start, first.idle, b.window, b.anchoring))
 			if n >= b.size || until <= 0 {
 				k := min(n, b.size)
 				batch := slices.Clone(b.pending[:k])
@@ -423,7 +457,7 @@ func (l *Ledger) submitBatched(ctx context.Context, kind Kind, proof [8]*big.Int
 	if b == nil {
 		return Receipt{}, ErrClosed
 	}
-	w, err := b.enqueue(leaf, id, arrived)
+	w, err := b.enqueue(leaf, id, arrived, decisionStart(ctx, arrived))
 	if err != nil {
 		return Receipt{}, err
 	}

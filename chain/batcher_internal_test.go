@@ -17,9 +17,9 @@ import (
 func TestBatchWindowFromArrival(t *testing.T) {
 	t.Parallel()
 	b := &batcher{size: 8, window: time.Minute, kick: make(chan struct{}, 1), stop: make(chan struct{})}
-	_, err := b.enqueue(big.NewInt(1), big.NewInt(9), time.Now())
+	_, err := b.enqueue(big.NewInt(1), big.NewInt(9), time.Now(), time.Now())
 	require.NoError(t, err)
-	_, err = b.enqueue(big.NewInt(2), big.NewInt(9), time.Now().Add(-2*time.Minute))
+	_, err = b.enqueue(big.NewInt(2), big.NewInt(9), time.Now().Add(-2*time.Minute), time.Now().Add(-2*time.Minute))
 	require.NoError(t, err)
 	got := make(chan []*waiter, 1)
 	go func() { got <- b.next() }()
@@ -37,33 +37,56 @@ func TestBatchWindowFromArrival(t *testing.T) {
 }
 
 // TestCloseAt: an unfilled batch whose earliest statement found no batch
-// in flight closes the window after that statement's arrival less the
-// anchoring time, which counts for at most the whole window (a chain
-// slower than the window: the batch closes at once) and never lengthens
-// it; one whose earliest statement came while a batch was in flight
-// collects for the whole window.
+// in flight closes the window after that statement's decision began (its
+// proof's start) less the anchoring time, which counts for at most the
+// whole window (a chain slower than the window: the batch closes at once)
+// and never lengthens it; one whose earliest statement came while a batch
+// was in flight collects for the whole window after the statement reached
+// Submit, however long its proof took.
 func TestCloseAt(t *testing.T) {
 	t.Parallel()
-	first := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	window := 200 * time.Millisecond
 	for name, tc := range map[string]struct {
 		idle      bool
+		proof     time.Duration // the statement's decision began this long before at
 		anchoring time.Duration
-		want      time.Duration // after first
+		want      time.Duration // after at
 	}{
-		"idle/no estimate yet":          {true, 0, window},
-		"idle/a fast chain":             {true, 6 * time.Millisecond, 194 * time.Millisecond},
-		"idle/half the window":          {true, 100 * time.Millisecond, 100 * time.Millisecond},
-		"idle/exactly the window":       {true, window, 0},
-		"idle/a 12 s chain":             {true, 12 * time.Second, 0},
-		"idle/negative (clock stepped)": {true, -time.Second, window},
-		"busy/a fast chain":             {false, 6 * time.Millisecond, window},
-		"busy/a 12 s chain":             {false, 12 * time.Second, window},
+		"idle/no estimate yet":            {true, 0, 0, window},
+		"idle/a fast chain":               {true, 0, 6 * time.Millisecond, 194 * time.Millisecond},
+		"idle/half the window":            {true, 0, 100 * time.Millisecond, 100 * time.Millisecond},
+		"idle/exactly the window":         {true, 0, window, 0},
+		"idle/a 12 s chain":               {true, 0, 12 * time.Second, 0},
+		"idle/negative (clock stepped)":   {true, 0, -time.Second, window},
+		"idle/an 80 ms proof":             {true, 80 * time.Millisecond, 6 * time.Millisecond, 114 * time.Millisecond},
+		"idle/a proof longer than window": {true, 300 * time.Millisecond, 6 * time.Millisecond, -106 * time.Millisecond},
+		"busy/a fast chain":               {false, 0, 6 * time.Millisecond, window},
+		"busy/a 12 s chain":               {false, 0, 12 * time.Second, window},
+		"busy/an 80 ms proof":             {false, 80 * time.Millisecond, 6 * time.Millisecond, window},
 	} {
 		t.Run(name, func(t *testing.T) {
-			assert.Equal(t, first.Add(tc.want), closeAt(first, tc.idle, window, tc.anchoring))
+			assert.Equal(t, at.Add(tc.want), closeAt(at, at.Add(-tc.proof), tc.idle, window, tc.anchoring))
 		})
 	}
+}
+
+// TestDecisionStart: a statement's decision start is the context's
+// (WithDecisionStart) when it is before the statement reached Submit, and
+// that arrival otherwise (none given, or a clock that stepped).
+func TestDecisionStart(t *testing.T) {
+	t.Parallel()
+	arrived := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	ctx := t.Context()
+	_, ok := DecisionStart(ctx)
+	assert.False(t, ok)
+	assert.Equal(t, arrived, decisionStart(ctx, arrived), "none given")
+	began := arrived.Add(-70 * time.Millisecond)
+	got, ok := DecisionStart(WithDecisionStart(ctx, began))
+	assert.True(t, ok)
+	assert.Equal(t, began, got)
+	assert.Equal(t, began, decisionStart(WithDecisionStart(ctx, began), arrived))
+	assert.Equal(t, arrived, decisionStart(WithDecisionStart(ctx, arrived.Add(time.Second)), arrived), "after the arrival")
 }
 
 // TestObserveAnchoring: the estimate is the median (the lower of the
@@ -107,7 +130,7 @@ func TestBatchClosesEarlierByAnchoringTime(t *testing.T) {
 	t.Parallel()
 	b := &batcher{size: 8, window: time.Minute, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	b.observeAnchoring(2 * time.Minute)
-	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), time.Now())
+	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), time.Now(), time.Now())
 	require.NoError(t, err)
 	assert.True(t, w.idle)
 	got := make(chan []*waiter, 1)
@@ -122,10 +145,35 @@ func TestBatchClosesEarlierByAnchoringTime(t *testing.T) {
 		b.mu.Unlock()
 		t.Fatal("the batch waited the whole window although anchoring takes all of it")
 	}
-	busy, err := b.enqueue(big.NewInt(2), big.NewInt(9), time.Now())
+	busy, err := b.enqueue(big.NewInt(2), big.NewInt(9), time.Now(), time.Now().Add(-time.Minute))
 	require.NoError(t, err)
 	assert.False(t, busy.idle, "queued while a batch is in flight")
-	assert.Equal(t, busy.at.Add(time.Minute), closeAt(busy.at, busy.idle, b.window, b.anchoring))
+	assert.Equal(t, busy.at.Add(time.Minute), closeAt(busy.at, busy.start, busy.idle, b.window, b.anchoring))
+}
+
+// TestIdleBatchCountsFromItsDecisionStart: on an idle batcher the window
+// runs from the statement's decision start (its proof's), not from its
+// arrival at Submit: a statement whose proof began a window ago is sent at
+// once, not a minute later.
+func TestIdleBatchCountsFromItsDecisionStart(t *testing.T) {
+	t.Parallel()
+	b := &batcher{size: 8, window: time.Minute, kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	now := time.Now()
+	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), now, now.Add(-time.Minute))
+	require.NoError(t, err)
+	require.True(t, w.idle)
+	got := make(chan []*waiter, 1)
+	go func() { got <- b.next() }()
+	select {
+	case batch := <-got:
+		require.Len(t, batch, 1)
+	case <-time.After(30 * time.Second):
+		close(b.stop)
+		b.mu.Lock()
+		b.closed = true
+		b.mu.Unlock()
+		t.Fatal("the batch waited a window from the statement's arrival, not from its decision's start")
+	}
 }
 
 // TestSettleWaitsOnlyForUnflushedBlocks: a receipt's block known flushed is
