@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync/atomic"
 	"time"
 
 	"github.com/healthagents/healthagents"
@@ -54,7 +55,7 @@ func WithBatchAnchoring() Option { return func(a *Attestor) { a.releaseSlot = tr
 
 // Ledger verifies and records proofs on chain; *chain.Ledger is one. The
 // context of Submit carries the time the decision's proof began
-// (chain.DecisionStart).
+// (chain.DecisionStart) when no other decision was being proven then.
 type Ledger interface {
 	Submit(ctx context.Context, kind chain.Kind, proof [8]*big.Int, inputs []*big.Int) (chain.Receipt, error)
 }
@@ -67,6 +68,8 @@ type Attestor struct {
 	rx     *prescription.Agent // reads a record's facts for the clinical checks
 
 	releaseSlot bool // WithBatchAnchoring
+
+	proving atomic.Int64 // decisions being proven now (begin)
 }
 
 var _ healthagents.Attestor = (*Attestor)(nil)
@@ -166,7 +169,7 @@ func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d 
 	if cred == nil {
 		return &healthagents.Attestation{Circuit: zkp.CircuitEligibilityV3}, nil
 	}
-	ctx = chain.WithDecisionStart(ctx, time.Now())
+	ctx, proven := a.begin(ctx)
 	proof, st, err := a.prover.ProveEligibilityV3(ctx, zkp.EligibilityV3Input{
 		Credential:    cred,
 		ProcedureCode: d.Procedure.Code,
@@ -175,6 +178,7 @@ func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d 
 		CoveragePct:   d.CoveragePct,
 		PreAuth:       d.RequiresAuthorization,
 	})
+	proven()
 	if err != nil {
 		return nil, proveError(err)
 	}
@@ -210,8 +214,9 @@ func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, d
 	for i, d := range ds {
 		drugs[i] = d.Drug.RxCUI
 	}
-	ctx = chain.WithDecisionStart(ctx, time.Now())
+	ctx, proven := a.begin(ctx)
 	proof, st, outs, err := a.prover.ProvePrescriptionV4(ctx, zkp.PrescriptionV4Input{Credential: cred, Drugs: drugs, ServiceDate: date, Facts: a.rx.Facts(rec, nil)})
+	proven()
 	if err != nil {
 		return nil, proveError(err)
 	}
@@ -256,6 +261,19 @@ func agree(ds []prescription.Decision, outs []zkp.PrescriptionV4Outcome) error {
 		}
 	}
 	return nil
+}
+
+// begin marks a decision's proof begun, until proven is called. When no
+// other decision of a is being proven, ctx gains the time as the decision's
+// start (chain.WithDecisionStart): in batch anchoring a decision begun on an
+// idle replica is answered about the batch window after its proof began,
+// proof included, while one begun beside others (a replica under load)
+// leaves its batch the whole window to fill.
+func (a *Attestor) begin(ctx context.Context) (_ context.Context, proven func()) {
+	if a.proving.Add(1) == 1 {
+		ctx = chain.WithDecisionStart(ctx, time.Now())
+	}
+	return ctx, func() { a.proving.Add(-1) }
 }
 
 // verify records proof (whose statement is st) on chain and returns the

@@ -27,6 +27,7 @@ import (
 	"github.com/healthagents/healthagents/record"
 	"github.com/healthagents/healthagents/trust"
 	"github.com/healthagents/healthagents/zkp"
+	zkpstatement "github.com/healthagents/healthagents/zkp/statement"
 )
 
 var (
@@ -254,17 +255,16 @@ func (t tampering) Submit(ctx context.Context, kind chain.Kind, proof [8]*big.In
 	return t.l.Submit(ctx, kind, proof, in)
 }
 
-// startRecorder passes statements to the real ledger and keeps the
-// decision start each Submit's context carries.
+// startRecorder passes statements to the real ledger and keeps, for each
+// Submit, the decision start its context carries (the zero time: none).
 type startRecorder struct {
 	l      *chain.Ledger
 	starts chan time.Time
 }
 
 func (r startRecorder) Submit(ctx context.Context, kind chain.Kind, proof [8]*big.Int, inputs []*big.Int) (chain.Receipt, error) {
-	if t, ok := chain.DecisionStart(ctx); ok {
-		r.starts <- t
-	}
+	t, _ := chain.DecisionStart(ctx)
+	r.starts <- t
 	return r.l.Submit(ctx, kind, proof, inputs)
 }
 
@@ -294,13 +294,58 @@ func TestSubmitCarriesDecisionStart(t *testing.T) {
 		before := time.Now()
 		require.NoError(t, attest(), name)
 		after := time.Now()
-		select {
-		case start := <-rec.starts:
-			assert.False(t, start.Before(before) || start.After(after), "%s: start %v outside the call", name, start)
-		default:
-			t.Fatalf("%s: Submit's context carries no decision start", name)
-		}
+		start := <-rec.starts
+		require.False(t, start.IsZero(), "%s: Submit's context carries no decision start", name)
+		assert.False(t, start.Before(before) || start.After(after), "%s: start %v outside the call", name, start)
 	}
+}
+
+// gatedProver holds every eligibility proof until released, after saying
+// it has begun.
+type gatedProver struct {
+	attest.Prover
+	begun, release chan struct{}
+}
+
+func (g gatedProver) ProveEligibilityV3(ctx context.Context, in zkp.EligibilityV3Input) (*zkp.Proof, zkpstatement.Statement, error) {
+	g.begun <- struct{}{}
+	<-g.release
+	return g.Prover.ProveEligibilityV3(ctx, in)
+}
+
+// TestDecisionStartOnlyWhenAloneProving: of two decisions proven at once,
+// only the one begun first, with no other being proven, carries its start:
+// the other began on a busy replica, whose batches keep their whole window.
+func TestDecisionStartOnlyWhenAloneProving(t *testing.T) {
+	t.Parallel()
+	sys, ledger := fixture(t)
+	prover, err := zkp.NewProver(sys, zkp.WithTimeout(testProofTimeout))
+	require.NoError(t, err)
+	g := gatedProver{prover, make(chan struct{}), make(chan struct{})}
+	rec := startRecorder{ledger, make(chan time.Time, 2)}
+	a, err := attest.New(g, rec, attest.WithTrust(selfTrust(t, ledger)))
+	require.NoError(t, err)
+	r := testRecord()
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := a.AttestEligibility(t.Context(), r, decide(t, r, "PROC001"))
+			errs <- err
+		}()
+	}
+	<-g.begun
+	<-g.begun // both being proven
+	close(g.release)
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	first, second := <-rec.starts, <-rec.starts
+	assert.True(t, first.IsZero() != second.IsZero(), "exactly one of two decisions proven at once carries a start: %v, %v", first, second)
+
+	// Alone again: the next one carries its start.
+	go func() { <-g.begun }()
+	_, err = a.AttestEligibility(t.Context(), r, decide(t, r, "PROC001"))
+	require.NoError(t, err)
+	assert.False(t, (<-rec.starts).IsZero(), "proven alone")
 }
 
 func TestRejectedByContract(t *testing.T) {

@@ -112,7 +112,9 @@ type waiter struct {
 	// waits anyway, not added to it.
 	at time.Time
 	// start is when the decision's work began (WithDecisionStart: its
-	// proof's start), at or before at; at when not given.
+	// proof's start), at or before at, if the batcher was idle (no batch
+	// in flight, none collecting) from then until the statement was
+	// queued; else, or when not given, at.
 	start time.Time
 	// idle: no batch was in flight when the statement was queued (see
 	// closeAt).
@@ -136,6 +138,9 @@ type batcher struct {
 	pending  []*waiter
 	closed   bool
 	inflight bool // a batch taken by next is being anchored
+	// idleSince is when the batcher last became idle (no batch in flight,
+	// none collecting): the zero time at first; meaningless while busy.
+	idleSince time.Time
 	// anchoring is how long a batch takes from being sent to being
 	// answered (recordBatch: mined and confirmed): the median of the last
 	// len(recent) batches' times (the lower of the middle two), each
@@ -147,12 +152,15 @@ type batcher struct {
 
 // closeAt is when a batch whose earliest statement reached Submit at at
 // closes unfilled. If that statement was queued while no batch was in
-// flight (idle), it is the window after its decision's start (its proof's,
-// WithDecisionStart) less anchoring, the time a batch takes to be anchored
-// when the chain is fast (clamped to [0, window]): on an idle replica a
-// decision is answered about the window after its proof began, its proof,
-// its batch's collection and its batch's transaction included, not its
-// proof plus the window plus the transaction. On a chain slower than the
+// flight (idle), it is the window after start less anchoring, the time a
+// batch takes to be anchored when the chain is fast (clamped to [0,
+// window]). start is its decision's start (its proof's, WithDecisionStart)
+// if the replica was idle from then on (no batch in flight, none
+// collecting), else at: on an idle replica a decision is answered about
+// the window after its proof began, its proof, its batch's collection and
+// its batch's transaction included, not its proof plus the window plus the
+// transaction; a decision begun while the replica was busy gets the window
+// from its arrival at Submit, so that batches keep their size under load. On a chain slower than the
 // window (12 s blocks) such a batch is sent at once, and the statements
 // arriving meanwhile gather for the next one. A batch whose earliest
 // statement came while another was in flight (a busy replica: it waits for
@@ -171,8 +179,10 @@ type decisionStartKey struct{}
 
 // WithDecisionStart returns ctx carrying t as the time the work on the
 // decision whose statement will be submitted with ctx began: in
-// AnchorBatch mode a statement that finds no batch in flight is answered
-// about the window after t (closeAt). The attestor sets it before proving.
+// AnchorBatch mode a statement that finds the batcher idle since t (no
+// batch in flight or collecting) is answered about the window after t
+// (closeAt). The attestor sets it when it begins a proof with no other
+// being made, so that a replica under load keeps whole windows.
 func WithDecisionStart(ctx context.Context, t time.Time) context.Context {
 	return context.WithValue(ctx, decisionStartKey{}, t)
 }
@@ -218,7 +228,8 @@ func newBatcher(l *Ledger) *batcher {
 }
 
 // enqueue queues a leaf handed to Submit at arrived, for a decision begun
-// at start, or returns ErrClosed.
+// at start (counted only if the batcher was idle since: waiter.start), or
+// returns ErrClosed.
 func (b *batcher) enqueue(leaf, circuitID *big.Int, arrived, start time.Time) (*waiter, error) {
 	w := &waiter{leaf: leaf, circuitID: circuitID, at: arrived, start: start, done: make(chan struct{})}
 	b.mu.Lock()
@@ -227,6 +238,9 @@ func (b *batcher) enqueue(leaf, circuitID *big.Int, arrived, start time.Time) (*
 		return nil, ErrClosed
 	}
 	w.idle = !b.inflight
+	if !w.idle || len(b.pending) > 0 || b.idleSince.After(start) {
+		w.start = arrived // the decision began while the replica was busy
+	}
 	b.pending = append(b.pending, w)
 	select {
 	case b.kick <- struct{}{}:
@@ -312,9 +326,14 @@ func (b *batcher) next() []*waiter {
 func (b *batcher) anchor(batch []*waiter) {
 	answer := func(rc Receipt, tree *statement.Tree, err error) {
 		// No batch is in flight from here on: a statement its answer
-		// prompts (the next request of a client that waited) is idle.
+		// prompts (the next request of a client that waited) is idle, and
+		// with none collecting, a decision begun from now on counts its
+		// window from its start.
 		b.mu.Lock()
 		b.inflight = false
+		if len(b.pending) == 0 {
+			b.idleSince = time.Now()
+		}
 		b.mu.Unlock()
 		for i, w := range batch {
 			w.rc = rc

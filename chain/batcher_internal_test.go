@@ -176,6 +176,39 @@ func TestIdleBatchCountsFromItsDecisionStart(t *testing.T) {
 	}
 }
 
+// TestDecisionStartCountsOnlyOnAnIdleReplica: a statement's decision start
+// counts (closeAt) only if the batcher was idle from then until the
+// statement was queued: not for a decision begun before the last batch was
+// answered (it began on a busy replica, and under load that keeps batches
+// their size), not for one joining a batch that is collecting, not for one
+// queued while a batch is in flight.
+func TestDecisionStartCountsOnlyOnAnIdleReplica(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	began := now.Add(-80 * time.Millisecond)
+	b := &batcher{size: 8, window: time.Minute, kick: make(chan struct{}, 1), stop: make(chan struct{})}
+
+	b.idleSince = now.Add(-time.Second)
+	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), now, began)
+	require.NoError(t, err)
+	assert.Equal(t, began, w.start, "idle since before the decision began")
+	joined, err := b.enqueue(big.NewInt(2), big.NewInt(9), now, began)
+	require.NoError(t, err)
+	assert.Equal(t, now, joined.start, "joined a collecting batch")
+
+	b.pending, b.idleSince = nil, now.Add(-40*time.Millisecond)
+	w, err = b.enqueue(big.NewInt(3), big.NewInt(9), now, began)
+	require.NoError(t, err)
+	assert.Equal(t, now, w.start, "the last batch was answered after the decision began")
+	assert.True(t, w.idle, "still idle: the window less anchoring, from the arrival")
+
+	b.pending, b.inflight = nil, true
+	w, err = b.enqueue(big.NewInt(4), big.NewInt(9), now, began)
+	require.NoError(t, err)
+	assert.Equal(t, now, w.start, "a batch in flight")
+	assert.False(t, w.idle)
+}
+
 // TestSettleWaitsOnlyForUnflushedBlocks: a receipt's block known flushed is
 // reported at once even while a later block is being sealed; one not known
 // flushed waits until the block being sealed (and flushed) is done.

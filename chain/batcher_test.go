@@ -156,6 +156,27 @@ func TestBatchClosesAtWindow(t *testing.T) {
 	t.Logf("recordBatch of 1 statement: %d gas", rc.GasUsed)
 }
 
+// TestBatchWindowFromDecisionStart: on an idle replica a batch's window
+// runs from its decision's start (chain.WithDecisionStart): a decision
+// begun an hour ago is anchored at once under an hour's window. One begun
+// before that batch was answered began on a busy replica: its window runs
+// from its arrival at Submit, so it is still waiting when its context ends.
+func TestBatchWindowFromDecisionStart(t *testing.T) {
+	t.Parallel()
+	l := batchLedger(t, chain.MaxBatch, time.Hour)
+	began := time.Now().Add(-time.Hour)
+	first := prove(t, 320)
+	rc, err := l.Submit(chain.WithDecisionStart(t.Context(), began), fixtureKind, first.proof, first.inputs)
+	require.NoError(t, err, "begun a window ago on an idle replica: sent at once")
+	checkAnchored(t, l, []int64{320}, []chain.Receipt{rc}, true)
+
+	second := prove(t, 321)
+	ctx, cancel := context.WithTimeout(chain.WithDecisionStart(t.Context(), began), 2*time.Second)
+	defer cancel()
+	_, err = l.Submit(ctx, fixtureKind, second.proof, second.inputs)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "begun before the last batch was answered: the window from its arrival")
+}
+
 // TestBatchRefusesBeforeQueueing: a proof the verifier refuses, an issuer
 // not registered, an unbound kind and a statement not of the registry's
 // shape are refused at once with the errors the registry's revert gives in
