@@ -21,18 +21,28 @@ func TestBatchWindowFromArrival(t *testing.T) {
 	require.NoError(t, err)
 	_, err = b.enqueue(big.NewInt(2), big.NewInt(9), time.Now().Add(-2*time.Minute), time.Now().Add(-2*time.Minute))
 	require.NoError(t, err)
+	batch := nextWithin(t, b, "the batch waited a window from its first-queued statement")
+	require.Len(t, batch, 2)
+	assert.Equal(t, int64(1), batch[0].leaf.Int64(), "queue order kept")
+}
+
+// nextWithin returns b.next()'s batch, or fails with msg if none closes
+// within 30 s (a batch waiting for a minute's window: the rule under test
+// did not close it), stopping b.
+func nextWithin(t *testing.T, b *batcher, msg string) []*waiter {
+	t.Helper()
 	got := make(chan []*waiter, 1)
 	go func() { got <- b.next() }()
 	select {
 	case batch := <-got:
-		require.Len(t, batch, 2)
-		assert.Equal(t, int64(1), batch[0].leaf.Int64(), "queue order kept")
+		return batch
 	case <-time.After(30 * time.Second):
 		close(b.stop)
 		b.mu.Lock()
 		b.closed = true
 		b.mu.Unlock()
-		t.Fatal("the batch waited a window from its first-queued statement")
+		t.Fatal(msg)
+		return nil
 	}
 }
 
@@ -133,18 +143,8 @@ func TestBatchClosesEarlierByAnchoringTime(t *testing.T) {
 	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), time.Now(), time.Now())
 	require.NoError(t, err)
 	assert.True(t, w.idle)
-	got := make(chan []*waiter, 1)
-	go func() { got <- b.next() }()
-	select {
-	case batch := <-got:
-		require.Len(t, batch, 1)
-	case <-time.After(30 * time.Second):
-		close(b.stop)
-		b.mu.Lock()
-		b.closed = true
-		b.mu.Unlock()
-		t.Fatal("the batch waited the whole window although anchoring takes all of it")
-	}
+	batch := nextWithin(t, b, "the batch waited the whole window although anchoring takes all of it")
+	require.Len(t, batch, 1)
 	busy, err := b.enqueue(big.NewInt(2), big.NewInt(9), time.Now(), time.Now().Add(-time.Minute))
 	require.NoError(t, err)
 	assert.False(t, busy.idle, "queued while a batch is in flight")
@@ -162,18 +162,8 @@ func TestIdleBatchCountsFromItsDecisionStart(t *testing.T) {
 	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), now, now.Add(-time.Minute))
 	require.NoError(t, err)
 	require.True(t, w.idle)
-	got := make(chan []*waiter, 1)
-	go func() { got <- b.next() }()
-	select {
-	case batch := <-got:
-		require.Len(t, batch, 1)
-	case <-time.After(30 * time.Second):
-		close(b.stop)
-		b.mu.Lock()
-		b.closed = true
-		b.mu.Unlock()
-		t.Fatal("the batch waited a window from the statement's arrival, not from its decision's start")
-	}
+	batch := nextWithin(t, b, "the batch waited a window from the statement's arrival, not from its decision's start")
+	require.Len(t, batch, 1)
 }
 
 // TestDecisionStartCountsOnlyOnAnIdleReplica: a statement's decision start

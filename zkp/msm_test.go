@@ -292,16 +292,11 @@ func TestSumAffine(t *testing.T) {
 	}
 }
 
-// TestBucketsSpecialCases drives the bucket accumulator through its
-// special paths: a point added to a bucket holding it (doubling, Jacobian
-// side bucket), its negation (cancelling), and additions deferred behind a
-// pending one, and checks Σ (k+1)·bucket[k] against plain additions.
-func TestBucketsSpecialCases(t *testing.T) {
-	p1, p2 := randomPoints(4)
-	b1, b2 := newBucketsG1(4), newBucketsG2(4)
-	var want1 curve.G1Jac
-	var want2 curve.G2Jac
-	add := func(k, i int, negate bool) {
+// bucketAdder returns add(k, i, negate), which schedules ±(p1[i], p2[i])
+// into bucket k of b1 and b2 and adds (k+1)·±p[i] to want1 and want2 with
+// plain Jacobian additions: Σ (k+1)·bucket[k] must come out as want.
+func bucketAdder(p1 []curve.G1Affine, p2 []curve.G2Affine, b1 *bucketsG1, b2 *bucketsG2, want1 *curve.G1Jac, want2 *curve.G2Jac) func(k, i int, negate bool) {
+	return func(k, i int, negate bool) {
 		b1.add(k, &p1[i].X, &p1[i].Y, negate)
 		b2.add(k, &p2[i].X, &p2[i].Y, negate)
 		a1, a2 := p1[i], p2[i]
@@ -318,6 +313,18 @@ func TestBucketsSpecialCases(t *testing.T) {
 			want2.AddAssign(&j2)
 		}
 	}
+}
+
+// TestBucketsSpecialCases drives the bucket accumulator through its
+// special paths: a point added to a bucket holding it (doubling, Jacobian
+// side bucket), its negation (cancelling), and additions deferred behind a
+// pending one, and checks Σ (k+1)·bucket[k] against plain additions.
+func TestBucketsSpecialCases(t *testing.T) {
+	p1, p2 := randomPoints(4)
+	b1, b2 := newBucketsG1(4), newBucketsG2(4)
+	var want1 curve.G1Jac
+	var want2 curve.G2Jac
+	add := bucketAdder(p1, p2, b1, b2, &want1, &want2)
 	add(0, 0, false) // fills bucket 0
 	add(0, 0, false) // doubling
 	add(1, 1, false) // fills bucket 1
@@ -346,23 +353,7 @@ func TestBucketsDrain(t *testing.T) {
 	b1, b2 := newBucketsG1(8), newBucketsG2(8)
 	var want1 curve.G1Jac
 	var want2 curve.G2Jac
-	add := func(k, i int, negate bool) {
-		b1.add(k, &p1[i].X, &p1[i].Y, negate)
-		b2.add(k, &p2[i].X, &p2[i].Y, negate)
-		a1, a2 := p1[i], p2[i]
-		if negate {
-			a1.Neg(&a1)
-			a2.Neg(&a2)
-		}
-		var j1 curve.G1Jac
-		var j2 curve.G2Jac
-		j1.FromAffine(&a1)
-		j2.FromAffine(&a2)
-		for range k + 1 {
-			want1.AddAssign(&j1)
-			want2.AddAssign(&j2)
-		}
-	}
+	add := bucketAdder(p1, p2, b1, b2, &want1, &want2)
 	for i := range 100 {
 		add(0, i, false)
 	}
