@@ -238,14 +238,19 @@ func (b *bucketsG1) add(k int, qx, qy *fp.Element, negate bool) {
 	}
 }
 
-// flush performs the pending additions, then schedules the deferred ones
-// (as many as fit).
-func (b *bucketsG1) flush() {
+// addPending performs the pending additions and opens the next batch.
+func (b *bucketsG1) addPending() {
 	if b.n > 0 {
 		addBatchG1(b.x, b.y, b.k[:b.n], b.qx[:b.n], b.qy[:b.n], &b.scratch)
 	}
 	b.n = 0
 	b.epoch++
+}
+
+// flush performs the pending additions, then schedules the deferred ones
+// (as many as fit).
+func (b *bucketsG1) flush() {
+	b.addPending()
 	d := b.deferred
 	b.deferred = b.spare[:0]
 	for _, it := range d {
@@ -264,11 +269,7 @@ func (b *bucketsG1) flush() {
 // one inversion for a handful of additions. Instead each bucket's queue is
 // summed with the bucket pairwise (sumGroupsG1).
 func (b *bucketsG1) drain() {
-	if b.n > 0 {
-		addBatchG1(b.x, b.y, b.k[:b.n], b.qx[:b.n], b.qy[:b.n], &b.scratch)
-	}
-	b.n = 0
-	b.epoch++
+	b.addPending()
 	d := b.deferred
 	if len(d) == 0 {
 		return

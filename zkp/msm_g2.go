@@ -255,14 +255,19 @@ func (b *bucketsG2) add(k int, qx, qy *curve.E2, negate bool) {
 	}
 }
 
-// flush performs the pending additions, then schedules the deferred ones
-// (as many as fit).
-func (b *bucketsG2) flush() {
+// addPending is bucketsG1.addPending over G2.
+func (b *bucketsG2) addPending() {
 	if b.n > 0 {
 		addBatchG2(b.x, b.y, b.k[:b.n], b.qx[:b.n], b.qy[:b.n], &b.scratch)
 	}
 	b.n = 0
 	b.epoch++
+}
+
+// flush performs the pending additions, then schedules the deferred ones
+// (as many as fit).
+func (b *bucketsG2) flush() {
+	b.addPending()
 	d := b.deferred
 	b.deferred = b.spare[:0]
 	for _, it := range d {
@@ -277,11 +282,7 @@ func (b *bucketsG2) flush() {
 
 // drain is bucketsG1.drain over G2.
 func (b *bucketsG2) drain() {
-	if b.n > 0 {
-		addBatchG2(b.x, b.y, b.k[:b.n], b.qx[:b.n], b.qy[:b.n], &b.scratch)
-	}
-	b.n = 0
-	b.epoch++
+	b.addPending()
 	d := b.deferred
 	if len(d) == 0 {
 		return
