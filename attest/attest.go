@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -55,7 +56,8 @@ func WithBatchAnchoring() Option { return func(a *Attestor) { a.releaseSlot = tr
 
 // Ledger verifies and records proofs on chain; *chain.Ledger is one. The
 // context of Submit carries the time the decision's proof began
-// (chain.DecisionStart) when no other decision was being proven then.
+// (chain.DecisionStart) and whether the decision is still alone
+// (chain.WithDecisionAlone) when no other decision was in progress then.
 type Ledger interface {
 	Submit(ctx context.Context, kind chain.Kind, proof [8]*big.Int, inputs []*big.Int) (chain.Receipt, error)
 }
@@ -69,7 +71,9 @@ type Attestor struct {
 
 	releaseSlot bool // WithBatchAnchoring
 
-	proving atomic.Int64 // decisions being proven now (begin)
+	mu      sync.Mutex // guards proving and alone (begin)
+	proving int        // decisions being proven now
+	alone   *loneDecision
 }
 
 var _ healthagents.Attestor = (*Attestor)(nil)
@@ -169,7 +173,8 @@ func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d 
 	if cred == nil {
 		return &healthagents.Attestation{Circuit: zkp.CircuitEligibilityV3}, nil
 	}
-	ctx, proven := a.begin(ctx)
+	ctx, work := a.begin(ctx)
+	defer work.done()
 	proof, st, err := a.prover.ProveEligibilityV3(ctx, zkp.EligibilityV3Input{
 		Credential:    cred,
 		ProcedureCode: d.Procedure.Code,
@@ -178,7 +183,7 @@ func (a *Attestor) AttestEligibility(ctx context.Context, rec *record.Record, d 
 		CoveragePct:   d.CoveragePct,
 		PreAuth:       d.RequiresAuthorization,
 	})
-	proven()
+	work.proven()
 	if err != nil {
 		return nil, proveError(err)
 	}
@@ -214,9 +219,10 @@ func (a *Attestor) AttestPrescription(ctx context.Context, rec *record.Record, d
 	for i, d := range ds {
 		drugs[i] = d.Drug.RxCUI
 	}
-	ctx, proven := a.begin(ctx)
+	ctx, work := a.begin(ctx)
+	defer work.done()
 	proof, st, outs, err := a.prover.ProvePrescriptionV4(ctx, zkp.PrescriptionV4Input{Credential: cred, Drugs: drugs, ServiceDate: date, Facts: a.rx.Facts(rec, nil)})
-	proven()
+	work.proven()
 	if err != nil {
 		return nil, proveError(err)
 	}
@@ -263,17 +269,63 @@ func agree(ds []prescription.Decision, outs []zkp.PrescriptionV4Outcome) error {
 	return nil
 }
 
-// begin marks a decision's proof begun, until proven is called. When no
-// other decision of a is being proven, ctx gains the time as the decision's
-// start (chain.WithDecisionStart): in batch anchoring a decision begun on an
+// begin marks a decision's proof begun. When no other decision of a is
+// being proven or waiting as the lone one, ctx gains the time as the
+// decision's start (chain.WithDecisionStart) and, for as long as no other
+// decision begins before it is done, says it is alone
+// (chain.WithDecisionAlone): in batch anchoring a decision made alone on an
 // idle replica is answered about the batch window after its proof began,
-// proof included, while one begun beside others (a replica under load)
-// leaves its batch the whole window to fill.
-func (a *Attestor) begin(ctx context.Context) (_ context.Context, proven func()) {
-	if a.proving.Add(1) == 1 {
+// proof included, while one begun beside another (a replica under load)
+// leaves its batch the whole window to fill. The returned decision's proven
+// is called when its proof is made, done when it is answered.
+func (a *Attestor) begin(ctx context.Context) (context.Context, *decision) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.proving++
+	d := &decision{a: a}
+	switch {
+	case a.alone != nil:
+		a.alone.others.Store(true) // it is no longer alone, and neither is this one
+		a.alone = nil
+	case a.proving == 1:
+		lone := &loneDecision{}
+		a.alone, d.lone = lone, lone
 		ctx = chain.WithDecisionStart(ctx, time.Now())
+		ctx = chain.WithDecisionAlone(ctx, func() bool { return !lone.others.Load() })
 	}
-	return ctx, func() { a.proving.Add(-1) }
+	return ctx, d
+}
+
+// loneDecision is a decision begun with no other in progress; others
+// turns true when another begins before it is done.
+type loneDecision struct{ others atomic.Bool }
+
+// decision is one decision in progress (begin).
+type decision struct {
+	a         *Attestor
+	lone      *loneDecision // nil unless it began alone
+	wasProven bool
+}
+
+// proven marks the decision's proof made.
+func (d *decision) proven() {
+	d.a.mu.Lock()
+	defer d.a.mu.Unlock()
+	if !d.wasProven {
+		d.wasProven = true
+		d.a.proving--
+	}
+}
+
+// done marks the decision answered (or failed), its proof made if it was
+// not yet.
+func (d *decision) done() {
+	d.proven()
+	d.a.mu.Lock()
+	defer d.a.mu.Unlock()
+	if d.lone != nil && d.a.alone == d.lone {
+		d.a.alone = nil
+	}
 }
 
 // verify records proof (whose statement is st) on chain and returns the

@@ -256,25 +256,37 @@ func (t tampering) Submit(ctx context.Context, kind chain.Kind, proof [8]*big.In
 }
 
 // startRecorder passes statements to the real ledger and keeps, for each
-// Submit, the decision start its context carries (the zero time: none).
+// Submit, the decision start its context carries (the zero time: none) and
+// its chain.WithDecisionAlone function; with hold, each Submit waits for it
+// after recording.
 type startRecorder struct {
 	l      *chain.Ledger
-	starts chan time.Time
+	starts chan seenStart
+	hold   chan struct{}
+}
+
+type seenStart struct {
+	start time.Time
+	alone func() bool
 }
 
 func (r startRecorder) Submit(ctx context.Context, kind chain.Kind, proof [8]*big.Int, inputs []*big.Int) (chain.Receipt, error) {
 	t, _ := chain.DecisionStart(ctx)
-	r.starts <- t
+	r.starts <- seenStart{t, chain.DecisionAlone(ctx)}
+	if r.hold != nil {
+		<-r.hold
+	}
 	return r.l.Submit(ctx, kind, proof, inputs)
 }
 
 // TestSubmitCarriesDecisionStart: both attestations hand the ledger the
 // time their proof began (a batch's window runs from it on an idle replica:
-// chain.WithDecisionStart), between the call and the submission.
+// chain.WithDecisionStart), between the call and the submission, and say
+// the decision is alone (chain.WithDecisionAlone).
 func TestSubmitCarriesDecisionStart(t *testing.T) {
 	t.Parallel()
 	_, ledger := fixture(t)
-	rec := startRecorder{ledger, make(chan time.Time, 1)}
+	rec := startRecorder{l: ledger, starts: make(chan seenStart, 1)}
 	a := newAttestor(t, rec, ledger)
 	r := testRecord()
 	rx, err := prescription.New()
@@ -294,9 +306,11 @@ func TestSubmitCarriesDecisionStart(t *testing.T) {
 		before := time.Now()
 		require.NoError(t, attest(), name)
 		after := time.Now()
-		start := <-rec.starts
-		require.False(t, start.IsZero(), "%s: Submit's context carries no decision start", name)
-		assert.False(t, start.Before(before) || start.After(after), "%s: start %v outside the call", name, start)
+		seen := <-rec.starts
+		require.False(t, seen.start.IsZero(), "%s: Submit's context carries no decision start", name)
+		assert.False(t, seen.start.Before(before) || seen.start.After(after), "%s: start %v outside the call", name, seen.start)
+		require.NotNil(t, seen.alone, name)
+		assert.True(t, seen.alone(), "%s: alone", name)
 	}
 }
 
@@ -313,39 +327,69 @@ func (g gatedProver) ProveEligibilityV3(ctx context.Context, in zkp.EligibilityV
 	return g.Prover.ProveEligibilityV3(ctx, in)
 }
 
-// TestDecisionStartOnlyWhenAloneProving: of two decisions proven at once,
-// only the one begun first, with no other being proven, carries its start:
-// the other began on a busy replica, whose batches keep their whole window.
-func TestDecisionStartOnlyWhenAloneProving(t *testing.T) {
+// TestDecisionStartOnlyWhenAlone: of two decisions proven at once, the one
+// begun first carries its start but is no longer alone once the second
+// began, and the second carries none: the replica is busy, and batches keep
+// their whole window. A decision begun while another, begun alone, waits
+// for its batch takes that one's "alone" away too; once both are done, the
+// next is alone again.
+func TestDecisionStartOnlyWhenAlone(t *testing.T) {
 	t.Parallel()
 	sys, ledger := fixture(t)
 	prover, err := zkp.NewProver(sys, zkp.WithTimeout(testProofTimeout))
 	require.NoError(t, err)
 	g := gatedProver{prover, make(chan struct{}), make(chan struct{})}
-	rec := startRecorder{ledger, make(chan time.Time, 2)}
+	rec := startRecorder{l: ledger, starts: make(chan seenStart, 2)}
 	a, err := attest.New(g, rec, attest.WithTrust(selfTrust(t, ledger)))
 	require.NoError(t, err)
 	r := testRecord()
-	errs := make(chan error, 2)
-	for range 2 {
-		go func() {
-			_, err := a.AttestEligibility(t.Context(), r, decide(t, r, "PROC001"))
-			errs <- err
-		}()
+	attestOne := func(errs chan<- error) {
+		_, err := a.AttestEligibility(t.Context(), r, decide(t, r, "PROC001"))
+		errs <- err
 	}
+	errs := make(chan error, 2)
+	go attestOne(errs)
 	<-g.begun
+	go attestOne(errs)
 	<-g.begun // both being proven
 	close(g.release)
 	require.NoError(t, <-errs)
 	require.NoError(t, <-errs)
 	first, second := <-rec.starts, <-rec.starts
-	assert.True(t, first.IsZero() != second.IsZero(), "exactly one of two decisions proven at once carries a start: %v, %v", first, second)
+	if first.start.IsZero() {
+		first, second = second, first
+	}
+	require.False(t, first.start.IsZero(), "the first begun carries its start")
+	assert.False(t, first.alone(), "no longer alone once the second began")
+	assert.True(t, second.start.IsZero(), "begun beside another: no start")
 
-	// Alone again: the next one carries its start.
-	go func() { <-g.begun }()
-	_, err = a.AttestEligibility(t.Context(), r, decide(t, r, "PROC001"))
+	// Alone, then joined while it waits for its batch.
+	held := startRecorder{l: ledger, starts: make(chan seenStart, 2), hold: make(chan struct{})}
+	a, err = attest.New(g, held, attest.WithTrust(selfTrust(t, ledger)))
 	require.NoError(t, err)
-	assert.False(t, (<-rec.starts).IsZero(), "proven alone")
+	go func() {
+		<-g.begun
+		<-g.begun
+	}()
+	go attestOne(errs)
+	waiting := <-held.starts
+	require.False(t, waiting.start.IsZero())
+	assert.True(t, waiting.alone(), "alone while nothing else began")
+	go attestOne(errs)
+	joined := <-held.starts
+	assert.False(t, waiting.alone(), "another decision began while it waited")
+	assert.True(t, joined.start.IsZero())
+	close(held.hold)
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+
+	// Both done: the next one is alone.
+	go func() { <-g.begun }()
+	attestOne(errs)
+	require.NoError(t, <-errs)
+	next := <-held.starts
+	assert.False(t, next.start.IsZero())
+	assert.True(t, next.alone(), "alone again")
 }
 
 func TestRejectedByContract(t *testing.T) {

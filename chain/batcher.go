@@ -116,6 +116,10 @@ type waiter struct {
 	// in flight, none collecting) from then until the statement was
 	// queued; else, or when not given, at.
 	start time.Time
+	// alone says whether the decision is still the only one on its
+	// replica (WithDecisionAlone; nil: always): once not, start no longer
+	// counts (windowStart).
+	alone func() bool
 	// idle: no batch was in flight when the statement was queued (see
 	// closeAt).
 	idle bool
@@ -156,7 +160,8 @@ type batcher struct {
 // batch takes to be anchored when the chain is fast (clamped to [0,
 // window]). start is its decision's start (its proof's, WithDecisionStart)
 // if the replica was idle from then on (no batch in flight, none
-// collecting), else at: on an idle replica a decision is answered about
+// collecting, and, while the statement waits, no other decision begun:
+// WithDecisionAlone, waiter.windowStart), else at: on an idle replica a decision is answered about
 // the window after its proof began, its proof, its batch's collection and
 // its batch's transaction included, not its proof plus the window plus the
 // transaction; a decision begun while the replica was busy gets the window
@@ -174,15 +179,49 @@ func closeAt(at, start time.Time, idle bool, window, anchoring time.Duration) ti
 	return start.Add(window - min(max(anchoring, 0), window))
 }
 
-// decisionStartKey is the context key of WithDecisionStart.
-type decisionStartKey struct{}
+// windowStart is the time w's batch window runs from if w is its batch's
+// first statement on an idle replica (closeAt): start while the decision is
+// alone on its replica, else at (another decision began: the replica is
+// busy, and the batch may collect it).
+func (w *waiter) windowStart() time.Time {
+	if w.alone != nil && !w.alone() {
+		return w.at
+	}
+	return w.start
+}
+
+// decisionStartKey and decisionAloneKey are the context keys of
+// WithDecisionStart and WithDecisionAlone.
+type (
+	decisionStartKey struct{}
+	decisionAloneKey struct{}
+)
+
+// WithDecisionAlone returns ctx carrying alone, which says whether the
+// decision whose statement will be submitted with ctx is still the only one
+// its replica is working on. Once it returns false (another decision
+// began), the decision's start (WithDecisionStart) no longer counts for its
+// batch's window, which then runs from the statement's arrival at Submit,
+// so that the other decision may join the batch. The batcher calls it while
+// the statement waits, holding its lock: it must be quick and must not call
+// the Ledger.
+func WithDecisionAlone(ctx context.Context, alone func() bool) context.Context {
+	return context.WithValue(ctx, decisionAloneKey{}, alone)
+}
+
+// DecisionAlone returns the function WithDecisionAlone put in ctx, or nil.
+func DecisionAlone(ctx context.Context) func() bool {
+	alone, _ := ctx.Value(decisionAloneKey{}).(func() bool)
+	return alone
+}
 
 // WithDecisionStart returns ctx carrying t as the time the work on the
 // decision whose statement will be submitted with ctx began: in
 // AnchorBatch mode a statement that finds the batcher idle since t (no
 // batch in flight or collecting) is answered about the window after t
-// (closeAt). The attestor sets it when it begins a proof with no other
-// being made, so that a replica under load keeps whole windows.
+// (closeAt), while the decision is alone on its replica
+// (WithDecisionAlone). The attestor sets both when it begins a proof with no
+// other being made, so that a replica under load keeps whole windows.
 func WithDecisionStart(ctx context.Context, t time.Time) context.Context {
 	return context.WithValue(ctx, decisionStartKey{}, t)
 }
@@ -228,10 +267,11 @@ func newBatcher(l *Ledger) *batcher {
 }
 
 // enqueue queues a leaf handed to Submit at arrived, for a decision begun
-// at start (counted only if the batcher was idle since: waiter.start), or
-// returns ErrClosed.
-func (b *batcher) enqueue(leaf, circuitID *big.Int, arrived, start time.Time) (*waiter, error) {
-	w := &waiter{leaf: leaf, circuitID: circuitID, at: arrived, start: start, done: make(chan struct{})}
+// at start (counted only if the batcher was idle since: waiter.start) and
+// alone on its replica as long as alone says (nil: always), or returns
+// ErrClosed.
+func (b *batcher) enqueue(leaf, circuitID *big.Int, arrived, start time.Time, alone func() bool) (*waiter, error) {
+	w := &waiter{leaf: leaf, circuitID: circuitID, at: arrived, start: start, alone: alone, done: make(chan struct{})}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -298,7 +338,7 @@ func (b *batcher) next() []*waiter {
 					first = w
 				}
 			}
-			until := time.Until(closeAt(first.at, first.start, first.idle, b.window, b.anchoring))
+			until := time.Until(closeAt(first.at, first.windowStart(), first.idle, b.window, b.anchoring))
 			if n >= b.size || until <= 0 {
 				k := min(n, b.size)
 				batch := slices.Clone(b.pending[:k])
@@ -476,7 +516,7 @@ func (l *Ledger) submitBatched(ctx context.Context, kind Kind, proof [8]*big.Int
 	if b == nil {
 		return Receipt{}, ErrClosed
 	}
-	w, err := b.enqueue(leaf, id, arrived, decisionStart(ctx, arrived))
+	w, err := b.enqueue(leaf, id, arrived, decisionStart(ctx, arrived), DecisionAlone(ctx))
 	if err != nil {
 		return Receipt{}, err
 	}

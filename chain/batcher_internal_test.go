@@ -2,6 +2,7 @@ package chain
 
 import (
 	"math/big"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,9 +18,9 @@ import (
 func TestBatchWindowFromArrival(t *testing.T) {
 	t.Parallel()
 	b := &batcher{size: 8, window: time.Minute, kick: make(chan struct{}, 1), stop: make(chan struct{})}
-	_, err := b.enqueue(big.NewInt(1), big.NewInt(9), time.Now(), time.Now())
+	_, err := b.enqueue(big.NewInt(1), big.NewInt(9), time.Now(), time.Now(), nil)
 	require.NoError(t, err)
-	_, err = b.enqueue(big.NewInt(2), big.NewInt(9), time.Now().Add(-2*time.Minute), time.Now().Add(-2*time.Minute))
+	_, err = b.enqueue(big.NewInt(2), big.NewInt(9), time.Now().Add(-2*time.Minute), time.Now().Add(-2*time.Minute), nil)
 	require.NoError(t, err)
 	batch := nextWithin(t, b, "the batch waited a window from its first-queued statement")
 	require.Len(t, batch, 2)
@@ -140,12 +141,12 @@ func TestBatchClosesEarlierByAnchoringTime(t *testing.T) {
 	t.Parallel()
 	b := &batcher{size: 8, window: time.Minute, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	b.observeAnchoring(2 * time.Minute)
-	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), time.Now(), time.Now())
+	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), time.Now(), time.Now(), nil)
 	require.NoError(t, err)
 	assert.True(t, w.idle)
 	batch := nextWithin(t, b, "the batch waited the whole window although anchoring takes all of it")
 	require.Len(t, batch, 1)
-	busy, err := b.enqueue(big.NewInt(2), big.NewInt(9), time.Now(), time.Now().Add(-time.Minute))
+	busy, err := b.enqueue(big.NewInt(2), big.NewInt(9), time.Now(), time.Now().Add(-time.Minute), nil)
 	require.NoError(t, err)
 	assert.False(t, busy.idle, "queued while a batch is in flight")
 	assert.Equal(t, busy.at.Add(time.Minute), closeAt(busy.at, busy.start, busy.idle, b.window, b.anchoring))
@@ -159,7 +160,7 @@ func TestIdleBatchCountsFromItsDecisionStart(t *testing.T) {
 	t.Parallel()
 	b := &batcher{size: 8, window: time.Minute, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	now := time.Now()
-	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), now, now.Add(-time.Minute))
+	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), now, now.Add(-time.Minute), nil)
 	require.NoError(t, err)
 	require.True(t, w.idle)
 	batch := nextWithin(t, b, "the batch waited a window from the statement's arrival, not from its decision's start")
@@ -179,24 +180,56 @@ func TestDecisionStartCountsOnlyOnAnIdleReplica(t *testing.T) {
 	b := &batcher{size: 8, window: time.Minute, kick: make(chan struct{}, 1), stop: make(chan struct{})}
 
 	b.idleSince = now.Add(-time.Second)
-	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), now, began)
+	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), now, began, nil)
 	require.NoError(t, err)
 	assert.Equal(t, began, w.start, "idle since before the decision began")
-	joined, err := b.enqueue(big.NewInt(2), big.NewInt(9), now, began)
+	joined, err := b.enqueue(big.NewInt(2), big.NewInt(9), now, began, nil)
 	require.NoError(t, err)
 	assert.Equal(t, now, joined.start, "joined a collecting batch")
 
 	b.pending, b.idleSince = nil, now.Add(-40*time.Millisecond)
-	w, err = b.enqueue(big.NewInt(3), big.NewInt(9), now, began)
+	w, err = b.enqueue(big.NewInt(3), big.NewInt(9), now, began, nil)
 	require.NoError(t, err)
 	assert.Equal(t, now, w.start, "the last batch was answered after the decision began")
 	assert.True(t, w.idle, "still idle: the window less anchoring, from the arrival")
 
 	b.pending, b.inflight = nil, true
-	w, err = b.enqueue(big.NewInt(4), big.NewInt(9), now, began)
+	w, err = b.enqueue(big.NewInt(4), big.NewInt(9), now, began, nil)
 	require.NoError(t, err)
 	assert.Equal(t, now, w.start, "a batch in flight")
 	assert.False(t, w.idle)
+}
+
+// TestDecisionAlone: a queued statement's decision start counts for its
+// batch's window while its decision is alone on the replica
+// (WithDecisionAlone), and no longer once another decision began: then the
+// window runs from its arrival, and next waits for it.
+func TestDecisionAlone(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	began := now.Add(-time.Minute)
+	var others atomic.Bool
+	alone := DecisionAlone(WithDecisionAlone(t.Context(), func() bool { return !others.Load() }))
+	require.NotNil(t, alone)
+	assert.Nil(t, DecisionAlone(t.Context()), "none given")
+
+	b := &batcher{size: 8, window: time.Minute, kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	w, err := b.enqueue(big.NewInt(1), big.NewInt(9), now, began, alone)
+	require.NoError(t, err)
+	assert.Equal(t, began, w.windowStart(), "alone")
+	others.Store(true)
+	assert.Equal(t, now, w.windowStart(), "another decision began")
+	assert.Equal(t, began, (&waiter{at: now, start: began}).windowStart(), "no alone given: always")
+
+	got := make(chan []*waiter, 1)
+	go func() { got <- b.next() }()
+	select {
+	case <-got:
+		t.Fatal("sent at once although its decision is no longer alone: its window runs a minute from its arrival")
+	case <-time.After(300 * time.Millisecond):
+	}
+	b.close()
+	assert.Nil(t, <-got)
 }
 
 // TestSettleWaitsOnlyForUnflushedBlocks: a receipt's block known flushed is
