@@ -2,6 +2,7 @@ package x12_test
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -229,6 +230,45 @@ func TestDecisionsProof(t *testing.T) {
 		}
 		if _, err := x12.DecodeProof(d.Proof); !errors.Is(err, x12.ErrInvalid) {
 			t.Errorf("%s: DecodeProof got %v", name, err)
+		}
+	}
+}
+
+// TestDecisionsChecksTheSetTrailer: a 271 whose transaction set lost or
+// gained a segment (SE01 no longer counts it), whose SE names another set
+// (SE02), or that was cut before its SE is refused, not read as far as it
+// goes; the 271 as rendered is read.
+func TestDecisionsChecksTheSetTrailer(t *testing.T) {
+	t.Parallel()
+	text, err := x12.EncodeProof(proofData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inq, resps := answers(t)
+	b := &resps[0].Sources[0].Receivers[0].Subscribers[0].Benefits[0]
+	b.Statement, b.Proof = batchedStatement(t, 2), text
+	out, err := x12.Render271s(inq, x12.Reply{Control: 1, Time: time.Now()}, resps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := x12.Decisions(out); err != nil || !ds[b.ProofTransaction].HasProof {
+		t.Fatalf("as rendered: %v, %+v", err, ds)
+	}
+	doc := string(out)
+	proofLine := "MSG*DECISION PROOF DATA " + text + "~\n"
+	se := regexp.MustCompile(`(?m)^SE\*(\d+)\*(\w+)~$`)
+	m := se.FindStringSubmatch(doc)
+	if m == nil {
+		t.Fatal("no SE in the rendered 271")
+	}
+	for name, bad := range map[string]string{
+		"a segment lost":  strings.Replace(doc, proofLine, "", 1),
+		"a segment added": strings.Replace(doc, proofLine, proofLine+"MSG*NOTE~\n", 1),
+		"SE02 of another": strings.Replace(doc, m[0], "SE*"+m[1]+"*9"+m[2]+"~", 1),
+		"cut before SE":   doc[:strings.Index(doc, proofLine)+len(proofLine)],
+	} {
+		if _, err := x12.Decisions([]byte(bad)); !errors.Is(err, x12.ErrInvalid) || !strings.Contains(err.Error(), "transaction set") {
+			t.Errorf("%s: got %v", name, err)
 		}
 	}
 }

@@ -93,8 +93,9 @@ func Statements(interchange []byte) (map[string][]byte, error) {
 // each MSG*DECISION PROOF TRANSACTION, the statement of the MSG*DECISION
 // STATEMENT segments and the proof of the MSG*DECISION PROOF DATA after it,
 // up to the next EB or SE (neither: no entry). A statement missing parts
-// or with a part out of order, or a second proof after one transaction,
-// is an error; the proof's text is left to DecodeProof, so that its
+// or with a part out of order, a second proof after one transaction, a
+// transaction set whose SE does not count its segments (SE01) or name its
+// ST02, or a 271 cut before an SE is an error; the proof's text is left to DecodeProof, so that its
 // reader names the proof when it is not one.
 func Decisions(interchange []byte) (map[string]Decision, error) {
 	segs, err := Split(interchange)
@@ -124,7 +125,27 @@ func Decisions(interchange []byte) (map[string]Decision, error) {
 		out[tx] = d
 		return nil
 	}
+	set, count := "", 0 // the transaction set being read (ST02) and its segments so far
 	for _, s := range segs {
+		switch {
+		case s[0] == "ST":
+			if set != "" {
+				return nil, fmt.Errorf("%w: transaction set %s has no SE before the next ST", ErrInvalid, set)
+			}
+			set, count = "?", 0
+			if len(s) > 2 && s[2] != "" {
+				set = s[2]
+			}
+		case s[0] == "SE" && set != "":
+			count++
+			if len(s) < 3 || s[1] != strconv.Itoa(count) || s[2] != set {
+				return nil, fmt.Errorf("%w: transaction set %s has %d segments from ST to SE, and its SE does not say so (SE01 the count, SE02 the ST02)", ErrInvalid, set, count)
+			}
+			set = ""
+		}
+		if set != "" {
+			count++
+		}
 		if s[0] != "MSG" || len(s) < 2 {
 			if s[0] == "EB" || s[0] == "SE" {
 				if err := flush(); err != nil {
@@ -154,6 +175,9 @@ func Decisions(interchange []byte) (map[string]Decision, error) {
 			}
 			proof, hasProof = strings.TrimPrefix(m, proofDataMessage), true
 		}
+	}
+	if set != "" {
+		return nil, fmt.Errorf("%w: transaction set %s has no SE: the 271 was cut", ErrInvalid, set)
 	}
 	if err := flush(); err != nil {
 		return nil, err

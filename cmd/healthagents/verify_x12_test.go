@@ -139,6 +139,16 @@ func TestVerifyDecisionFrom271Batched(t *testing.T) {
 			assert.Contains(t, err.Error(), "the proof is refused", name)
 		}
 	})
+	t.Run("fail/a cut 271", func(t *testing.T) {
+		// Cut after the proof's MSG: the statement and the proof are whole,
+		// but the 271 is not, and it is not read.
+		end := proofDataMSG.FindIndex(answers[0])[1]
+		out, err := verify271(t, answers[0][:end])
+		require.Error(t, err, out)
+		assert.Equal(t, exitRefused, exitCode(err), out)
+		assert.Equal(t, []string{"statement"}, verifytest.FailedChecks(out), out)
+		assert.Contains(t, out, "x12: transaction set 0001 has no SE: the 271 was cut")
+	})
 	t.Run("unverified/no proof", func(t *testing.T) {
 		// The MSG removed, and SE01 counting one segment fewer.
 		without := proofDataMSG.ReplaceAll(answers[0], nil)
