@@ -193,11 +193,11 @@ func TestProofRefused(t *testing.T) {
 	}
 }
 
-// TestDecisionsProof: a second proof after one transaction is refused;
-// a proof that is not one is read as received and refused by DecodeProof
-// (so its reader names the proof), as is a non-canonical last character.
-func TestDecisionsProof(t *testing.T) {
-	t.Parallel()
+// batched271 renders a 271 whose first benefit carries a batched
+// decision's statement and proof; it returns the 271, the proof's MSG text
+// and the benefit.
+func batched271(t *testing.T) ([]byte, string, *x12.Benefit) {
+	t.Helper()
 	text, err := x12.EncodeProof(proofData)
 	if err != nil {
 		t.Fatal(err)
@@ -209,6 +209,15 @@ func TestDecisionsProof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out, text, b
+}
+
+// TestDecisionsProof: a second proof after one transaction is refused;
+// a proof that is not one is read as received and refused by DecodeProof
+// (so its reader names the proof), as is a non-canonical last character.
+func TestDecisionsProof(t *testing.T) {
+	t.Parallel()
+	out, text, b := batched271(t)
 	line := "MSG*DECISION PROOF DATA " + text + "~"
 	twice := strings.Replace(string(out), line, line+"\n"+line, 1)
 	if _, err := x12.Decisions([]byte(twice)); !errors.Is(err, x12.ErrInvalid) || !strings.Contains(err.Error(), "a second MSG*DECISION PROOF DATA") {
@@ -240,17 +249,7 @@ func TestDecisionsProof(t *testing.T) {
 // goes; the 271 as rendered is read.
 func TestDecisionsChecksTheSetTrailer(t *testing.T) {
 	t.Parallel()
-	text, err := x12.EncodeProof(proofData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inq, resps := answers(t)
-	b := &resps[0].Sources[0].Receivers[0].Subscribers[0].Benefits[0]
-	b.Statement, b.Proof = batchedStatement(t, 2), text
-	out, err := x12.Render271s(inq, x12.Reply{Control: 1, Time: time.Now()}, resps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, text, b := batched271(t)
 	if ds, err := x12.Decisions(out); err != nil || !ds[b.ProofTransaction].HasProof {
 		t.Fatalf("as rendered: %v, %+v", err, ds)
 	}
