@@ -243,10 +243,14 @@ func TestDecisionsProof(t *testing.T) {
 	}
 }
 
+// trailerWord is in every error of an envelope's trailer check.
+var trailerWord = regexp.MustCompile(`\b(SE|GE|IEA)\b`)
+
 // TestDecisionsChecksTheSetTrailer: a 271 whose transaction set lost or
 // gained a segment (SE01 no longer counts it), whose SE names another set
-// (SE02), or that was cut before its SE is refused, not read as far as it
-// goes; the 271 as rendered is read.
+// (SE02), whose GE or IEA miscounts or names another header, or that was
+// cut before its SE or IEA is refused, not read as far as it goes; the 271
+// as rendered is read.
 func TestDecisionsChecksTheSetTrailer(t *testing.T) {
 	t.Parallel()
 	out, text, b := batched271(t)
@@ -257,16 +261,24 @@ func TestDecisionsChecksTheSetTrailer(t *testing.T) {
 	proofLine := "MSG*DECISION PROOF DATA " + text + "~\n"
 	se := regexp.MustCompile(`(?m)^SE\*(\d+)\*(\w+)~$`)
 	m := se.FindStringSubmatch(doc)
-	if m == nil {
-		t.Fatal("no SE in the rendered 271")
+	ge := regexp.MustCompile(`(?m)^GE\*(\d+)\*(\w+)~$`).FindStringSubmatch(doc)
+	iea := regexp.MustCompile(`(?m)^IEA\*(\d+)\*(\w+)~$`).FindStringSubmatch(doc)
+	if m == nil || ge == nil || iea == nil {
+		t.Fatal("no SE, GE or IEA in the rendered 271")
 	}
 	for name, bad := range map[string]string{
-		"a segment lost":  strings.Replace(doc, proofLine, "", 1),
-		"a segment added": strings.Replace(doc, proofLine, proofLine+"MSG*NOTE~\n", 1),
-		"SE02 of another": strings.Replace(doc, m[0], "SE*"+m[1]+"*9"+m[2]+"~", 1),
-		"cut before SE":   doc[:strings.Index(doc, proofLine)+len(proofLine)],
+		"a segment lost":   strings.Replace(doc, proofLine, "", 1),
+		"a segment added":  strings.Replace(doc, proofLine, proofLine+"MSG*NOTE~\n", 1),
+		"SE02 of another":  strings.Replace(doc, m[0], "SE*"+m[1]+"*9"+m[2]+"~", 1),
+		"cut before SE":    doc[:strings.Index(doc, proofLine)+len(proofLine)],
+		"GE01 miscounted":  strings.Replace(doc, ge[0], "GE*9"+ge[1]+"*"+ge[2]+"~", 1),
+		"GE02 of another":  strings.Replace(doc, ge[0], "GE*"+ge[1]+"*9"+ge[2]+"~", 1),
+		"no GE":            strings.Replace(doc, ge[0]+"\n", "", 1),
+		"IEA01 miscounted": strings.Replace(doc, iea[0], "IEA*9"+iea[1]+"*"+iea[2]+"~", 1),
+		"IEA02 of another": strings.Replace(doc, iea[0], "IEA*"+iea[1]+"*"+strings.Repeat("9", len(iea[2]))+"~", 1),
+		"cut before IEA":   doc[:strings.Index(doc, iea[0])],
 	} {
-		if _, err := x12.Decisions([]byte(bad)); !errors.Is(err, x12.ErrInvalid) || !strings.Contains(err.Error(), "transaction set") {
+		if _, err := x12.Decisions([]byte(bad)); !errors.Is(err, x12.ErrInvalid) || !trailerWord.MatchString(err.Error()) {
 			t.Errorf("%s: got %v", name, err)
 		}
 	}

@@ -7,6 +7,7 @@ package x12
 
 import (
 	"bytes"
+	"cmp"
 	"compress/flate"
 	"encoding/base64"
 	"fmt"
@@ -93,9 +94,9 @@ func Statements(interchange []byte) (map[string][]byte, error) {
 // each MSG*DECISION PROOF TRANSACTION, the statement of the MSG*DECISION
 // STATEMENT segments and the proof of the MSG*DECISION PROOF DATA after it,
 // up to the next EB or SE (neither: no entry). A statement missing parts
-// or with a part out of order, a second proof after one transaction, a
-// transaction set whose SE does not count its segments (SE01) or name its
-// ST02, or a 271 cut before an SE is an error; the proof's text is left to DecodeProof, so that its
+// or with a part out of order, a second proof after one transaction, an
+// envelope whose trailer does not count what it holds or name its header's
+// control number (SE, GE, IEA), or a 271 cut before one, is an error; the proof's text is left to DecodeProof, so that its
 // reader names the proof when it is not one.
 func Decisions(interchange []byte) (map[string]Decision, error) {
 	segs, err := Split(interchange)
@@ -125,26 +126,10 @@ func Decisions(interchange []byte) (map[string]Decision, error) {
 		out[tx] = d
 		return nil
 	}
-	set, count := "", 0 // the transaction set being read (ST02) and its segments so far
+	var tr trailers
 	for _, s := range segs {
-		switch {
-		case s[0] == "ST":
-			if set != "" {
-				return nil, fmt.Errorf("%w: transaction set %s has no SE before the next ST", ErrInvalid, set)
-			}
-			set, count = "?", 0
-			if len(s) > 2 && s[2] != "" {
-				set = s[2]
-			}
-		case s[0] == "SE" && set != "":
-			count++
-			if len(s) < 3 || s[1] != strconv.Itoa(count) || s[2] != set {
-				return nil, fmt.Errorf("%w: transaction set %s has %d segments from ST to SE, and its SE does not say so (SE01 the count, SE02 the ST02)", ErrInvalid, set, count)
-			}
-			set = ""
-		}
-		if set != "" {
-			count++
+		if err := tr.see(s); err != nil {
+			return nil, err
 		}
 		if s[0] != "MSG" || len(s) < 2 {
 			if s[0] == "EB" || s[0] == "SE" {
@@ -176,13 +161,104 @@ func Decisions(interchange []byte) (map[string]Decision, error) {
 			proof, hasProof = strings.TrimPrefix(m, proofDataMessage), true
 		}
 	}
-	if set != "" {
-		return nil, fmt.Errorf("%w: transaction set %s has no SE: the 271 was cut", ErrInvalid, set)
+	if err := tr.end(); err != nil {
+		return nil, err
 	}
 	if err := flush(); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// trailers checks, segment by segment, that an interchange's envelopes
+// close as they open: each SE counts its transaction set's segments from
+// ST (SE01) and names its ST02, each GE counts its group's sets (GE01) and
+// names its GS06, each IEA counts the groups (IEA01) and names ISA13, and
+// the text does not end inside any of them. Its errors name control
+// numbers and counts only.
+type trailers struct {
+	set      string // ST02 of the open transaction set; "" when none is open
+	segments int    // the open set's segments so far, ST included
+	group    string // GS06 of the open group
+	sets     int    // the open group's sets so far
+	inGroup  bool
+	isa      string // ISA13 of the open interchange
+	groups   int    // the open interchange's groups so far
+	inISA    bool
+}
+
+// see reads the next segment s.
+func (tr *trailers) see(s []string) error {
+	el := func(i int) string {
+		if i < len(s) {
+			return strings.TrimSpace(s[i])
+		}
+		return ""
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+	}
+	switch s[0] {
+	case "ISA":
+		if tr.inISA {
+			return bad("interchange %s has no IEA before the next ISA", tr.isa)
+		}
+		tr.inISA, tr.isa, tr.groups = true, el(13), 0
+	case "GS":
+		if tr.inGroup {
+			return bad("group %s has no GE before the next GS", tr.group)
+		}
+		tr.inGroup, tr.group, tr.sets = true, el(6), 0
+		tr.groups++
+	case "ST":
+		if tr.set != "" {
+			return bad("transaction set %s has no SE before the next ST", tr.set)
+		}
+		tr.set, tr.segments = cmp.Or(el(2), "?"), 0
+		tr.sets++
+	case "SE":
+		if tr.set == "" {
+			return bad("an SE outside a transaction set")
+		}
+		tr.segments++
+		if el(1) != strconv.Itoa(tr.segments) || el(2) != tr.set {
+			return bad("transaction set %s has %d segments from ST to SE, and its SE does not say so (SE01 the count, SE02 the ST02)", tr.set, tr.segments)
+		}
+		tr.set = ""
+	case "GE":
+		if tr.set != "" || !tr.inGroup {
+			return bad("a GE outside a group, or before its transaction set's SE")
+		}
+		if el(1) != strconv.Itoa(tr.sets) || el(2) != tr.group {
+			return bad("group %s has %d transaction sets, and its GE does not say so (GE01 the count, GE02 the GS06)", tr.group, tr.sets)
+		}
+		tr.inGroup = false
+	case "IEA":
+		if tr.inGroup || !tr.inISA {
+			return bad("an IEA outside an interchange, or before its group's GE")
+		}
+		if el(1) != strconv.Itoa(tr.groups) || el(2) != tr.isa {
+			return bad("interchange %s has %d groups, and its IEA does not say so (IEA01 the count, IEA02 the ISA13)", tr.isa, tr.groups)
+		}
+		tr.inISA = false
+	}
+	if tr.set != "" {
+		tr.segments++
+	}
+	return nil
+}
+
+// end reports a text that ended inside an envelope.
+func (tr *trailers) end() error {
+	switch {
+	case tr.set != "":
+		return fmt.Errorf("%w: transaction set %s has no SE: the 271 was cut", ErrInvalid, tr.set)
+	case tr.inGroup:
+		return fmt.Errorf("%w: group %s has no GE: the 271 was cut", ErrInvalid, tr.group)
+	case tr.inISA:
+		return fmt.Errorf("%w: interchange %s has no IEA: the 271 was cut", ErrInvalid, tr.isa)
+	}
+	return nil
 }
 
 func decodeStatement(text string) ([]byte, error) {
