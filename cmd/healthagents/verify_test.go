@@ -369,8 +369,10 @@ func TestReadStatement(t *testing.T) {
 	for i, n := 0, (len(text)+229)/230; i < n; i++ {
 		fmt.Fprintf(&msgs, "MSG*DECISION STATEMENT %d/%d %s~\n", i+1, n, text[i*230:min(len(text), (i+1)*230)])
 	}
+	set := "ST*271*0001*005010X279A1~\nEB*1*IND*********Y**HC:70551~\nMSG*DECISION PROOF TRANSACTION " + tx.Hex() + "~\n" + msgs.String() + "EB*A*IND~\n"
 	answer := "ISA*00*          *00*          *ZZ*HEALTHAGENTS   *ZZ*CLEARINGHOUSE  *261121*1000*^*00501*000004711*0*T*:~\n" +
-		"EB*1*IND*********Y**HC:70551~\nMSG*DECISION PROOF TRANSACTION " + tx.Hex() + "~\n" + msgs.String() + "EB*A*IND~\n"
+		"GS*HB*HEALTHAGENTS*CLEARINGHOUSE*20261121*1000*1*X*005010X279A1~\n" + set +
+		fmt.Sprintf("SE*%d*0001~\n", strings.Count(set, "~")+1) + "GE*1*1~\nIEA*1*000004711~\n"
 	from271x, fromResponse, err := readStatement(write("answer.271", answer), tx)
 	require.NoError(t, err)
 	assert.Equal(t, from271, fromResponse)
