@@ -142,7 +142,8 @@ const (
 
 // readInterchange reads b's envelope. Group and transaction set errors are
 // recorded in the result (for a 999); an interchange-level error is
-// returned (for a TA1).
+// returned (for a TA1), with what was read when the interchange ends
+// without its IEA (a group without its GE: hasGE false).
 func readInterchange(b []byte) (*interchange, *InterchangeError) {
 	s := strings.TrimLeft(string(b), " \t\r\n\ufeff")
 	env, ierr := readISA(s)
@@ -234,7 +235,10 @@ func readInterchange(b []byte) (*interchange, *InterchangeError) {
 		}
 	}
 	if !seen {
-		return nil, interchangeError(env, "023", "the interchange ends without an IEA segment")
+		// What was read goes back beside the error, so that a reader can
+		// say where the text was cut (Decisions).
+		closeSet()
+		return ic, interchangeError(env, "023", "the interchange ends without an IEA segment")
 	}
 	if ieaSeg.elem(2) != env.Control {
 		return nil, interchangeError(env, "001", "IEA02 is not ISA13")

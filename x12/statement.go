@@ -7,11 +7,11 @@ package x12
 
 import (
 	"bytes"
-	"cmp"
 	"compress/flate"
 	"encoding/base64"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -93,15 +93,17 @@ func Statements(interchange []byte) (map[string][]byte, error) {
 // Decisions reads the decisions a 271 carries, by transaction hash: for
 // each MSG*DECISION PROOF TRANSACTION, the statement of the MSG*DECISION
 // STATEMENT segments and the proof of the MSG*DECISION PROOF DATA after it,
-// up to the next EB or SE (neither: no entry). A statement missing parts
-// or with a part out of order, a second proof after one transaction, an
-// envelope whose trailer does not count what it holds or name its header's
-// control number (SE, GE, IEA), or a 271 cut before one, is an error; the proof's text is left to DecodeProof, so that its
-// reader names the proof when it is not one.
+// up to the next EB or SE (neither: no entry). The envelope is read as the
+// 270 reader reads it (readInterchange). A statement missing parts or with
+// a part out of order, a second proof after one transaction, an envelope
+// that does not read, whose trailer does not count what it holds or name
+// its header's control number (SE, GE, IEA), or a 271 cut before one, is
+// an error; the proof's text is left to DecodeProof, so that its reader
+// names the proof when it is not one.
 func Decisions(interchange []byte) (map[string]Decision, error) {
-	segs, err := Split(interchange)
-	if err != nil {
-		return nil, err
+	ic, ierr := readInterchange(interchange)
+	if ic == nil {
+		return nil, fmt.Errorf("%w: the 271's envelope (ISA, GS, GE or IEA) is not whole", ierr)
 	}
 	out := map[string]Decision{}
 	tx := ""
@@ -126,11 +128,14 @@ func Decisions(interchange []byte) (map[string]Decision, error) {
 		out[tx] = d
 		return nil
 	}
-	var tr trailers
-	for _, s := range segs {
-		if err := tr.see(s); err != nil {
-			return nil, err
+	var segs []segment
+	for _, g := range ic.groups {
+		for _, t := range g.sets {
+			segs = append(segs, t.segs...)
 		}
+	}
+	for _, seg := range segs {
+		s := seg.el
 		if s[0] != "MSG" || len(s) < 2 {
 			if s[0] == "EB" || s[0] == "SE" {
 				if err := flush(); err != nil {
@@ -161,7 +166,7 @@ func Decisions(interchange []byte) (map[string]Decision, error) {
 			proof, hasProof = strings.TrimPrefix(m, proofDataMessage), true
 		}
 	}
-	if err := tr.end(); err != nil {
+	if err := wholeInterchange(ic, ierr); err != nil {
 		return nil, err
 	}
 	if err := flush(); err != nil {
@@ -170,93 +175,36 @@ func Decisions(interchange []byte) (map[string]Decision, error) {
 	return out, nil
 }
 
-// trailers checks, segment by segment, that an interchange's envelopes
-// close as they open: each SE counts its transaction set's segments from
-// ST (SE01) and names its ST02, each GE counts its group's sets (GE01) and
-// names its GS06, each IEA counts the groups (IEA01) and names ISA13, and
-// the text does not end inside any of them. Its errors name control
-// numbers and counts only.
-type trailers struct {
-	set      string // ST02 of the open transaction set; "" when none is open
-	segments int    // the open set's segments so far, ST included
-	group    string // GS06 of the open group
-	sets     int    // the open group's sets so far
-	inGroup  bool
-	isa      string // ISA13 of the open interchange
-	groups   int    // the open interchange's groups so far
-	inISA    bool
-}
-
-// see reads the next segment s.
-func (tr *trailers) see(s []string) error {
-	el := func(i int) string {
-		if i < len(s) {
-			return strings.TrimSpace(s[i])
+// wholeInterchange refuses an interchange read by readInterchange (ic,
+// with ierr when it ends without its IEA) that was cut before one of its
+// trailers, or whose trailers do not count
+// what they hold or name their header's control number (SE, GE, IEA). A
+// group's other findings (its GS01 is a 270's HS, not a 271's HB) are the
+// 270 reader's business. Its errors name control numbers and counts only.
+func wholeInterchange(ic *interchange, ierr *InterchangeError) error {
+	cut := ierr != nil // with ic: readInterchange's 023, no IEA
+	for _, g := range ic.groups {
+		for _, t := range g.sets {
+			switch {
+			case !t.hasSE && cut:
+				return fmt.Errorf("%w: transaction set %s has no SE: the 271 was cut", ErrInvalid, t.control())
+			case !t.hasSE:
+				return fmt.Errorf("%w: transaction set %s has no SE before the next ST, GE or IEA", ErrInvalid, t.control())
+			case slices.Contains(t.errors, "3") || slices.Contains(t.errors, "4"):
+				return fmt.Errorf("%w: transaction set %s has %d segments from ST to SE, and its SE does not say so (SE01 the count, SE02 the ST02)", ErrInvalid, t.control(), len(t.segs))
+			}
 		}
-		return ""
+		switch {
+		case !g.hasGE && cut:
+			return fmt.Errorf("%w: group %s has no GE: the 271 was cut", ErrInvalid, g.control())
+		case !g.hasGE:
+			return fmt.Errorf("%w: group %s has no GE before the next GS or IEA", ErrInvalid, g.control())
+		case slices.Contains(g.errors, "4") || slices.Contains(g.errors, "5"):
+			return fmt.Errorf("%w: group %s has %d transaction sets, and its GE does not say so (GE01 the count, GE02 the GS06)", ErrInvalid, g.control(), len(g.sets))
+		}
 	}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
-	}
-	switch s[0] {
-	case "ISA":
-		if tr.inISA {
-			return bad("interchange %s has no IEA before the next ISA", tr.isa)
-		}
-		tr.inISA, tr.isa, tr.groups = true, el(13), 0
-	case "GS":
-		if tr.inGroup {
-			return bad("group %s has no GE before the next GS", tr.group)
-		}
-		tr.inGroup, tr.group, tr.sets = true, el(6), 0
-		tr.groups++
-	case "ST":
-		if tr.set != "" {
-			return bad("transaction set %s has no SE before the next ST", tr.set)
-		}
-		tr.set, tr.segments = cmp.Or(el(2), "?"), 0
-		tr.sets++
-	case "SE":
-		if tr.set == "" {
-			return bad("an SE outside a transaction set")
-		}
-		tr.segments++
-		if el(1) != strconv.Itoa(tr.segments) || el(2) != tr.set {
-			return bad("transaction set %s has %d segments from ST to SE, and its SE does not say so (SE01 the count, SE02 the ST02)", tr.set, tr.segments)
-		}
-		tr.set = ""
-	case "GE":
-		if tr.set != "" || !tr.inGroup {
-			return bad("a GE outside a group, or before its transaction set's SE")
-		}
-		if el(1) != strconv.Itoa(tr.sets) || el(2) != tr.group {
-			return bad("group %s has %d transaction sets, and its GE does not say so (GE01 the count, GE02 the GS06)", tr.group, tr.sets)
-		}
-		tr.inGroup = false
-	case "IEA":
-		if tr.inGroup || !tr.inISA {
-			return bad("an IEA outside an interchange, or before its group's GE")
-		}
-		if el(1) != strconv.Itoa(tr.groups) || el(2) != tr.isa {
-			return bad("interchange %s has %d groups, and its IEA does not say so (IEA01 the count, IEA02 the ISA13)", tr.isa, tr.groups)
-		}
-		tr.inISA = false
-	}
-	if tr.set != "" {
-		tr.segments++
-	}
-	return nil
-}
-
-// end reports a text that ended inside an envelope.
-func (tr *trailers) end() error {
-	switch {
-	case tr.set != "":
-		return fmt.Errorf("%w: transaction set %s has no SE: the 271 was cut", ErrInvalid, tr.set)
-	case tr.inGroup:
-		return fmt.Errorf("%w: group %s has no GE: the 271 was cut", ErrInvalid, tr.group)
-	case tr.inISA:
-		return fmt.Errorf("%w: interchange %s has no IEA: the 271 was cut", ErrInvalid, tr.isa)
+	if cut {
+		return fmt.Errorf("%w: interchange %s has no IEA: the 271 was cut", ErrInvalid, ic.env.Control)
 	}
 	return nil
 }
