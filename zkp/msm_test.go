@@ -391,3 +391,18 @@ func TestToAffineG2(t *testing.T) {
 		require.True(t, out[i].Equal(&want), "point %d", i)
 	}
 }
+
+// BenchmarkSignedDigits splits random scalars into c = 13 digits, as the
+// MSMs of the -v3/-v4 keys do for every wire of a proof.
+func BenchmarkSignedDigits(b *testing.B) {
+	scalars := make([][fr.Limbs]uint64, 4096)
+	for i := range scalars {
+		var e fr.Element
+		_, _ = e.SetRandom()
+		scalars[i] = e.Bits()
+	}
+	d := make([]int32, msmWindows(13))
+	for i := 0; b.Loop(); i++ {
+		signedDigits(d, scalars[i%len(scalars)], 13)
+	}
+}
