@@ -185,28 +185,35 @@ func wholeInterchange(ic *interchange, ierr *InterchangeError) error {
 	cut := ierr != nil // with ic: readInterchange's 023, no IEA
 	for _, g := range ic.groups {
 		for _, t := range g.sets {
-			switch {
-			case !t.hasSE && cut:
-				return fmt.Errorf("%w: transaction set %s has no SE: the 271 was cut", ErrInvalid, t.control())
-			case !t.hasSE:
-				return fmt.Errorf("%w: transaction set %s has no SE before the next ST, GE or IEA", ErrInvalid, t.control())
-			case slices.Contains(t.errors, "3") || slices.Contains(t.errors, "4"):
+			if !t.hasSE {
+				return noTrailer("transaction set", t.control(), "SE", "ST, GE or IEA", cut)
+			}
+			if slices.Contains(t.errors, "3") || slices.Contains(t.errors, "4") {
 				return fmt.Errorf("%w: transaction set %s has %d segments from ST to SE, and its SE does not say so (SE01 the count, SE02 the ST02)", ErrInvalid, t.control(), len(t.segs))
 			}
 		}
-		switch {
-		case !g.hasGE && cut:
-			return fmt.Errorf("%w: group %s has no GE: the 271 was cut", ErrInvalid, g.control())
-		case !g.hasGE:
-			return fmt.Errorf("%w: group %s has no GE before the next GS or IEA", ErrInvalid, g.control())
-		case slices.Contains(g.errors, "4") || slices.Contains(g.errors, "5"):
+		if !g.hasGE {
+			return noTrailer("group", g.control(), "GE", "GS or IEA", cut)
+		}
+		if slices.Contains(g.errors, "4") || slices.Contains(g.errors, "5") {
 			return fmt.Errorf("%w: group %s has %d transaction sets, and its GE does not say so (GE01 the count, GE02 the GS06)", ErrInvalid, g.control(), len(g.sets))
 		}
 	}
 	if cut {
-		return fmt.Errorf("%w: interchange %s has no IEA: the 271 was cut", ErrInvalid, ic.env.Control)
+		return noTrailer("interchange", ic.env.Control, "IEA", "", cut)
 	}
 	return nil
+}
+
+// noTrailer is the error for a transaction set, group or interchange
+// (what, with its control number ctl) read without its trailer: the 271
+// was cut when it ends without an IEA, else the trailer is missing before
+// the next header or trailer (next).
+func noTrailer(what, ctl, trailer, next string, cut bool) error {
+	if cut {
+		return fmt.Errorf("%w: %s %s has no %s: the 271 was cut", ErrInvalid, what, ctl, trailer)
+	}
+	return fmt.Errorf("%w: %s %s has no %s before the next %s", ErrInvalid, what, ctl, trailer, next)
 }
 
 func decodeStatement(text string) ([]byte, error) {
